@@ -1,0 +1,11 @@
+"""Circus's rehearsal engine: scene folders on disk, actor turns, the stage manager, takes.
+
+No frontend lives here: the console and the Discord bot call `Rehearsal` commands and render
+the events it emits. Importing the engine is cheap; litellm loads on the first model call.
+"""
+
+from engine.errors import CircusError
+from engine.events import Event, EventHub
+from engine.rehearsal import Rehearsal, ReplayResult, RunResult, Status
+
+__all__ = ["CircusError", "Event", "EventHub", "Rehearsal", "ReplayResult", "RunResult", "Status"]

@@ -1,0 +1,138 @@
+"""Who speaks next: director's cue > neglect protection > the actor's cue > stage manager.
+
+Everything here is a pure function of public facts (the cast, who spoke when, the last cue),
+so the rules are tested by tables. Only the stage manager's choice needs a model; this module
+decides when to ask it and how to read and validate its answer.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from engine.turns import ANY
+
+_ANY_WORDS = {
+    "any",
+    "anyone",
+    "anybody",
+    "everyone",
+    "任何人",
+    "任何",
+    "大家",
+    "所有人",
+    "誰都可以",
+}
+_HONORIFICS = (
+    "mr.", "mrs.", "ms.", "miss", "dr.", "mr", "mrs", "ms", "dr", "sir", "madam",
+    "先生", "女士", "小姐", "太太", "老師", "大人", "警官", "律師", "同學", "san", "さん",
+)  # fmt: skip
+_STRIP = re.compile(r"[\s@＠「」『』\"'“”‘’()（）\[\]【】<>《》.,，。:：;；!！?？~`*_-]+")
+
+
+@dataclass(frozen=True)
+class Choice:
+    """The next speaker, why they were chosen, or that the stage manager must decide."""
+
+    actor: str | None
+    reason: str  # director_cue | neglect | cue | self_cue | stage_manager | fallback
+
+
+def _norm(text: str) -> str:
+    return _STRIP.sub("", unicodedata.normalize("NFKC", text)).casefold()
+
+
+def match_cue(raw: str, cast: Mapping[str, Sequence[str]]) -> str | None:
+    """Map a cue as written to a cast name, ANY, or None (empty or nobody in the cast).
+
+    `cast` maps each actor's name to its aliases. Tolerates `@`, brackets, punctuation, case,
+    full-width forms and honorifics ("張律師" → 律師 when 律師 is the only match).
+    """
+    text = (raw or "").strip()
+    if not text:
+        return None
+    key = _norm(text)
+    if not key:
+        return None
+    if key in {_norm(w) for w in _ANY_WORDS}:
+        return ANY
+    forms = {name: {_norm(name)} | {_norm(a) for a in aliases} for name, aliases in cast.items()}
+    exact = [name for name, keys in forms.items() if key in keys]
+    if len(exact) == 1:
+        return exact[0]
+    stripped = key
+    for honorific in _HONORIFICS:
+        h = _norm(honorific)
+        if stripped.startswith(h) and len(stripped) > len(h):
+            stripped = stripped[len(h) :]
+        if stripped.endswith(h) and len(stripped) > len(h):
+            stripped = stripped[: -len(h)]
+    exact = [name for name, keys in forms.items() if stripped in keys]
+    if len(exact) == 1:
+        return exact[0]
+    contained = [name for name, keys in forms.items() if any(k and k in key for k in keys)]
+    if len(contained) == 1:
+        return contained[0]
+    return None
+
+
+def silence(cast: Sequence[str], speakers: Sequence[str]) -> dict[str, int]:
+    """Turns since each actor last spoke (never spoke: every turn so far)."""
+    counts = {name: len(speakers) for name in cast}
+    for age, speaker in enumerate(reversed(speakers)):
+        if speaker in counts and counts[speaker] == len(speakers):
+            counts[speaker] = age
+    return counts
+
+
+def longest_silent(cast: Sequence[str], speakers: Sequence[str]) -> str:
+    """The actor silent longest who did not just speak (ties: cast order)."""
+    counts = silence(cast, speakers)
+    last = speakers[-1] if speakers else None
+    candidates = [a for a in cast if a != last] or list(cast)
+    return max(candidates, key=lambda a: (counts[a], -cast.index(a)))
+
+
+def next_speaker(
+    cast: Sequence[str],
+    speakers: Sequence[str],
+    last_cue: str | None,
+    director_cue: str | None = None,
+    neglect_turns: int = 3,
+) -> Choice:
+    """Decide the next speaker without a model where the rules allow it.
+
+    `speakers` lists who spoke each turn so far; `last_cue` is the previous turn's cue
+    already matched to the cast (a name, ANY or None). A Choice with actor None means the
+    stage manager must decide.
+    """
+    if director_cue is not None:
+        return Choice(director_cue, "director_cue")
+    if neglect_turns > 0 and len(cast) > 1 and speakers:
+        counts = silence(cast, speakers)
+        neglected = [a for a in cast if counts[a] >= neglect_turns and a != speakers[-1]]
+        if neglected:
+            return Choice(max(neglected, key=lambda a: (counts[a], -cast.index(a))), "neglect")
+    if last_cue and last_cue != ANY and last_cue in cast:
+        reason = "self_cue" if speakers and last_cue == speakers[-1] else "cue"
+        return Choice(last_cue, reason)
+    return Choice(None, "stage_manager")
+
+
+_NEXT = re.compile(r"(?:NEXT|下一位|next speaker)\s*[:：]\s*(.+)", re.I)
+_REASON = re.compile(r"(?:REASON|理由|原因)\s*[:：]\s*(.+)", re.I | re.S)
+
+
+def read_stage_manager(text: str, cast: Mapping[str, Sequence[str]]) -> tuple[str | None, str]:
+    """The stage manager's pick (a cast name or None when invalid) and its stated reason."""
+    text = (text or "").strip()
+    reason_match = _REASON.search(text)
+    reason = reason_match.group(1).strip() if reason_match else ""
+    next_match = _NEXT.search(text)
+    candidate = next_match.group(1).split("\n")[0] if next_match else text.split("\n")[0]
+    picked = match_cue(candidate, cast)
+    if picked == ANY:
+        picked = None
+    return picked, reason

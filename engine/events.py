@@ -1,0 +1,132 @@
+"""The small immutable events a rehearsal emits, and the hub frontends subscribe to.
+
+Frontends render events; they never reach into the engine's state. Events that carry private
+text (a thought, a stage-manager reason, a private note) say so with `private = True`, so a
+frontend can route them to the director only.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Event:
+    scene: str
+    private = False
+
+
+@dataclass(frozen=True)
+class RunStarted(Event):
+    take: int
+    turns: int
+    mode: str  # run | cue | resume | replay
+
+
+@dataclass(frozen=True)
+class TurnStarted(Event):
+    take: int
+    turn: int
+    actor: str
+    reason: str  # director_cue | start | neglect | cue | self_cue | stage_manager | fallback
+    index: int = 1  # position within the current run
+    total: int = 1
+
+
+@dataclass(frozen=True)
+class TurnCompleted(Event):
+    take: int
+    turn: int
+    actor: str
+    action: str
+    dialogue: str
+    cue: str
+    thought: str
+    repaired: bool = False
+    fallback: bool = False
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost_usd: float | None = None
+    index: int = 1
+    total: int = 1
+
+
+@dataclass(frozen=True)
+class StageManagerDecided(Event):
+    take: int
+    turn: int
+    actor: str
+    reason: str
+    fallback: bool = False
+    private = True
+
+
+@dataclass(frozen=True)
+class NoteAdded(Event):
+    actor: str | None
+    text: str
+    private = True
+
+
+@dataclass(frozen=True)
+class Cut(Event):
+    take: int
+    turn: int  # the last turn that landed
+
+
+@dataclass(frozen=True)
+class RunFinished(Event):
+    take: int
+    turns_done: int
+    reason: str  # completed | cut | error
+
+
+@dataclass(frozen=True)
+class TakeSaved(Event):
+    take: int
+    turns: int
+
+
+@dataclass(frozen=True)
+class ErrorEvent(Event):
+    message: str
+    turn: int | None = None
+    actor: str | None = None
+
+
+Listener = Callable[[Event], None]
+
+
+class EventHub:
+    """Fan-out of events to any number of subscribers; a slow subscriber never blocks a turn."""
+
+    def __init__(self) -> None:
+        self._queues: list[asyncio.Queue[Event | None]] = []
+        self._listeners: list[Listener] = []
+
+    def emit(self, event: Event) -> None:
+        for queue in list(self._queues):
+            queue.put_nowait(event)
+        for listener in list(self._listeners):
+            listener(event)
+
+    def listen(self, listener: Listener) -> Callable[[], None]:
+        """Call `listener` synchronously for every event; returns an unsubscribe function."""
+        self._listeners.append(listener)
+        return lambda: self._listeners.remove(listener) if listener in self._listeners else None
+
+    async def subscribe(self) -> AsyncIterator[Event]:
+        """Iterate over events from now on until `close` is called."""
+        queue: asyncio.Queue[Event | None] = asyncio.Queue()
+        self._queues.append(queue)
+        try:
+            while (event := await queue.get()) is not None:
+                yield event
+        finally:
+            self._queues.remove(queue)
+
+    def close(self) -> None:
+        for queue in list(self._queues):
+            queue.put_nowait(None)

@@ -1,0 +1,233 @@
+"""The one narrow door to language models: every model call in Circus goes through `complete`.
+
+This is the only module that imports litellm, and it imports it lazily (its import costs
+seconds) after switching on its offline settings, so `circus --help` stays instant and an
+offline machine never stalls. Retries, timeouts and the per-actor fallback model live here;
+callers get a `ModelReply` or a `ModelError`, never a provider exception.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import importlib
+import os
+import random
+import threading
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from engine.errors import ModelError
+
+EMBEDDED_MODEL = "circus-local/smollm2"
+
+# Providers that live in this process, registered with litellm's custom-provider mechanism so
+# the engine calls them exactly like any hosted model. Value: "module:function" returning a
+# litellm CustomLLM instance.
+LOCAL_PROVIDERS: dict[str, str] = {
+    "scripted": "engine.scripted:handler",
+    "circus-local": "engine.embedded:handler",
+}
+
+_OFFLINE_ENV = {
+    "LITELLM_LOCAL_MODEL_COST_MAP": "True",
+    "LITELLM_OFFLINE_MODE": "true",
+    "HF_HUB_OFFLINE": "1",
+}
+
+
+@dataclass(frozen=True)
+class ReplyShape:
+    """What a well-formed reply looks like, for providers that can constrain decoding."""
+
+    kind: Literal["actor", "stage_manager", "free"]
+    cast: tuple[str, ...] = ()
+    speaker: str = ""
+
+
+@dataclass(frozen=True)
+class ModelCall:
+    model: str
+    messages: tuple[dict[str, str], ...]
+    temperature: float | None = None
+    api_base: str | None = None
+    timeout: float = 120.0
+    fallback_model: str | None = None
+    shape: ReplyShape = field(default_factory=lambda: ReplyShape("free"))
+    max_tokens: int | None = None
+    retries: int = 2
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class ModelReply:
+    text: str
+    model: str
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost_usd: float | None = None
+
+
+_current: contextvars.ContextVar[ModelCall | None] = contextvars.ContextVar(
+    "circus_model_call", default=None
+)
+_lock = threading.Lock()
+_litellm: Any = None
+
+
+def current_call() -> ModelCall | None:
+    """The call being made right now, for in-process providers (grammar, scripted tests)."""
+    return _current.get()
+
+
+def litellm_module() -> Any:
+    """Import litellm once, offline-safe, with Circus's local providers registered."""
+    global _litellm
+    if _litellm is not None:
+        return _litellm
+    with _lock:
+        if _litellm is None:
+            for key, value in _OFFLINE_ENV.items():
+                os.environ.setdefault(key, value)
+            import litellm
+
+            litellm.telemetry = False
+            litellm.suppress_debug_info = True
+            litellm.custom_provider_map = [
+                {"provider": name, "custom_handler": _lazy_handler(litellm, target)}
+                for name, target in LOCAL_PROVIDERS.items()
+            ]
+            _register_custom_providers(litellm)
+            _litellm = litellm
+    return _litellm
+
+
+def _register_custom_providers(litellm: Any) -> None:
+    try:
+        from litellm.utils import custom_llm_setup
+
+        custom_llm_setup()
+    except ImportError:  # older litellm registers lazily on first call
+        pass
+
+
+def _lazy_handler(litellm: Any, target: str) -> Any:
+    """A CustomLLM that builds the real provider (and imports llama_cpp) on first use."""
+
+    class LazyHandler(litellm.CustomLLM):  # type: ignore[name-defined,misc]
+        _real: Any = None
+
+        def _get(self) -> Any:
+            if self._real is None:
+                module_name, func = target.split(":")
+                self._real = getattr(importlib.import_module(module_name), func)()
+            return self._real
+
+        def completion(self, *args: Any, **kwargs: Any) -> Any:
+            return self._get().completion(*args, **kwargs)
+
+        async def acompletion(self, *args: Any, **kwargs: Any) -> Any:
+            return await self._get().acompletion(*args, **kwargs)
+
+    return LazyHandler()
+
+
+def _is_retryable(exc: BaseException, litellm: Any) -> bool:
+    retryable = tuple(
+        getattr(litellm, name)
+        for name in (
+            "RateLimitError",
+            "InternalServerError",
+            "ServiceUnavailableError",
+            "APIConnectionError",
+            "Timeout",
+        )
+        if hasattr(litellm, name)
+    )
+    if isinstance(exc, retryable):
+        return True
+    status = getattr(exc, "status_code", None)
+    return isinstance(status, int) and (status == 429 or status >= 500)
+
+
+def _backoff(attempt: int, exc: BaseException) -> float:
+    retry_after = getattr(exc, "retry_after", None)
+    if isinstance(retry_after, (int, float)) and 0 < retry_after < 30:
+        return float(retry_after)
+    base = float(os.environ.get("CIRCUS_RETRY_BASE_SECONDS", "1.0"))
+    return base * (2**attempt) * (0.5 + random.random() / 2)
+
+
+async def _call_once(litellm: Any, call: ModelCall, model: str) -> ModelReply:
+    kwargs: dict[str, Any] = {
+        "model": model,
+        "messages": [dict(m) for m in call.messages],
+        "timeout": call.timeout,
+        "num_retries": 0,
+    }
+    if call.temperature is not None:
+        kwargs["temperature"] = call.temperature
+    if call.api_base:
+        kwargs["api_base"] = call.api_base
+    if call.max_tokens:
+        kwargs["max_tokens"] = call.max_tokens
+    kwargs.update(call.extra)
+    token = _current.set(call)
+    try:
+        response = await asyncio.wait_for(litellm.acompletion(**kwargs), timeout=call.timeout)
+    finally:
+        _current.reset(token)
+    text = response.choices[0].message.content or ""
+    usage = getattr(response, "usage", None)
+    prompt_tokens = int(getattr(usage, "prompt_tokens", 0) or 0)
+    completion_tokens = int(getattr(usage, "completion_tokens", 0) or 0)
+    return ModelReply(
+        text=text,
+        model=model,
+        prompt_tokens=prompt_tokens,
+        completion_tokens=completion_tokens,
+        cost_usd=_cost(litellm, response, model),
+    )
+
+
+def _cost(litellm: Any, response: Any, model: str) -> float | None:
+    """Price of one response where litellm knows the model's price; None where it does not."""
+    if model.split("/", 1)[0] in LOCAL_PROVIDERS:
+        return 0.0
+    try:
+        return float(litellm.completion_cost(completion_response=response, model=model))
+    except Exception:  # unknown price is normal for local and custom models
+        return None
+
+
+async def complete(call: ModelCall) -> ModelReply:
+    """Ask one model (then its fallback) with retries; raise ModelError when all fail."""
+    litellm = litellm_module()
+    models = [call.model] + ([call.fallback_model] if call.fallback_model else [])
+    last: BaseException | None = None
+    for model in models:
+        for attempt in range(call.retries + 1):
+            try:
+                return await _call_once(litellm, call, model)
+            except asyncio.CancelledError:
+                raise
+            except TimeoutError as exc:
+                last = exc
+                if attempt < call.retries:
+                    continue
+            except Exception as exc:  # provider errors arrive as many litellm types
+                last = exc
+                if attempt < call.retries and _is_retryable(exc, litellm):
+                    await asyncio.sleep(_backoff(attempt, exc))
+                    continue
+                break
+    raise ModelError(call.model, _describe(last))
+
+
+def _describe(exc: BaseException | None) -> str:
+    if exc is None:
+        return "no reply"
+    if isinstance(exc, (asyncio.TimeoutError, TimeoutError)):
+        return "the model did not answer in time"
+    text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    return text[:300]

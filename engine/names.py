@@ -1,0 +1,52 @@
+"""Scene, actor and take names are user input that become folder and file names.
+
+`check_name` is the only gate: it accepts Unicode names (林小姐) and refuses anything that could
+escape the scene folder or collide with another name once normalised. Pure functions.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from collections.abc import Iterable
+
+from engine.errors import BadName
+
+_FORBIDDEN = set('/\\:*?"<>|')
+_RESERVED = {"con", "prn", "aux", "nul", "takes", "backstage", "actors"}
+
+
+def name_key(name: str) -> str:
+    """The form two names share when they would collide (case, width, composition)."""
+    return unicodedata.normalize("NFKC", name).casefold().strip()
+
+
+def check_name(name: str, what: str = "Actor") -> str:
+    """Return the NFC form of a valid name, or raise BadName saying why it is refused."""
+    if not isinstance(name, str):
+        raise BadName(what, str(name), "it must be text")
+    norm = unicodedata.normalize("NFC", name).strip()
+    if not norm:
+        raise BadName(what, name, "it is empty")
+    if norm in {".", ".."} or norm.startswith("."):
+        raise BadName(what, name, "it may not start with a dot")
+    if any(ch in _FORBIDDEN for ch in norm):
+        raise BadName(what, name, 'it may not contain / \\ : * ? " < > |')
+    if any(unicodedata.category(ch).startswith("C") for ch in norm):
+        raise BadName(what, name, "it may not contain control characters")
+    if len(norm) > 64:
+        raise BadName(what, name, "it is longer than 64 characters")
+    if name_key(norm) in _RESERVED:
+        raise BadName(what, name, "it is a reserved word")
+    if name_key(norm).upper() == "ANY":
+        raise BadName(what, name, "ANY means 'anyone' in a cue")
+    return norm
+
+
+def check_unique(names: Iterable[str], what: str = "Actor") -> None:
+    """Refuse a set of names in which two collide after normalisation."""
+    seen: dict[str, str] = {}
+    for name in names:
+        key = name_key(name)
+        if key in seen and seen[key] != name:
+            raise BadName(what, name, f"it collides with {seen[key]!r}")
+        seen[key] = name

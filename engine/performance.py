@@ -1,0 +1,201 @@
+"""One actor's turn and one stage-manager decision, from scene state to a finished result.
+
+Both ask their model through engine.llm, re-ask once naming the exact problem, and otherwise
+fall back deterministically, so a run never stalls on a malformed reply. Nothing here writes
+to disk: the caller commits the result whole.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+from engine import llm
+from engine.casting import longest_silent, read_stage_manager
+from engine.llm import ModelCall, ReplyShape
+from engine.models import actor_model, api_base, extra_params, stage_manager_model, turn_timeout
+from engine.prompts import (
+    ActorBrief,
+    StageBrief,
+    actor_messages,
+    is_zh,
+    repair_messages,
+    stage_manager_messages,
+)
+from engine.reply import Reply, parse_reply
+from engine.scene import SceneState
+
+
+@dataclass(frozen=True)
+class Usage:
+    model: str
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost_usd: float | None = None
+    calls: int = 1
+
+    def __add__(self, other: Usage) -> Usage:
+        cost = (
+            None
+            if self.cost_usd is None and other.cost_usd is None
+            else (self.cost_usd or 0.0) + (other.cost_usd or 0.0)
+        )
+        return Usage(
+            self.model,
+            self.prompt_tokens + other.prompt_tokens,
+            self.completion_tokens + other.completion_tokens,
+            cost,
+            self.calls + other.calls,
+        )
+
+
+def _usage(reply: llm.ModelReply) -> Usage:
+    return Usage(reply.model, reply.prompt_tokens, reply.completion_tokens, reply.cost_usd)
+
+
+@dataclass(frozen=True)
+class Performance:
+    reply: Reply
+    usage: Usage
+    repaired: bool = False
+    fallback: bool = False
+    raw: str = ""
+
+
+def fallback_reply(best: Reply, raw: str, language: str) -> Reply:
+    """A deterministic, harmless turn built from whatever parsed; raw text never goes public."""
+    zh = is_zh(language)
+    thought = best.thought
+    if not thought:
+        thought = "（這一輪的回覆無法解析）" if zh else "(this turn's reply could not be read)"
+        if raw.strip():
+            thought += ("\n原文：" if zh else "\nRaw reply: ") + raw.strip()[:2000]
+    action = best.action
+    if not action and not best.dialogue:
+        action = "（沉默）" if zh else "(stays silent)"
+    return Reply(thought, action, best.dialogue, best.cue, best.has_cue, ())
+
+
+def _score(reply: Reply) -> int:
+    return (not reply.problems) * 4 + bool(reply.thought) * 2 + bool(reply.action or reply.dialogue)
+
+
+async def perform(
+    state: SceneState, actor: str, direction: str = "", neglected: bool = False
+) -> Performance:
+    """Ask `actor`'s model for one turn; repair once; fall back so the turn always exists."""
+    soul = state.souls[actor]
+    brief = ActorBrief(
+        name=actor,
+        soul=soul.body,
+        context=state.context,
+        cast=tuple(state.cast),
+        turns=tuple(state.turns),
+        own_thoughts=state.thoughts.get(actor, {}),
+        whisper_all=state.whispers.everyone,
+        whisper_private=state.whispers.for_actor(actor),
+        direction=direction,
+        neglected=neglected,
+        language=state.language,
+    )
+    messages = actor_messages(brief)
+    model = actor_model(soul, state.settings)
+    call = ModelCall(
+        model=model,
+        messages=messages,
+        temperature=soul.temperature,
+        api_base=api_base(soul, state.settings),
+        timeout=turn_timeout(state.settings),
+        fallback_model=soul.fallback_model,
+        shape=ReplyShape("actor", tuple(state.cast), actor),
+        extra=extra_params(model),
+        retries=int(os.environ.get("CIRCUS_MODEL_RETRIES", "2")),
+    )
+    first = await llm.complete(call)
+    usage = _usage(first)
+    reply = parse_reply(first.text)
+    if reply.ok:
+        return Performance(reply, usage, raw=first.text)
+    again = await llm.complete(
+        ModelCall(
+            **{
+                **call.__dict__,
+                "messages": repair_messages(messages, first.text, reply.problems, state.language),
+            }
+        )
+    )
+    usage = usage + _usage(again)
+    second = parse_reply(again.text)
+    if second.ok:
+        return Performance(second, usage, repaired=True, raw=again.text)
+    best, raw = (second, again.text) if _score(second) >= _score(reply) else (reply, first.text)
+    return Performance(fallback_reply(best, raw, state.language), usage, True, True, raw)
+
+
+@dataclass(frozen=True)
+class Decision:
+    actor: str
+    reason: str
+    usage: Usage | None
+    fallback: bool = False
+
+
+async def ask_stage_manager(state: SceneState, exclude: str | None = None) -> Decision:
+    """Let the stage manager pick from public information; validate; re-ask once; fall back."""
+    brief = StageBrief(
+        context=state.context,
+        cast=tuple(state.cast),
+        turns=tuple(state.turns),
+        whisper_all=state.whispers.everyone,
+        language=state.language,
+    )
+    messages = stage_manager_messages(brief)
+    model = stage_manager_model(state.settings)
+    call = ModelCall(
+        model=model,
+        messages=messages,
+        temperature=0.2,
+        api_base=api_base(None, state.settings),
+        timeout=turn_timeout(state.settings),
+        shape=ReplyShape("stage_manager", tuple(a for a in state.cast if a != exclude)),
+        extra=extra_params(model),
+        retries=int(os.environ.get("CIRCUS_MODEL_RETRIES", "2")),
+    )
+    speakers = [t.actor for t in state.turns]
+    aliases = {a: s for a, s in state.aliases().items() if a != exclude}
+    usage: Usage | None = None
+    text = ""
+    for _attempt in range(2):
+        try:
+            answer = await llm.complete(call)
+        except llm.ModelError as exc:
+            text = str(exc)
+            break
+        usage = _usage(answer) if usage is None else usage + _usage(answer)
+        picked, reason = read_stage_manager(answer.text, aliases)
+        if picked is not None:
+            return Decision(picked, reason or answer.text.strip()[:300], usage)
+        text = answer.text
+        zh = is_zh(state.language)
+        names = "、".join(aliases) if zh else ", ".join(aliases)
+        call = ModelCall(
+            **{
+                **call.__dict__,
+                "messages": messages
+                + (
+                    {"role": "assistant", "content": answer.text},
+                    {
+                        "role": "user",
+                        "content": (
+                            f"「{answer.text.strip()[:80]}」不是在場角色。只能從這些名字選一個：{names}。回答 NEXT: 名字"
+                            if zh
+                            else f"“{answer.text.strip()[:80]}” is not on stage. Pick exactly one of: {names}. Answer NEXT: name"
+                        ),
+                    },
+                ),
+            }
+        )
+    cast = [a for a in state.cast if a != exclude] or list(state.cast)
+    chosen = longest_silent(cast, speakers)
+    why = f"fallback: longest silent (stage manager said: {text.strip()[:200] or 'nothing'})"
+    return Decision(chosen, why, usage, fallback=True)

@@ -1,0 +1,255 @@
+"""What each model is told. The walls between roles are enforced here and nowhere else.
+
+An actor's prompt holds its own soul, the public context, the public record with *its own*
+thoughts interleaved, whispers for everyone and for it, and a one-off direction. The stage
+manager's prompt holds only public text. The unchanging part comes first and the record grows
+append-only, so providers' prompt caches hit; long scenes drop the oldest turns in whole blocks
+(a bounded window) instead of overflowing the model's context. Pure functions.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+
+from engine.casting import silence
+from engine.turns import Turn, labels_for
+
+HISTORY_BUDGET = 2600  # estimated tokens of record an actor sees (≈ a 5-minute scene)
+WINDOW_STEP = 10  # the window moves in blocks of turns so the cached prefix stays stable
+
+
+def is_zh(language: str) -> bool:
+    return language.lower().startswith("zh")
+
+
+@lru_cache(maxsize=65536)
+def estimate_tokens(text: str) -> int:
+    """A tokenizer-free estimate: one token per CJK character, about four chars otherwise."""
+    wide = sum(1 for ch in text if ord(ch) > 0x2E7F)
+    return wide + (len(text) - wide + 3) // 4
+
+
+@lru_cache(maxsize=65536)
+def public_line(turn: Turn, language: str) -> str:
+    """One turn of the public record as every role sees it."""
+    labels = labels_for(language)
+    parts = [f"[{turn.number}] {turn.actor}:"]
+    if turn.action:
+        parts.append(f"({labels['action']}) {turn.action}")
+    if turn.dialogue:
+        parts.append(turn.dialogue)
+    if turn.cue:
+        parts.append(f"→ {turn.cue}")
+    return " ".join(parts)
+
+
+def _thought_line(thought: str, language: str) -> str:
+    label = "（你當時的內心）" if is_zh(language) else "(your private thought then)"
+    return f"    {label} {thought}"
+
+
+def window_start(costs: Sequence[int], budget: int = HISTORY_BUDGET) -> int:
+    """Index of the first turn shown: the smallest block boundary that fits the budget."""
+    total = sum(costs)
+    start = 0
+    while total > budget and start < len(costs):
+        step = min(WINDOW_STEP, len(costs) - start)
+        total -= sum(costs[start : start + step])
+        start += step
+    return start
+
+
+_RULES = {
+    "zh": (
+        "你是即興劇排演中的演員，只扮演「{name}」。留在角色裡，不要跳出角色評論，不要替別人說話或行動。\n"
+        "每次輪到你，只輸出以下四個標籤：\n"
+        "<thought>你的內心獨白（必填，只有你自己和導演看得到）</thought>\n"
+        "<action>看得見的動作（可省略，但動作與台詞至少要有一個；沉默也是動作）</action>\n"
+        "<dialogue>你說出口的台詞（可省略）</dialogue>\n"
+        "<cue>下一位說話者的名字；想讓任何人接就寫 ANY；可留空</cue>\n"
+        "別人看不到你的內心、你的角色設定和導演私下給你的話。"
+    ),
+    "en": (
+        "You are an actor in an improvised rehearsal and you play {name} only. Stay in "
+        "character; never comment on the scene or speak or act for anyone else.\n"
+        "Each time it is your turn, reply with exactly these four tags:\n"
+        "<thought>your inner monologue (required; only you and the director see it)</thought>\n"
+        "<action>what you visibly do (optional, but give an action or a line; silence is "
+        "an action)</action>\n"
+        "<dialogue>what you say aloud (optional)</dialogue>\n"
+        "<cue>the name of who should speak next; ANY for anyone; may be empty</cue>\n"
+        "Nobody else sees your thoughts, your character notes or the director's private words."
+    ),
+}
+
+
+@dataclass(frozen=True)
+class ActorBrief:
+    """Everything one actor may know for one turn (and nothing it may not)."""
+
+    name: str
+    soul: str
+    context: str
+    cast: tuple[str, ...]
+    turns: tuple[Turn, ...]
+    own_thoughts: Mapping[int, str]
+    whisper_all: str = ""
+    whisper_private: str = ""
+    direction: str = ""
+    neglected: bool = False
+    language: str = "zh"
+
+
+def actor_messages(brief: ActorBrief) -> tuple[dict[str, str], ...]:
+    zh = is_zh(brief.language)
+    lang = "zh" if zh else "en"
+    cast = "、".join(brief.cast) if zh else ", ".join(brief.cast)
+    system = "\n\n".join(
+        [
+            _RULES[lang].format(name=brief.name),
+            ("# 你的角色（只有你知道）\n" if zh else "# Your character (only you know this)\n")
+            + brief.soul,
+            ("# 舞台（所有人都知道的事實）\n" if zh else "# The stage (public facts)\n")
+            + brief.context,
+            (f"# 在場角色\n{cast}" if zh else f"# On stage\n{cast}"),
+        ]
+    )
+    lines: list[str] = []
+    costs: list[int] = []
+    for turn in brief.turns:
+        text = public_line(turn, brief.language)
+        thought = brief.own_thoughts.get(turn.number) if turn.actor == brief.name else None
+        if thought:
+            text += "\n" + _thought_line(thought, brief.language)
+        lines.append(text)
+        costs.append(estimate_tokens(text))
+    start = window_start(costs)
+    record = ["# 到目前為止的戲" if zh else "# The scene so far"]
+    if start:
+        record.append(
+            f"（前 {start} 輪已省略）" if zh else f"(the first {start} turns are omitted)"
+        )
+    record.extend(lines[start:] if lines else ["（尚未開始）" if zh else "(nothing yet)"])
+
+    tail: list[str] = []
+    if brief.whisper_all:
+        tail.append(
+            ("導演對全體的耳語：" if zh else "Director's note to everyone: ") + brief.whisper_all
+        )
+    if brief.whisper_private:
+        tail.append(
+            ("導演只對你說：" if zh else "Director's note to you only: ") + brief.whisper_private
+        )
+    if brief.direction:
+        tail.append(("導演指示你這一輪：" if zh else "Direction for this turn: ") + brief.direction)
+    if brief.neglected:
+        tail.append(
+            "你已經沉默很久了，可以選擇說話或繼續保持沉默。"
+            if zh
+            else "You have been silent a long time; you may speak or stay silent."
+        )
+    tail.append(
+        f"輪到你了，{brief.name}。請用四個標籤回覆。"
+        if zh
+        else f"It is your turn, {brief.name}. Reply with the four tags."
+    )
+    user = "\n".join(record) + "\n\n" + "\n".join(tail)
+    return ({"role": "system", "content": system}, {"role": "user", "content": user})
+
+
+def repair_messages(
+    messages: Sequence[Mapping[str, str]], bad_reply: str, problems: Sequence[str], language: str
+) -> tuple[dict[str, str], ...]:
+    """The one re-ask after a malformed reply, naming exactly what was wrong."""
+    zh = is_zh(language)
+    listed = "; ".join(problems)
+    ask = (
+        f"你的回覆格式有問題：{listed}。請重新回覆，只用 <thought>、<action>、<dialogue>、<cue> 四個標籤。"
+        if zh
+        else f"Your reply had a problem: {listed}. Reply again using only the tags "
+        "<thought>, <action>, <dialogue> and <cue>."
+    )
+    return tuple(dict(m) for m in messages) + (
+        {"role": "assistant", "content": bad_reply},
+        {"role": "user", "content": ask},
+    )
+
+
+@dataclass(frozen=True)
+class StageBrief:
+    """The stage manager's whole view: public facts only."""
+
+    context: str
+    cast: tuple[str, ...]
+    turns: tuple[Turn, ...]
+    whisper_all: str = ""
+    language: str = "zh"
+
+
+def stage_manager_messages(brief: StageBrief) -> tuple[dict[str, str], ...]:
+    zh = is_zh(brief.language)
+    speakers = [t.actor for t in brief.turns]
+    quiet = silence(brief.cast, speakers)
+    system = (
+        "你是排演的舞台監督。你只決定下一位由誰接話——誰接最自然。你不寫台詞，不做戲劇判斷。"
+        "只回答：\nNEXT: 名字\nREASON: 一句理由"
+        if zh
+        else "You are the rehearsal's stage manager. You only decide who picks up next — who "
+        "would most naturally answer. You never write lines and make no dramatic judgements. "
+        "Answer only:\nNEXT: name\nREASON: one sentence"
+    )
+    lines = [public_line(t, brief.language) for t in brief.turns]
+    start = window_start([estimate_tokens(line) for line in lines])
+    cast_lines = [
+        (f"- {a}（已 {quiet[a]} 輪沒說話）" if zh else f"- {a} (silent for {quiet[a]} turns)")
+        for a in brief.cast
+    ]
+    parts = [
+        ("# 舞台\n" if zh else "# The stage\n") + brief.context,
+        ("# 在場角色\n" if zh else "# On stage\n") + "\n".join(cast_lines),
+    ]
+    if brief.whisper_all:
+        parts.append(
+            ("# 導演對全體的耳語\n" if zh else "# Director's note to everyone\n")
+            + brief.whisper_all
+        )
+    parts.append(
+        ("# 到目前為止的戲\n" if zh else "# The scene so far\n")
+        + ("\n".join(lines[start:]) or ("（尚未開始）" if zh else "(nothing yet)"))
+    )
+    last = brief.turns[-1] if brief.turns else None
+    if last is not None:
+        parts.append(
+            f"{last.actor} 把球丟給「{last.cue or '（空白）'}」。下一位是誰？"
+            if zh
+            else f"{last.actor} cued “{last.cue or '(nobody)'}”. Who speaks next?"
+        )
+    else:
+        parts.append(
+            "戲還沒開始。誰先開口？" if zh else "The scene has not started. Who speaks first?"
+        )
+    return ({"role": "system", "content": system}, {"role": "user", "content": "\n\n".join(parts)})
+
+
+def summarize_messages(
+    actor: str, bio: str, full_history: str, language: str
+) -> tuple[dict[str, str], ...]:
+    """Ask for the part of a full backstory that `actor` actually knows (seed §6.2)."""
+    zh = is_zh(language)
+    system = (
+        f"你幫編劇整理角色「{actor}」的前期劇本。從導演寫的完整前情中，只挑出{actor}親身經歷、親眼看見或"
+        f"被告知的事，用{actor}的視角寫成一段。{actor}不知道的事一律不寫，也不要暗示。"
+        if zh
+        else f"You help a screenwriter prepare {actor}'s prior story. From the director's full "
+        f"backstory, keep only what {actor} lived through, saw or was told, written from "
+        f"{actor}'s point of view. Leave out, and do not hint at, anything {actor} does not know."
+    )
+    user = (
+        f"# {actor} 的角色小傳\n{bio}\n\n# 完整前情（全知視角）\n{full_history}\n\n請寫出{actor}所知道的前期劇本。"
+        if zh
+        else f"# {actor}'s character\n{bio}\n\n# Full backstory (omniscient)\n{full_history}\n\n"
+        f"Write the prior story as {actor} knows it."
+    )
+    return ({"role": "system", "content": system}, {"role": "user", "content": user})

@@ -1,0 +1,157 @@
+"""A scene as read from its folder: settings, public context, cast, transcript, whispers.
+
+`SceneFiles.load` is called before every turn. It re-reads only files whose size or mtime
+changed since it last saw them, so a writer's edits between turns are honoured while an
+unchanged 200-turn transcript is not re-parsed. Everything (turn numbers, who spoke when)
+is derived from the files; nothing lives only in memory.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from engine import frontmatter
+from engine.errors import BadSceneFile, SceneNotFound
+from engine.names import check_name, check_unique
+from engine.notes import Whispers, parse_notes
+from engine.soul import Soul, check_settings
+from engine.store import SceneStore, Signature
+from engine.turns import Turn, parse_backstage, parse_transcript
+
+CONTEXT = "context.md"
+NOTES = "director_notes.md"
+TRANSCRIPT = "transcript.md"
+STAGE_MANAGER_LOG = "stage_manager.log"
+
+
+def soul_path(actor: str) -> str:
+    return f"actors/{actor}/soul.md"
+
+
+def backstage_path(actor: str) -> str:
+    return f"backstage/{actor}.log"
+
+
+@dataclass
+class SceneState:
+    name: str
+    settings: dict[str, Any]
+    context: str
+    souls: dict[str, Soul]
+    turns: list[Turn]
+    thoughts: dict[str, dict[int, str]]
+    whispers: Whispers
+    transcript_size: int = 0
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def cast(self) -> list[str]:
+        return list(self.souls)
+
+    @property
+    def language(self) -> str:
+        return str(self.settings.get("language") or "zh")
+
+    @property
+    def neglect_turns(self) -> int:
+        return int(self.settings.get("neglect_turns", 3))
+
+    @property
+    def last_turn(self) -> int:
+        return self.turns[-1].number if self.turns else 0
+
+    def aliases(self) -> dict[str, tuple[str, ...]]:
+        return {name: soul.aliases for name, soul in self.souls.items()}
+
+
+def _check_context_settings(settings: dict[str, Any], path: object) -> None:
+    neglect = settings.get("neglect_turns")
+    if neglect is not None and (not isinstance(neglect, int) or neglect < 0):
+        raise BadSceneFile(path, f"neglect_turns must be a whole number ≥ 0, not {neglect!r}")
+    cast = settings.get("cast")
+    if cast is not None and not isinstance(cast, list):
+        raise BadSceneFile(path, "cast must be a list of actor names, e.g. cast: [林小姐, 刑警]")
+
+
+class SceneFiles:
+    """Loads a scene folder, caching each parsed file by its (size, mtime) signature."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = Path(root)
+        self.store = SceneStore(self.root)
+        self.name = self.root.name
+        self._cache: dict[str, tuple[Signature, Any]] = {}
+
+    def exists(self) -> bool:
+        return (self.root / CONTEXT).is_file()
+
+    def actor_names(self) -> list[str]:
+        actors_dir = self.root / "actors"
+        if not actors_dir.is_dir():
+            return []
+        return sorted(entry.name for entry in os.scandir(actors_dir) if entry.is_dir())
+
+    async def _cached(self, rel: str, sig: Signature, parse: Any, key: str = "") -> Any:
+        hit = self._cache.get(rel + key)
+        if hit is not None and hit[0] == sig and sig is not None:
+            return hit[1]
+        text = await self.store.read(rel)
+        value = parse(text if text is not None else "")
+        self._cache[rel + key] = (sig, value)
+        return value
+
+    async def load(self) -> SceneState:
+        if not self.exists():
+            raise SceneNotFound(self.root)
+        folders = self.actor_names()
+        for folder in folders:
+            check_name(folder, "Actor")
+        check_unique(folders)
+        rels = [CONTEXT, NOTES, TRANSCRIPT]
+        rels += [soul_path(a) for a in folders] + [backstage_path(a) for a in folders]
+        sigs = self.store.signatures(rels)
+
+        ctx_path = self.root / CONTEXT
+        settings, context = await self._cached(
+            CONTEXT, sigs[CONTEXT], lambda t: frontmatter.split(t, ctx_path)
+        )
+        _check_context_settings(settings, ctx_path)
+        order = [str(a) for a in settings.get("cast") or [] if str(a) in folders]
+        cast = order + [a for a in folders if a not in order]
+
+        souls: dict[str, Soul] = {}
+        for actor in cast:
+            rel = soul_path(actor)
+            if sigs[rel] is None:
+                raise BadSceneFile(self.root / rel, "missing — every actor folder needs a soul.md")
+            path = self.root / rel
+
+            def parse_soul(text: str, actor: str = actor, path: Path = path) -> Soul:
+                soul_settings, body = frontmatter.split(text, path)
+                check_settings(soul_settings, path)
+                return Soul(actor, body.strip(), soul_settings)
+
+            souls[actor] = await self._cached(rel, sigs[rel], parse_soul)
+
+        turns = await self._cached(TRANSCRIPT, sigs[TRANSCRIPT], parse_transcript)
+        thoughts = {
+            a: await self._cached(backstage_path(a), sigs[backstage_path(a)], parse_backstage)
+            for a in cast
+        }
+        whispers = await self._cached(
+            NOTES, sigs[NOTES], lambda t: parse_notes(t, cast), key="|" + "|".join(cast)
+        )
+        size = sigs[TRANSCRIPT][0] if sigs[TRANSCRIPT] else 0
+        return SceneState(
+            self.name, settings, context.strip(), souls, turns, thoughts, whispers, size
+        )
+
+    def remember_append(self, rel: str, parsed: Any) -> None:
+        """After our own append, record the new signature so the file is not re-parsed."""
+        self._cache[rel] = (self.store.signatures([rel])[rel], parsed)
+
+    def forget(self) -> None:
+        self._cache.clear()

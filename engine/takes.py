@@ -1,0 +1,74 @@
+"""Takes: full snapshots of a scene folder in takes/take_<n>/, and cutting a log at a turn.
+
+A take is saved atomically (copied aside, then renamed into place) and never changed again.
+`cut_log` keeps a log's text exactly as written up to a turn, so a replayed take reads the
+same in Obsidian as the original.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from engine.errors import TakeNotFound
+from engine.store import SceneStore
+from engine.turns import parse_transcript
+
+TAKES = "takes"
+_TAKE = re.compile(r"^take_(\d+)$")
+_BLOCK = re.compile(r"^## (?:before turn )?(\d+)\b", re.M)
+
+
+@dataclass(frozen=True)
+class TakeInfo:
+    number: int
+    turns: int
+    last_line: str
+
+
+async def take_numbers(store: SceneStore) -> list[int]:
+    names = await store.listdir(TAKES)
+    return sorted(int(m.group(1)) for n in names if (m := _TAKE.match(n)))
+
+
+def take_dir(number: int) -> str:
+    return f"{TAKES}/take_{number}"
+
+
+def parse_take_ref(ref: str | int) -> int | None:
+    """`3`, `take_3` or `take3` → 3; anything else → None."""
+    text = str(ref).strip().lower().removeprefix("take").lstrip("_ ")
+    return int(text) if text.isdigit() else None
+
+
+async def resolve_take(store: SceneStore, ref: str | int) -> int:
+    numbers = await take_numbers(store)
+    number = parse_take_ref(ref)
+    if number is None or number not in numbers:
+        raise TakeNotFound(ref, numbers)
+    return number
+
+
+async def save_take(store: SceneStore) -> int:
+    numbers = await take_numbers(store)
+    number = (numbers[-1] if numbers else 0) + 1
+    await store.snapshot(take_dir(number), exclude={TAKES})
+    return number
+
+
+async def take_info(store: SceneStore, number: int) -> TakeInfo:
+    text = await store.read(f"{take_dir(number)}/transcript.md") or ""
+    turns = parse_transcript(text)
+    last = ""
+    if turns:
+        t = turns[-1]
+        last = f"{t.actor}: {t.dialogue or t.action}".split("\n")[0][:120]
+    return TakeInfo(number, len(turns), last)
+
+
+def cut_log(text: str, until: int) -> str:
+    """The log's text up to and including turn `until` (blocks headed `## N …`)."""
+    for match in _BLOCK.finditer(text):
+        if int(match.group(1)) > until:
+            return text[: match.start()]
+    return text

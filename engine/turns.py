@@ -1,0 +1,130 @@
+"""Turns and the two append-only logs they land in: transcript.md and backstage/<actor>.log.
+
+A turn block renders to markdown a writer reads in Obsidian and parses back to the same Turn
+(round-trip exact for any text, including lines that look like headings or labels, which are
+escaped with a backslash). Pure functions; disk access lives in engine.store.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+ANY = "ANY"
+
+LABELS = {
+    "zh": {"action": "動作", "dialogue": "台詞", "cue": "cue"},
+    "en": {"action": "Action", "dialogue": "Line", "cue": "Cue"},
+}
+_FIELD_OF = {label.casefold(): field for table in LABELS.values() for field, label in table.items()}
+_FIELD_OF.update({"动作": "action", "台词": "dialogue"})
+
+_HEADING = re.compile(r"^## (\d+) · (.+?)\s*$")
+_LABEL = re.compile(r"^\*\*([^*]+)\*\*[:：] ?(.*)$")
+_BACKSTAGE_HEADING = re.compile(r"^## (\d+)\s*$")
+
+
+@dataclass(frozen=True)
+class Turn:
+    """One actor's output as it stands on the public record."""
+
+    number: int
+    actor: str
+    action: str = ""
+    dialogue: str = ""
+    cue: str = ""
+
+
+def labels_for(language: str) -> dict[str, str]:
+    return LABELS["zh" if language.lower().startswith("zh") else "en"]
+
+
+def _escape(line: str) -> str:
+    # A value line that could be read as structure gets a backslash in front.
+    if line.startswith(("## ", "**", "\\")):
+        return "\\" + line
+    return line
+
+
+def _unescape(line: str) -> str:
+    return line[1:] if line.startswith("\\") else line
+
+
+def _value_lines(value: str) -> list[str]:
+    first, *rest = value.split("\n")
+    return [first] + [_escape(line) for line in rest]
+
+
+def render_turn(turn: Turn, language: str = "zh") -> str:
+    """The markdown block appended to transcript.md for one turn (ends with a blank line)."""
+    labels = labels_for(language)
+    out = [f"## {turn.number} · {turn.actor}"]
+    for field in ("action", "dialogue", "cue"):
+        value = getattr(turn, field)
+        if value or field == "cue":
+            lines = _value_lines(value)
+            out.append(f"**{labels[field]}**: {lines[0]}".rstrip())
+            out.extend(lines[1:])
+    return "\n".join(out) + "\n\n"
+
+
+def parse_transcript(text: str) -> list[Turn]:
+    """Every turn block in transcript.md; text before the first block is a free header."""
+    turns: list[Turn] = []
+    current: dict[str, object] | None = None
+    field: str | None = None
+    values: dict[str, list[str]] = {}
+
+    def close() -> None:
+        if current is not None:
+            turns.append(
+                Turn(
+                    number=int(current["number"]),  # type: ignore[arg-type]
+                    actor=str(current["actor"]),
+                    **{k: "\n".join(v).strip() for k, v in values.items()},
+                )
+            )
+
+    for line in text.split("\n"):
+        heading = _HEADING.match(line)
+        if heading:
+            close()
+            current = {"number": int(heading.group(1)), "actor": heading.group(2)}
+            values, field = {}, None
+            continue
+        if current is None:
+            continue
+        label = _LABEL.match(line)
+        if label and label.group(1).strip().casefold() in _FIELD_OF:
+            field = _FIELD_OF[label.group(1).strip().casefold()]
+            values[field] = [label.group(2)]
+            continue
+        if field is not None:
+            values[field].append(_unescape(line))
+    close()
+    return turns
+
+
+def render_thought(number: int, thought: str) -> str:
+    """The block appended to backstage/<actor>.log for one turn."""
+    lines = thought.strip().split("\n")
+    body = "\n".join(_escape(line) for line in lines)
+    return f"## {number}\n{body}\n\n"
+
+
+def parse_backstage(text: str) -> dict[int, str]:
+    """Turn number → thought, from one actor's backstage log."""
+    thoughts: dict[int, str] = {}
+    number: int | None = None
+    lines: list[str] = []
+    for line in text.split("\n"):
+        heading = _BACKSTAGE_HEADING.match(line)
+        if heading:
+            if number is not None:
+                thoughts[number] = "\n".join(lines).strip()
+            number, lines = int(heading.group(1)), []
+        elif number is not None:
+            lines.append(_unescape(line))
+    if number is not None:
+        thoughts[number] = "\n".join(lines).strip()
+    return thoughts
