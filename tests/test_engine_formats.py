@@ -1,0 +1,135 @@
+"""The scene folder's formats: readable markdown that round-trips exactly."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from engine import frontmatter
+from engine.errors import BadName, BadSceneFile
+from engine.names import check_name, check_unique
+from engine.notes import add_note, empty_notes, parse_notes
+from engine.soul import bio_part, replace_prior_story
+from engine.turns import Turn, parse_backstage, parse_transcript, render_thought, render_turn
+
+CAST = ["林小姐", "刑警", "律師"]
+
+
+def test_a_turn_reads_like_a_script_page():
+    turn = Turn(3, "林小姐", "她把咖啡杯推開。", "「你們到底想問什麼？」", "刑警")
+    assert render_turn(turn) == (
+        "## 3 · 林小姐\n**動作**: 她把咖啡杯推開。\n**台詞**: 「你們到底想問什麼？」\n**cue**: 刑警\n\n"
+    )
+    assert render_turn(turn, "en").startswith("## 3 · 林小姐\n**Action**: ")
+
+
+value = st.text(
+    alphabet=st.characters(
+        blacklist_categories=("Cs", "Cc"), blacklist_characters="\r\x85\u2028\u2029"
+    )
+    | st.just("\n"),
+).map(lambda s: "\n".join(line.rstrip() for line in s.strip().split("\n")).strip())
+actor = st.sampled_from(CAST + ["Mara", "Detective Reyes"])
+
+
+@given(st.lists(st.tuples(actor, value, value, value), max_size=6), st.sampled_from(["zh", "en"]))
+def test_any_transcript_round_trips(rows, language):
+    turns = [
+        Turn(i + 1, a, act, dia, cue.split("\n")[0].strip())
+        for i, (a, act, dia, cue) in enumerate(rows)
+    ]
+    text = "# 審訊室\n\n" + "".join(render_turn(t, language) for t in turns)
+    assert parse_transcript(text) == turns
+
+
+@given(st.dictionaries(st.integers(1, 500), value.filter(bool), max_size=6))
+def test_any_backstage_log_round_trips(thoughts):
+    text = "".join(render_thought(n, t) for n, t in sorted(thoughts.items()))
+    assert parse_backstage(text) == thoughts
+
+
+def test_lines_that_look_like_structure_stay_inside_their_turn():
+    sneaky = Turn(1, "律師", "", "第一行\n## 2 · 刑警\n**動作**: 假的\n\\反斜線", "")
+    text = render_turn(sneaky)
+    assert parse_transcript(text) == [sneaky]
+    assert "\n\\## 2 · 刑警" in text  # escaped, and still readable in Obsidian
+
+
+def test_notes_route_to_everyone_or_one_actor_and_typos_reach_nobody():
+    text = (
+        "# 導演耳語\n\n## 全體\n- 慢一點\n\n## 林小姐\n- 你懷疑律師\n\n## 林小結\n- 打錯字的耳語\n"
+    )
+    whispers = parse_notes(text, CAST)
+    assert whispers.everyone == "- 慢一點"
+    assert whispers.for_actor("林小姐") == "- 你懷疑律師"
+    assert whispers.for_actor("刑警") == ""
+    assert whispers.unknown_sections == ("林小結",)
+
+
+def test_add_note_appends_under_the_right_heading():
+    text = empty_notes(CAST)
+    text = add_note(text, "慢一點", None)
+    text = add_note(text, "你開始懷疑律師", "林小姐")
+    text = add_note(text, "第二句", "林小姐")
+    whispers = parse_notes(text, CAST)
+    assert whispers.everyone == "- 慢一點"
+    assert whispers.for_actor("林小姐") == "- 你開始懷疑律師\n- 第二句"
+    assert add_note("", "hello", "Mara", "en").endswith("## Mara\n- hello\n")
+
+
+def test_front_matter_round_trips_and_errors_name_the_file():
+    text = "---\nmodel: openai/gpt-4o\naliases: [林]\n---\n## 角色小傳\n正文\n"
+    settings, body = frontmatter.split(text)
+    assert settings == {"model": "openai/gpt-4o", "aliases": ["林"]}
+    assert body == "## 角色小傳\n正文\n"
+    assert frontmatter.split(frontmatter.join(settings, body)) == (settings, body)
+    assert frontmatter.split("no header") == ({}, "no header")
+    with pytest.raises(BadSceneFile, match="soul.md.*not valid YAML"):
+        frontmatter.split("---\nmodel: [unclosed\n---\nbody", "actors/x/soul.md")
+    with pytest.raises(BadSceneFile, match="no closing"):
+        frontmatter.split("---\nmodel: x\nbody", "context.md")
+    with pytest.raises(BadSceneFile, match="key: value"):
+        frontmatter.split("---\n- a list\n---\n", "context.md")
+
+
+def test_prior_story_is_replaced_without_touching_bio_or_notes():
+    body = "## 角色小傳\n小傳\n\n## 前期劇本\n舊的前情\n\n## 導戲筆記\n筆記\n"
+    new = replace_prior_story(body, "新的前情")
+    assert "新的前情" in new and "舊的前情" not in new
+    assert new.index("小傳") < new.index("新的前情") < new.index("筆記")
+    assert bio_part(new) == "## 角色小傳\n小傳\n\n## 導戲筆記\n筆記"
+
+
+@pytest.mark.parametrize("name", ["林小姐", "Detective Reyes", "O'Neil", "刑警2"])
+def test_unicode_names_are_welcome(name):
+    assert check_name(name) == name
+
+
+@pytest.mark.parametrize(
+    "name, why",
+    [
+        ("../etc", "may not"),
+        ("a/b", "may not contain"),
+        ("/abs", "may not contain"),
+        ("", "empty"),
+        ("   ", "empty"),
+        (".hidden", "dot"),
+        ("..", "dot"),
+        ("bad\x00name", "control"),
+        ("ANY", "anyone"),
+        ("takes", "reserved"),
+        ("x" * 65, "longer"),
+    ],
+)
+def test_dangerous_names_are_refused_with_a_reason(name, why):
+    with pytest.raises(BadName, match=why):
+        check_name(name)
+
+
+def test_names_that_collide_after_normalisation_are_refused():
+    check_unique(["林小姐", "刑警"])
+    with pytest.raises(BadName, match="collides"):
+        check_unique(["Mara", "mara"])
+    with pytest.raises(BadName, match="collides"):
+        check_unique(["ＭＡＲＡ", "Mara"])  # full-width
