@@ -96,7 +96,7 @@ class Rehearsal:
         self.events = hub or EventHub()
         self._task: asyncio.Task[RunResult] | None = None
         self._progress = ""
-        self.files.store.recover()
+        self.recovered = self.files.store.recover()
 
     # ----------------------------------------------------------------- reading
     async def state(self) -> SceneState:
