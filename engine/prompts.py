@@ -16,7 +16,7 @@ from functools import lru_cache
 from engine.casting import silence
 from engine.turns import Turn, labels_for
 
-HISTORY_BUDGET = 2600  # estimated tokens of record an actor sees (≈ a 5-minute scene)
+HISTORY_BUDGET = 2800  # estimated tokens of record an actor sees (≈ a 5-minute scene)
 WINDOW_STEP = 10  # the window moves in blocks of turns so the cached prefix stays stable
 
 
@@ -131,7 +131,7 @@ def actor_messages(brief: ActorBrief) -> tuple[dict[str, str], ...]:
         record.append(
             f"（前 {start} 輪已省略）" if zh else f"(the first {start} turns are omitted)"
         )
-    record.extend(lines[start:] if lines else ["（尚未開始）" if zh else "(nothing yet)"])
+    record.extend(lines[start:])
 
     tail: list[str] = []
     if brief.whisper_all:

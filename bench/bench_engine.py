@@ -1,0 +1,209 @@
+"""Engine benchmark: overhead per turn, prompt size, prompt-cache friendliness, calls per turn.
+
+Runs offline on the scripted model (instant, through litellm's real call path) and prints a
+markdown table. Engine overhead = a turn's wall time minus the time spent inside the model
+door (engine.llm.complete), i.e. prompt build + parse + persistence + events.
+
+    python bench/bench_engine.py [--turns 200]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+os.environ.setdefault("LITELLM_OFFLINE_MODE", "true")
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from engine import Rehearsal, llm, scripted  # noqa: E402
+from engine.events import TurnCompleted  # noqa: E402
+from engine.scripted import ScriptedRequest  # noqa: E402
+from engine.templates import new_scene  # noqa: E402
+
+THOUGHTS = [
+    "他問得太快，像早就知道答案。",
+    "信封的事他提了兩次，是警告嗎？",
+    "她的手在抖，她知道得更多。",
+]
+ACTIONS = ["把杯子推到桌子中央。", "靠回椅背，敲了三下桌面。", "沉默地翻過一頁筆錄。"]
+LINES = [
+    "「十一點我在家，說過三次了。」",
+    "「監視器可不是這麼說的。」",
+    "「我的當事人有權不回答。」",
+]
+
+
+def realistic(request: ScriptedRequest) -> str:
+    """A ~60-token turn that always throws the ball to someone by name."""
+    shape = request.shape
+    others = [a for a in shape.cast if a != shape.speaker]
+    if shape.kind == "stage_manager":
+        return f"NEXT: {shape.cast[0]}\nREASON: scripted"
+    i = request.index
+    return (
+        f"<thought>{THOUGHTS[i % 3]}</thought>\n<action>{ACTIONS[i % 3]}</action>\n"
+        f"<dialogue>{LINES[(i + 1) % 3]}</dialogue>\n<cue>{others[i % len(others)]}</cue>"
+    )
+
+
+class ModelClock:
+    """Times every call through the model door so it can be subtracted from a turn."""
+
+    def __init__(self) -> None:
+        self.spent = 0.0
+        self._real = llm.complete
+
+    async def complete(self, call: llm.ModelCall) -> llm.ModelReply:
+        began = time.perf_counter()
+        try:
+            return await self._real(call)
+        finally:
+            self.spent += time.perf_counter() - began
+
+
+def add_fourth_actor(scene: Path) -> None:
+    src = next((scene / "actors").iterdir())
+    shutil.copytree(src, scene / "actors" / "書記員")
+    ctx = scene / "context.md"
+    text = ctx.read_text(encoding="utf-8")
+    if "cast:" in text:
+        text = text.replace("cast: [", "cast: [書記員, ", 1)
+    ctx.write_text(text, encoding="utf-8")
+
+
+async def overhead(turns: int, workdir: Path) -> dict[str, float]:
+    scene = new_scene(workdir / "overhead", "interrogation")
+    add_fourth_actor(scene)
+    clock = ModelClock()
+    llm.complete = clock.complete  # type: ignore[assignment]
+    rehearsal = Rehearsal(scene)
+    per_turn: list[float] = []
+    mark = {"t": 0.0, "model": 0.0}
+
+    def on_event(event: object) -> None:
+        if isinstance(event, TurnCompleted):
+            now = time.perf_counter()
+            per_turn.append((now - mark["t"]) - (clock.spent - mark["model"]))
+            mark["t"], mark["model"] = now, clock.spent
+
+    rehearsal.events.listen(on_event)
+    await rehearsal.cue(rehearsal_first := (await rehearsal.state()).cast[0])  # warm up litellm
+    del rehearsal_first
+    per_turn.clear()
+    calls_before = len(scripted.calls)
+    mark["t"], mark["model"] = time.perf_counter(), clock.spent
+    await rehearsal.run(turns)
+    llm.complete = clock._real  # type: ignore[assignment]
+    ms = [x * 1000 for x in per_turn]
+    early = statistics.median(ms[5:15])
+    late = statistics.median(ms[-10:])
+    return {
+        "median_ms": statistics.median(ms),
+        "p95_ms": sorted(ms)[int(len(ms) * 0.95) - 1],
+        "turn10_ms": early,
+        "turn200_ms": late,
+        "ratio": late / early,
+        "calls_per_turn": (len(scripted.calls) - calls_before) / turns,
+        "actors": len((await rehearsal.state()).cast),
+    }
+
+
+def common_prefix(a: str, b: str) -> int:
+    n = min(len(a), len(b))
+    i = 0
+    while i < n and a[i] == b[i]:
+        i += 1
+    return i
+
+
+async def prompts(turns: int, workdir: Path) -> dict[str, float]:
+    scene = new_scene(workdir / "prompts", "interrogation")
+    rehearsal = Rehearsal(scene)
+    start = len(scripted.calls)
+    await rehearsal.run(turns)
+    litellm = llm.litellm_module()
+    actor_calls = [c for c in scripted.calls[start:] if c.shape.kind == "actor"]
+    tokens = [litellm.token_counter(model="gpt-4o", messages=list(c.messages)) for c in actor_calls]
+    turn_tokens = [
+        litellm.token_counter(model="gpt-4o", text=realistic(ScriptedRequest("x", (), c.shape, i)))
+        for i, c in enumerate(actor_calls[:9])
+    ]
+    shares: list[float] = []
+    last: dict[str, str] = {}
+    for call in actor_calls:
+        text = "\n".join(m["content"] for m in call.messages)
+        prev = last.get(call.shape.speaker)
+        if prev is not None:
+            shares.append(common_prefix(prev, text) / len(text))
+        last[call.shape.speaker] = text
+    return {
+        "max_tokens": max(tokens),
+        "last_tokens": tokens[-1],
+        "turn_tokens": statistics.mean(turn_tokens),
+        "share_min": min(shares),
+        "share_median": statistics.median(shares),
+        "calls_per_turn": (len(scripted.calls) - start) / turns,
+    }
+
+
+async def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--turns", type=int, default=200)
+    parser.add_argument("--scene-turns", type=int, default=40)
+    args = parser.parse_args()
+    scripted.register("bench", realistic)
+    os.environ["CIRCUS_MODEL"] = "scripted/bench"
+    os.environ["CIRCUS_STAGE_MANAGER_MODEL"] = "scripted/bench"
+    with tempfile.TemporaryDirectory() as tmp:
+        o = await overhead(args.turns, Path(tmp))
+        p = await prompts(args.scene_turns, Path(tmp))
+    rows = [
+        ("engine overhead per turn, median", f"{o['median_ms']:.2f} ms", "≤ 5 ms"),
+        ("engine overhead per turn, p95", f"{o['p95_ms']:.2f} ms", ""),
+        (
+            f"cost at turn 200 / turn 10 ({o['turn200_ms']:.2f} / {o['turn10_ms']:.2f} ms)",
+            f"{o['ratio']:.2f}×",
+            "≤ 3×",
+        ),
+        (
+            f"model calls per turn ({args.turns} turns, {o['actors']} actors, explicit cues)",
+            f"{o['calls_per_turn']:.3f}",
+            "≤ 1.1",
+        ),
+        (
+            f"prompt tokens per actor call, max ({args.scene_turns} turns, interrogation)",
+            f"{p['max_tokens']:.0f}",
+            "≤ 4,500",
+        ),
+        ("prompt tokens of the last actor call", f"{p['last_tokens']:.0f}", ""),
+        ("tokens per scripted turn (thought+action+line+cue)", f"{p['turn_tokens']:.0f}", "≈ 60"),
+        (
+            "unchanged prefix of previous prompt (same actor), min",
+            f"{p['share_min']:.3f}",
+            "≥ 0.75",
+        ),
+        (
+            "unchanged prefix of previous prompt (same actor), median",
+            f"{p['share_median']:.3f}",
+            "",
+        ),
+        ("model calls per turn (interrogation)", f"{p['calls_per_turn']:.3f}", "≤ 1.1"),
+    ]
+    width = max(len(r[0]) for r in rows)
+    print(f"| {'measure'.ljust(width)} | value | target |")
+    print(f"| {'-' * width} | ----- | ------ |")
+    for name, value, target in rows:
+        print(f"| {name.ljust(width)} | {value} | {target} |")
+
+
+if __name__ == "__main__":
+    asyncio.run(main())
