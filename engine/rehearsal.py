@@ -386,18 +386,16 @@ class Rehearsal:
         if not isinstance(until, int) or until < 0 or until > last:
             raise BadRequest(f"take_{number} has turns 1–{last}; --until must be in that range.")
         state = await self.state()
-        autosaved = None
-        current = await store.read(TRANSCRIPT) or ""
-        if state.turns and not await self._is_saved(current):
-            autosaved = await self.save_take()
-        store.lock(self.name)
+        store.lock(self.name)  # no run may start (here or in another process) mid-replay
         try:
-            await store.write_atomic(TRANSCRIPT, cut_log(take_text, until))
-            for actor in state.cast:
-                log = await store.read(f"{source}/{backstage_path(actor)}") or ""
-                await store.write_atomic(backstage_path(actor), cut_log(log, until))
-            sm = await store.read(f"{source}/{STAGE_MANAGER_LOG}") or ""
-            await store.write_atomic(STAGE_MANAGER_LOG, cut_log(sm, until))
+            autosaved = None
+            if state.turns and not await self._is_saved(await store.read(TRANSCRIPT) or ""):
+                autosaved = await save_take(store)
+                self.events.emit(TakeSaved(self.name, autosaved, len(state.turns)))
+            files = {TRANSCRIPT: cut_log(take_text, until)}
+            for rel in [backstage_path(a) for a in state.cast] + [STAGE_MANAGER_LOG]:
+                files[rel] = cut_log(await store.read(f"{source}/{rel}") or "", until)
+            await store.commit_rewrites(files)
         finally:
             store.unlock()
         return ReplayResult(await self.current_take(), number, until, autosaved)

@@ -3,7 +3,8 @@
 Whole-file writes are atomic (temp file + rename). A turn's appends to transcript.md, the
 actor's backstage log and the usage log go through a redo journal (.circus/pending.json,
 written atomically first): after a crash at any moment, `recover` truncates each file to where
-the turn began and re-applies it, so a turn lands whole or not at all.
+the turn began and re-applies it, so a turn lands whole or not at all. A replay's rewrite of
+several logs goes through the same journal.
 """
 
 from __future__ import annotations
@@ -68,12 +69,16 @@ class SceneStore:
         """Append every (file, text) pair as one all-or-nothing step."""
         await asyncio.to_thread(self._commit_sync, appends)
 
-    def _commit_sync(self, appends: list[tuple[str, str]]) -> None:
+    async def commit_rewrites(self, files: dict[str, str]) -> None:
+        """Replace several files' whole text as one all-or-nothing step."""
+        await asyncio.to_thread(self._commit_sync, list(files.items()), True)
+
+    def _commit_sync(self, appends: list[tuple[str, str]], rewrite: bool = False) -> None:
         entries = []
         for rel, text in appends:
             path = self.root / rel
             path.parent.mkdir(parents=True, exist_ok=True)
-            size = path.stat().st_size if path.exists() else 0
+            size = 0 if rewrite or not path.exists() else path.stat().st_size
             entries.append({"path": rel, "offset": size, "text": text})
         journal = self.root / JOURNAL
         journal.parent.mkdir(parents=True, exist_ok=True)
@@ -148,27 +153,3 @@ class SceneStore:
             else:
                 shutil.copy2(child, tmp / child.name)
         os.replace(tmp, dest)
-
-    async def restore_from(self, src_rel: str, names: Iterable[str]) -> None:
-        """Replace top-level files/folders `names` in the scene by their copies in `src_rel`."""
-        await asyncio.to_thread(self._restore_sync, src_rel, list(names))
-
-    def _restore_sync(self, src_rel: str, names: list[str]) -> None:
-        src = self.root / src_rel
-        for name in names:
-            target = self.root / name
-            source = src / name
-            if source.is_dir():
-                tmp = self.root / f".{name}.restore"
-                shutil.rmtree(tmp, ignore_errors=True)
-                shutil.copytree(source, tmp)
-                old = self.root / f".{name}.old"
-                shutil.rmtree(old, ignore_errors=True)
-                if target.exists():
-                    os.replace(target, old)
-                os.replace(tmp, target)
-                shutil.rmtree(old, ignore_errors=True)
-            elif source.exists():
-                tmp = self.root / f".{name}.restore"
-                shutil.copy2(source, tmp)
-                os.replace(tmp, target)
