@@ -6,8 +6,9 @@ import asyncio
 import datetime
 import itertools
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, List, Optional
+from typing import Any
 
 DISCORD_EPOCH_MS = 1420070400000
 
@@ -37,9 +38,19 @@ class P:
     ALL = (1 << 53) - 1
 
     EVERYONE_DEFAULT = (
-        CREATE_INSTANT_INVITE | ADD_REACTIONS | VIEW_CHANNEL | SEND_MESSAGES | EMBED_LINKS | ATTACH_FILES
-        | READ_MESSAGE_HISTORY | USE_EXTERNAL_EMOJIS | CHANGE_NICKNAME | USE_APPLICATION_COMMANDS
-        | CREATE_PUBLIC_THREADS | CREATE_PRIVATE_THREADS | SEND_MESSAGES_IN_THREADS
+        CREATE_INSTANT_INVITE
+        | ADD_REACTIONS
+        | VIEW_CHANNEL
+        | SEND_MESSAGES
+        | EMBED_LINKS
+        | ATTACH_FILES
+        | READ_MESSAGE_HISTORY
+        | USE_EXTERNAL_EMOJIS
+        | CHANGE_NICKNAME
+        | USE_APPLICATION_COMMANDS
+        | CREATE_PUBLIC_THREADS
+        | CREATE_PRIVATE_THREADS
+        | SEND_MESSAGES_IN_THREADS
     )
     BOT_DEFAULT = (
         EVERYONE_DEFAULT | MANAGE_WEBHOOKS | MANAGE_THREADS | MANAGE_MESSAGES | MENTION_EVERYONE
@@ -62,11 +73,11 @@ class SnowflakeGen:
 
 def iso_from_snowflake(snowflake: int) -> str:
     ms = (int(snowflake) >> 22) + DISCORD_EPOCH_MS
-    return datetime.datetime.fromtimestamp(ms / 1000, tz=datetime.timezone.utc).isoformat()
+    return datetime.datetime.fromtimestamp(ms / 1000, tz=datetime.UTC).isoformat()
 
 
 def iso_now() -> str:
-    return datetime.datetime.now(tz=datetime.timezone.utc).isoformat()
+    return datetime.datetime.now(tz=datetime.UTC).isoformat()
 
 
 class DiscordHTTPError(Exception):
@@ -77,9 +88,9 @@ class DiscordHTTPError(Exception):
         status: int,
         code: int,
         message: str,
-        errors: Optional[Dict[str, Any]] = None,
-        headers: Optional[Dict[str, str]] = None,
-        extra: Optional[Dict[str, Any]] = None,
+        errors: dict[str, Any] | None = None,
+        headers: dict[str, str] | None = None,
+        extra: dict[str, Any] | None = None,
     ) -> None:
         super().__init__(f"{status} {code} {message}")
         self.status = status
@@ -89,17 +100,17 @@ class DiscordHTTPError(Exception):
         self.headers = headers or {}
         self.extra = extra or {}
 
-    def body(self) -> Dict[str, Any]:
-        out: Dict[str, Any] = {"message": self.message, "code": self.code}
+    def body(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"message": self.message, "code": self.code}
         if self.errors is not None:
             out["errors"] = self.errors
         out.update(self.extra)
         return out
 
 
-def form_error(path: List[Any], code: str, message: str) -> DiscordHTTPError:
+def form_error(path: list[Any], code: str, message: str) -> DiscordHTTPError:
     """50035 Invalid Form Body with Discord's nested ``errors`` structure."""
-    errors: Dict[str, Any] = {"_errors": [{"code": code, "message": message}]}
+    errors: dict[str, Any] = {"_errors": [{"code": code, "message": message}]}
     for key in reversed(path):
         errors = {str(key): errors}
     return DiscordHTTPError(400, 50035, "Invalid Form Body", errors=errors)
@@ -120,7 +131,7 @@ class UserRef:
     id: int
     username: str
     bot: bool = False
-    global_name: Optional[str] = None
+    global_name: str | None = None
     dms_closed: bool = False
 
     def __int__(self) -> int:
@@ -129,7 +140,7 @@ class UserRef:
     def __index__(self) -> int:
         return self.id
 
-    def to_dict(self) -> Dict[str, Any]:
+    def to_dict(self) -> dict[str, Any]:
         return {
             "id": str(self.id),
             "username": self.username,
@@ -152,11 +163,11 @@ class UserRef:
 class RecordedRequest:
     method: str
     path: str
-    query: Dict[str, str]
+    query: dict[str, str]
     json: Any
-    files: List[Dict[str, Any]] = field(default_factory=list)
-    template: Optional[str] = None
-    status: Optional[int] = None
+    files: list[dict[str, Any]] = field(default_factory=list)
+    template: str | None = None
+    status: int | None = None
     response: Any = None
 
     def __repr__(self) -> str:  # compact in pytest output
@@ -171,7 +182,7 @@ class InteractionHandle:
     message and edits are collected as they happen.
     """
 
-    def __init__(self, fake: Any, payload: Dict[str, Any], created_at: float) -> None:
+    def __init__(self, fake: Any, payload: dict[str, Any], created_at: float) -> None:
         self._fake = fake
         self.payload = payload
         self.id = int(payload["id"])
@@ -181,11 +192,13 @@ class InteractionHandle:
         user = payload.get("member", {}).get("user") or payload.get("user")
         self.user_id = int(user["id"]) if user else None
         self.created_at = created_at
-        self.callback: Optional[Dict[str, Any]] = None  # initial response body
-        self.original: Optional[Dict[str, Any]] = None  # original response message
-        self.followups: List[Dict[str, Any]] = []
-        self.events: List[tuple] = []  # ("callback", body) / ("followup", msg) / ("edit", msg) / ("delete", id)
-        self.rejected: List[Dict[str, Any]] = []  # error bodies returned for this interaction
+        self.callback: dict[str, Any] | None = None  # initial response body
+        self.original: dict[str, Any] | None = None  # original response message
+        self.followups: list[dict[str, Any]] = []
+        self.events: list[
+            tuple
+        ] = []  # ("callback", body) / ("followup", msg) / ("edit", msg) / ("delete", id)
+        self.rejected: list[dict[str, Any]] = []  # error bodies returned for this interaction
         self._changed = asyncio.Condition()
 
     # -- recording (called by the fake) ---------------------------------------------
@@ -195,14 +208,39 @@ class InteractionHandle:
             self._changed.notify_all()
 
     # -- waiting -------------------------------------------------------------------
-    async def wait_until(self, predicate: Callable[["InteractionHandle"], bool], timeout: float = 2.0) -> None:
+    async def wait_until(
+        self, predicate: Callable[[InteractionHandle], bool], timeout: float = 2.0
+    ) -> None:
         async def _wait() -> None:
             async with self._changed:
                 await self._changed.wait_for(lambda: predicate(self))
 
-        await asyncio.wait_for(_wait(), timeout)
+        try:
+            await asyncio.wait_for(_wait(), timeout)
+        except TimeoutError:
+            raise TimeoutError(self._diagnose(timeout)) from None
 
-    async def response(self, timeout: float = 2.0) -> Dict[str, Any]:
+    def _diagnose(self, timeout: float) -> str:
+        """Why a wait timed out: the errors the fake returned are usually the answer."""
+        lines = [f"{self!r}: condition not met within {timeout}s"]
+        if self.rejected:
+            lines.append(f"  errors returned for this interaction: {self.rejected}")
+        recent = self._fake.errors[-5:]
+        if recent:
+            lines.append(
+                "  recent error responses: "
+                + "; ".join(f"{m} {p} -> {s} {b}" for m, p, s, b in recent)
+            )
+        if self._fake.spec_violations:
+            lines.append(f"  spec violations: {self._fake.spec_violations}")
+        if self._fake.unhandled:
+            lines.append(f"  unimplemented routes hit: {self._fake.unhandled}")
+        lines.append(
+            "  (exceptions inside the bot's handlers are only logged by discord.py; check the log)"
+        )
+        return "\n".join(lines)
+
+    async def response(self, timeout: float = 2.0) -> dict[str, Any]:
         await self.wait_until(lambda h: h.callback is not None, timeout)
         assert self.callback is not None
         return self.callback
@@ -210,28 +248,28 @@ class InteractionHandle:
     def __await__(self):
         return self.response().__await__()
 
-    async def wait_followups(self, count: int = 1, timeout: float = 2.0) -> List[Dict[str, Any]]:
+    async def wait_followups(self, count: int = 1, timeout: float = 2.0) -> list[dict[str, Any]]:
         await self.wait_until(lambda h: len(h.followups) >= count, timeout)
         return self.followups
 
-    async def wait_event(self, kind: str, count: int = 1, timeout: float = 2.0) -> List[Any]:
+    async def wait_event(self, kind: str, count: int = 1, timeout: float = 2.0) -> list[Any]:
         await self.wait_until(lambda h: sum(1 for k, _ in h.events if k == kind) >= count, timeout)
         return [v for k, v in self.events if k == kind]
 
     # -- conveniences --------------------------------------------------------------
     @property
-    def callback_type(self) -> Optional[int]:
+    def callback_type(self) -> int | None:
         return None if self.callback is None else self.callback.get("type")
 
     @property
-    def choices(self) -> Optional[List[Dict[str, Any]]]:
+    def choices(self) -> list[dict[str, Any]] | None:
         """Autocomplete choices (callback type 8)."""
         if self.callback_type == 8:
             return (self.callback.get("data") or {}).get("choices", [])
         return None
 
     @property
-    def modal(self) -> Optional[Dict[str, Any]]:
+    def modal(self) -> dict[str, Any] | None:
         """The modal the bot showed (callback type 9)."""
         if self.callback_type == 9:
             return self.callback.get("data")
@@ -247,16 +285,18 @@ class InteractionHandle:
         return bool((data.get("flags") or 0) & 64)
 
     @property
-    def messages(self) -> List[Dict[str, Any]]:
+    def messages(self) -> list[dict[str, Any]]:
         """Original response (if any, current state) followed by followups."""
         out = []
         if self.original is not None:
             out.append(self.original)
-        out.extend(m for m in self.followups if self.original is None or m["id"] != self.original["id"])
+        out.extend(
+            m for m in self.followups if self.original is None or m["id"] != self.original["id"]
+        )
         return out
 
     @property
-    def contents(self) -> List[str]:
+    def contents(self) -> list[str]:
         return [m.get("content", "") for m in self.messages]
 
     def __repr__(self) -> str:

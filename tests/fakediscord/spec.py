@@ -16,15 +16,16 @@ import functools
 import json
 import os
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Dict, List, Mapping, Optional, Tuple
+from typing import Any
 
 import jsonschema
 from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT202012
 
-RELAX_SNOWFLAKE_INTS = False
+RELAX_SNOWFLAKE_INTS = True  # see _relax_schema_tree
 SPEC_URI = "https://discord.com/api/openapi.json"
 HTTP_METHODS = ("get", "put", "post", "delete", "patch", "head", "options")
 
@@ -48,9 +49,9 @@ class Operation:
     template: str  # e.g. /channels/{channel_id}/messages
     operation_id: str
     pointer: str  # JSON pointer of the operation object
-    op: Dict[str, Any]
+    op: dict[str, Any]
     # (name, location, required, schema pointer)
-    parameters: List[Tuple[str, str, bool, str]] = field(default_factory=list)
+    parameters: list[tuple[str, str, bool, str]] = field(default_factory=list)
 
 
 @dataclass
@@ -58,7 +59,7 @@ class _Template:
     template: str
     regex: re.Pattern
     literal_segments: int
-    operations: Dict[str, Operation]
+    operations: dict[str, Operation]
 
 
 # --------------------------------------------------------------------------------------
@@ -67,11 +68,14 @@ class _Template:
 # short and documented (see README.md).
 # --------------------------------------------------------------------------------------
 
-def _relax_schema_tree(spec: Dict[str, Any]) -> None:
+
+def _relax_schema_tree(spec: dict[str, Any]) -> None:
     schemas = spec["components"]["schemas"]
-    # 1. Snowflakes: the spec only allows strings, but discord.py sends some snowflakes as
-    #    JSON integers (e.g. allowed_mentions.users/roles, message_reference.message_id,
-    #    attachments[].id, applied_tags).  Discord's API accepts both.
+    # 1. Snowflakes: the spec only allows strings, but discord.py 2.7.1 sends many snowflakes
+    #    as JSON integers, observed: POST /users/@me/channels {"recipient_id": <int>},
+    #    attachments[].id (0, 1, ... for uploads), and by construction allowed_mentions
+    #    users/roles, message_reference.message_id, applied_tags.  Discord accepts both.
+    #    Only the *type* is relaxed: a non-negative integer; strings keep the digit pattern.
     snowflake = schemas.get("SnowflakeType")
     if snowflake is not None and snowflake.get("type") == "string":
         schemas["SnowflakeType"] = {
@@ -82,18 +86,22 @@ def _relax_schema_tree(spec: Dict[str, Any]) -> None:
         }
 
 
+_VALIDATORS: dict[str, dict[str, Any]] = {}
+
+
 class SpecValidator:
     """Matches requests to spec operations and validates them."""
 
-    def __init__(self, spec_path: Optional[os.PathLike] = None) -> None:
+    def __init__(self, spec_path: os.PathLike | None = None) -> None:
         self.spec_path = Path(spec_path) if spec_path else default_spec_path()
         self.spec, self.registry, self._templates = _load(str(self.spec_path))
-        self._validators: Dict[str, Any] = {}
+        # compiled validators are shared by every FakeDiscord in the process
+        self._validators: dict[str, Any] = _VALIDATORS.setdefault(str(self.spec_path), {})
 
     # -- matching -------------------------------------------------------------------
-    def match(self, method: str, path: str) -> Tuple[Optional[_Template], Dict[str, str]]:
-        best: Optional[_Template] = None
-        best_params: Dict[str, str] = {}
+    def match(self, method: str, path: str) -> tuple[_Template | None, dict[str, str]]:
+        best: _Template | None = None
+        best_params: dict[str, str] = {}
         for tpl in self._templates:
             m = tpl.regex.match(path)
             if m is None:
@@ -102,16 +110,22 @@ class SpecValidator:
                 best, best_params = tpl, m.groupdict()
         return best, best_params
 
-    def operation(self, method: str, path: str) -> Tuple[Optional[Operation], Dict[str, str], Optional[str]]:
+    def operation(
+        self, method: str, path: str
+    ) -> tuple[Operation | None, dict[str, str], str | None]:
         """Return (operation, path_params, error)."""
         tpl, params = self.match(method, path)
         if tpl is None:
             return None, {}, f"{method} {path}: no such path in the Discord OpenAPI spec"
         op = tpl.operations.get(method.upper())
         if op is None:
-            return None, params, (
-                f"{method} {path}: method not allowed for {tpl.template} "
-                f"(spec has {sorted(tpl.operations)})"
+            return (
+                None,
+                params,
+                (
+                    f"{method} {path}: method not allowed for {tpl.template} "
+                    f"(spec has {sorted(tpl.operations)})"
+                ),
             )
         return op, params, None
 
@@ -133,7 +147,7 @@ class SpecValidator:
             node = self._resolve_pointer(node["$ref"].split("#", 1)[1])
         return node
 
-    def _errors(self, pointer: str, instance: Any, where: str) -> List[str]:
+    def _errors(self, pointer: str, instance: Any, where: str) -> list[str]:
         validator = self._validator(pointer)
         return [f"{where} {_describe(err)}" for err in validator.iter_errors(instance)]
 
@@ -169,11 +183,11 @@ class SpecValidator:
         op: Operation,
         path_params: Mapping[str, str],
         query: Mapping[str, str],
-        content_type: Optional[str],
+        content_type: str | None,
         body: Any,
         has_body: bool,
-    ) -> List[str]:
-        problems: List[str] = []
+    ) -> list[str]:
+        problems: list[str] = []
         where = f"{op.method} {op.template}"
         declared_query = set()
         for name, loc, required, schema_ptr in op.parameters:
@@ -194,7 +208,9 @@ class SpecValidator:
         request_body = op.op.get("requestBody")
         if request_body is None:
             if has_body and body not in (None, {}, ""):
-                problems.append(f"{where}: operation takes no request body but one was sent: {str(body)[:200]}")
+                problems.append(
+                    f"{where}: operation takes no request body but one was sent: {str(body)[:200]}"
+                )
             return problems
         if not has_body:
             if request_body.get("required"):
@@ -206,7 +222,9 @@ class SpecValidator:
             if ctype == "multipart/form-data" and "application/json" in content:
                 ctype = "application/json"
             else:
-                problems.append(f"{where}: content type {ctype!r} not accepted (spec: {sorted(content)})")
+                problems.append(
+                    f"{where}: content type {ctype!r} not accepted (spec: {sorted(content)})"
+                )
                 return problems
         schema_ptr = op.pointer + "/requestBody/content/" + _escape_pointer(ctype) + "/schema"
         problems += self._errors(schema_ptr, body, f"{where} body")
@@ -221,7 +239,7 @@ def _short(value: Any, limit: int = 120) -> str:
 _DISCRIMINATORS = ("enum", "const", "type", "required")
 
 
-def _pick_branch_error(err: "jsonschema.ValidationError") -> "jsonschema.ValidationError":
+def _pick_branch_error(err: jsonschema.ValidationError) -> jsonschema.ValidationError:
     """For an anyOf/oneOf failure, find the branch that "almost" matched.
 
     Branches whose failure is a discriminator mismatch close to the root (e.g. the
@@ -229,13 +247,16 @@ def _pick_branch_error(err: "jsonschema.ValidationError") -> "jsonschema.Validat
     error is reported.
     """
     base = len(err.absolute_path)
-    branches: Dict[Any, List[Any]] = {}
+    branches: dict[Any, list[Any]] = {}
     for sub in err.context:
         key = sub.relative_schema_path[0] if sub.relative_schema_path else None
         branches.setdefault(key, []).append(sub)
     plausible = [
-        errs for errs in branches.values()
-        if not any(e.validator in _DISCRIMINATORS and len(e.absolute_path) - base <= 1 for e in errs)
+        errs
+        for errs in branches.values()
+        if not any(
+            e.validator in _DISCRIMINATORS and len(e.absolute_path) - base <= 1 for e in errs
+        )
     ]
     if not plausible:
         plausible = list(branches.values())
@@ -244,12 +265,25 @@ def _pick_branch_error(err: "jsonschema.ValidationError") -> "jsonschema.Validat
     return max(errs, key=lambda e: (len(e.absolute_path), e.validator not in _DISCRIMINATORS))
 
 
-def _describe(err: "jsonschema.ValidationError") -> str:
+def _describe(err: jsonschema.ValidationError) -> str:
     """One line for a validation error; for anyOf/oneOf, descend to the most relevant cause."""
     while err.context:
         err = _pick_branch_error(err)
-    loc = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in err.absolute_path) or "<root>"
-    if err.validator in ("maxLength", "minLength", "maxItems", "minItems", "maximum", "minimum", "pattern", "enum", "type", "const"):
+    loc = (
+        "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in err.absolute_path) or "<root>"
+    )
+    if err.validator in (
+        "maxLength",
+        "minLength",
+        "maxItems",
+        "minItems",
+        "maximum",
+        "minimum",
+        "pattern",
+        "enum",
+        "type",
+        "const",
+    ):
         return f"{loc}: {err.validator}={_short(err.validator_value)} violated by {_short(err.instance)}"
     msg = err.message
     return f"{loc}: {msg if len(msg) <= 300 else msg[:300] + '...'}"
@@ -257,7 +291,7 @@ def _describe(err: "jsonschema.ValidationError") -> str:
 
 @functools.lru_cache(maxsize=4)
 def _load(spec_path: str):
-    with open(spec_path, "r", encoding="utf-8") as fh:
+    with open(spec_path, encoding="utf-8") as fh:
         spec = json.load(fh)
     spec = copy.deepcopy(spec)
     if RELAX_SNOWFLAKE_INTS:
@@ -265,7 +299,7 @@ def _load(spec_path: str):
     resource = Resource.from_contents(spec, default_specification=DRAFT202012)
     registry = Registry().with_resource(SPEC_URI, resource)
 
-    templates: List[_Template] = []
+    templates: list[_Template] = []
     for template, item in spec["paths"].items():
         tpl_ptr = "/paths/" + _escape_pointer(template)
         parts = []
@@ -279,16 +313,26 @@ def _load(spec_path: str):
                 literal += 1
         regex = re.compile("^/" + "/".join(parts) + "/?$")
         common = item.get("parameters", [])
-        ops: Dict[str, Operation] = {}
+        ops: dict[str, Operation] = {}
         for method, op in item.items():
             if method not in HTTP_METHODS:
                 continue
             op_ptr = f"{tpl_ptr}/{method}"
-            params: Dict[Tuple[str, str], Tuple[str, str, bool, str]] = {}
+            params: dict[tuple[str, str], tuple[str, str, bool, str]] = {}
             for i, p in enumerate(common):
-                params[(p["name"], p["in"])] = (p["name"], p["in"], bool(p.get("required")), f"{tpl_ptr}/parameters/{i}/schema")
+                params[(p["name"], p["in"])] = (
+                    p["name"],
+                    p["in"],
+                    bool(p.get("required")),
+                    f"{tpl_ptr}/parameters/{i}/schema",
+                )
             for i, p in enumerate(op.get("parameters", [])):
-                params[(p["name"], p["in"])] = (p["name"], p["in"], bool(p.get("required")), f"{op_ptr}/parameters/{i}/schema")
+                params[(p["name"], p["in"])] = (
+                    p["name"],
+                    p["in"],
+                    bool(p.get("required")),
+                    f"{op_ptr}/parameters/{i}/schema",
+                )
             ops[method.upper()] = Operation(
                 method=method.upper(),
                 template=template,
