@@ -174,7 +174,10 @@ async def _call_once(litellm: Any, call: ModelCall, model: str) -> ModelReply:
     kwargs.update(call.extra)
     token = _current.set(call)
     try:
-        response = await asyncio.wait_for(litellm.acompletion(**kwargs), timeout=call.timeout)
+        # asyncio.timeout, not wait_for: on 3.11 wait_for can swallow a cut (a cancellation)
+        # that arrives just as the model answers.
+        async with asyncio.timeout(call.timeout):
+            response = await litellm.acompletion(**kwargs)
     finally:
         _current.reset(token)
     text = response.choices[0].message.content or ""

@@ -137,6 +137,9 @@ class Rehearsal:
             self.files.store.unlock()
             raise
         self._task = asyncio.create_task(self._run(turns, first, mode, direction))
+        # Let the task take its first step: a task cancelled before it starts would never
+        # reach the code that releases the scene lock.
+        await asyncio.sleep(0)
         return self._task
 
     async def run(self, turns: int = 5, start: str | None = None) -> RunResult:
@@ -169,12 +172,15 @@ class Rehearsal:
         return await self._task
 
     async def _run(self, turns: int, first: str | None, mode: str, direction: str) -> RunResult:
-        take = await self.current_take()
-        done, reason, failures = 0, "completed", 0
+        done, reason, failures, take = 0, "completed", 0, 0
         avoid: str | None = None
-        self.events.emit(RunStarted(self.name, take, turns, mode))
         try:
+            take = await self.current_take()
+            self.events.emit(RunStarted(self.name, take, turns, mode))
             while done < turns:
+                task = asyncio.current_task()
+                if task is not None and task.cancelling():
+                    raise asyncio.CancelledError  # a cut that landed between awaits
                 self._progress = f"turn {done + 1}/{turns}"
                 forced = first if done == 0 else None
                 try:
@@ -253,7 +259,7 @@ class Rehearsal:
         except ModelError as exc:
             exc.actor = actor  # type: ignore[attr-defined]
             raise
-        await self._commit(state, number, actor, result, sm_log, sm_usage)
+        cut_during_commit = await self._commit(state, number, actor, result, sm_log, sm_usage)
         reply = result.reply
         self.events.emit(
             TurnCompleted(
@@ -262,6 +268,8 @@ class Rehearsal:
                 result.usage.completion_tokens, result.usage.cost_usd, index, total,
             )
         )  # fmt: skip
+        if cut_during_commit:
+            raise asyncio.CancelledError  # the turn landed whole; now honour the cut
 
     async def _commit(
         self,
@@ -271,7 +279,8 @@ class Rehearsal:
         result: Performance,
         sm_log: str,
         sm_usage: Usage | None,
-    ) -> None:
+    ) -> bool:
+        """Land the turn whole. Returns True if a cut arrived meanwhile (honoured after)."""
         reply = result.reply
         turn = Turn(number, actor, reply.action, reply.dialogue, reply.cue)
         usage = [
@@ -286,12 +295,21 @@ class Rehearsal:
         ]
         if sm_log:
             appends.append((STAGE_MANAGER_LOG, sm_log))
-        # Shielded: once the model has answered, a cut must not tear the commit in half.
-        await asyncio.shield(self.files.store.commit_appends(appends))
+        # Once the model has answered, a cut waits for the commit: the turn lands whole, is
+        # announced, and only then does the run stop.
+        commit = asyncio.ensure_future(self.files.store.commit_appends(appends))
+        cut = False
+        try:
+            await asyncio.shield(commit)
+        except asyncio.CancelledError:
+            cut = True
+            await asyncio.wait([commit])
+            commit.result()
         state.turns.append(turn)
         state.thoughts.setdefault(actor, {})[number] = reply.thought
         self.files.remember_append(TRANSCRIPT, state.turns)
         self.files.remember_append(backstage_path(actor), state.thoughts[actor])
+        return cut
 
     # ----------------------------------------------------------------- whispers
     async def note(self, text: str, actor: str | None = None) -> None:

@@ -375,3 +375,27 @@ async def test_broken_files_are_named_in_the_error(scene, tmp_path):
     (scene / "actors" / "..bad").mkdir()
     with pytest.raises(BadName):
         await Rehearsal(scene).run(1)
+
+
+async def test_every_cut_lands_even_when_many_scenes_are_cut_at_once(scene, tmp_path, monkeypatch):
+    monkeypatch.setenv("CIRCUS_SCRIPTED_LATENCY", "0.01")
+    scenes = [scene]
+    for i in range(7):
+        copy = tmp_path / f"copy{i}"
+        shutil.copytree(scene, copy, ignore=shutil.ignore_patterns(".circus"))
+        scenes.append(copy)
+    rehearsals = [Rehearsal(s) for s in scenes]
+    tasks = [await r.start_run(200, start="林小姐") for r in rehearsals]
+    for round_ in range(3):
+        await asyncio.sleep(0.05 + 0.013 * round_)
+        await asyncio.gather(*(r.cut() for r in rehearsals))
+        results = await asyncio.gather(*tasks)
+        assert {r.reason for r in results} == {"cut"}
+        assert not any(r.running for r in rehearsals)
+        for s in scenes:
+            turns = transcript(s)
+            assert sum(len(backstage(s, a)) for a in CAST) == len(turns)
+        tasks = [await r.start_run(200) for r in rehearsals]
+    for r in rehearsals:
+        await r.cut()
+    await asyncio.gather(*tasks)
