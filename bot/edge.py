@@ -1,0 +1,134 @@
+"""The edge between Discord interactions and the engine: who may act, and private replies.
+
+Invariants: every error raised by a command handler — engine (CircusError), bot (BotProblem),
+Discord (Forbidden) or a bug — is translated here, once, into one private (ephemeral) reply in
+the scene's language; nothing is ever half-answered or answered in public. `directed()` is the
+only gate for director commands: it raises before the handler touches the engine.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+from typing import TYPE_CHECKING
+
+import discord
+from discord import app_commands
+
+from bot.binding import can_direct
+from bot.errors import BotProblem, NotDirector, NotInScene
+from bot.i18n import lang_of, t
+from engine.errors import CircusError, SceneBusy, UnknownActor
+
+if TYPE_CHECKING:
+    from bot.app import CircusBot
+    from bot.stage import Stage
+
+log = logging.getLogger("circus.bot")
+
+
+def bot_of(interaction: discord.Interaction) -> CircusBot:
+    return interaction.client  # type: ignore[return-value]
+
+
+def scene_of(interaction: discord.Interaction) -> Stage:
+    """The scene whose thread this interaction came from (NotInScene otherwise)."""
+    stage = bot_of(interaction).stage_for_thread(interaction.channel_id)
+    if stage is None:
+        raise NotInScene()
+    return stage
+
+
+def directed(interaction: discord.Interaction) -> Stage:
+    """The scene, if the user may direct it: a director, or Manage Threads (NotDirector else)."""
+    stage = scene_of(interaction)
+    manage = bool(interaction.permissions.manage_threads)
+    if not can_direct(interaction.user.id, stage.binding, manage):
+        mentions = ", ".join(f"<@{d}>" for d in stage.binding.directors)
+        raise NotDirector(mentions or t("nobody", stage.lang))
+    bot_of(interaction).backstage.remember(interaction)
+    return stage
+
+
+def language(interaction: discord.Interaction) -> str:
+    """The reply language: the scene's in a scene thread, the user's locale elsewhere."""
+    stage = bot_of(interaction).stage_for_thread(interaction.channel_id)
+    if stage is not None:
+        return stage.lang
+    return lang_of(str(interaction.locale.value if interaction.locale else ""))
+
+
+async def defer(interaction: discord.Interaction) -> None:
+    """Acknowledge now (Discord's 3 s window); the answer follows privately.
+
+    A command used in an archived scene thread revives it, so the answer (and the scene) can
+    be posted there again."""
+    if not interaction.response.is_done():
+        await interaction.response.defer(ephemeral=True, thinking=True)
+    channel = interaction.channel
+    if isinstance(channel, discord.Thread) and channel.archived and not channel.locked:
+        with contextlib.suppress(discord.HTTPException):
+            await channel.edit(archived=False)
+
+
+async def reply(
+    interaction: discord.Interaction, text: str, *, file: discord.File | None = None
+) -> None:
+    """Answer privately, whether or not the interaction was deferred."""
+    notice = bot_of(interaction).backstage.take_notice(interaction.user.id)
+    if notice:
+        text = f"{text}\n\n{notice}"
+    if len(text) > 2000:
+        text = text[:1999] + "…"
+    kwargs: dict[str, object] = {"ephemeral": True}
+    if file is not None:
+        kwargs["file"] = file
+    allowed = discord.AllowedMentions.none()
+    if interaction.response.is_done():
+        await interaction.followup.send(text, allowed_mentions=allowed, **kwargs)  # type: ignore[arg-type]
+    else:
+        await interaction.response.send_message(text, allowed_mentions=allowed, **kwargs)  # type: ignore[arg-type]
+
+
+async def describe(interaction: discord.Interaction, error: BaseException) -> str:
+    """The sentence a person sees for `error`, in the scene's language."""
+    lang = language(interaction)
+    stage = bot_of(interaction).stage_for_thread(interaction.channel_id)
+    if isinstance(error, BotProblem):
+        return t(error.key, lang, **error.values)
+    if isinstance(error, SceneBusy) and stage is not None:
+        return t("busy", lang, scene=stage.name)
+    if isinstance(error, UnknownActor) and stage is not None:
+        ns = interaction.namespace
+        name = getattr(ns, "actor", None) or getattr(ns, "start", None) or "?"
+        with contextlib.suppress(CircusError):
+            cast = (await stage.rehearsal.state()).cast
+            return t("unknown_actor", lang, name=name, cast=", ".join(cast))
+    if isinstance(error, CircusError):
+        return str(error)
+    if isinstance(error, discord.Forbidden):
+        where = f"<#{interaction.channel_id}>"
+        return t("missing_permission", lang, channel=where, what=error.text or "403")
+    if isinstance(error, app_commands.AppCommandError) and not isinstance(
+        error, app_commands.CommandInvokeError
+    ):
+        return str(error)
+    log.error("unexpected error in an interaction", exc_info=error)
+    return t("unexpected", lang, error=type(error).__name__)
+
+
+async def report(interaction: discord.Interaction, error: BaseException) -> None:
+    """Translate an error once and answer privately; never raise."""
+    if isinstance(error, app_commands.CommandInvokeError):
+        error = error.original
+    text = await describe(interaction, error)
+    try:
+        await reply(interaction, text)
+    except discord.HTTPException:
+        log.warning("could not deliver an error reply: %s", text)
+
+
+async def on_tree_error(
+    interaction: discord.Interaction, error: app_commands.AppCommandError
+) -> None:
+    await report(interaction, error)

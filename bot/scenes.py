@@ -1,0 +1,132 @@
+"""`/scene new|list|open`: scene folders on disk become public threads in a text channel.
+
+Invariants: a scene is bound to a thread only once its folder, webhook and thread all exist;
+a `/scene new` that fails midway removes the folder it just made (nothing is left half-made);
+the thread opens with a public scene card only (context body and cast names, never a soul).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+
+import discord
+from discord import app_commands
+
+from bot.binding import Binding, can_direct, list_scenes, read_binding
+from bot.edge import bot_of, defer, language, reply
+from bot.errors import BotProblem, MissingPermission, NotDirector
+from bot.i18n import t
+from bot.render import autocomplete_names, render_scene_list, scene_card, split_message
+from engine.errors import SceneNotFound
+from engine.names import check_name
+from engine.templates import DEFAULT_TEMPLATE, new_scene
+
+THREAD_ARCHIVE_MINUTES = 10080  # a week: rehearsals pause for days
+
+
+def parent_channel(interaction: discord.Interaction) -> discord.TextChannel:
+    """The text channel a scene thread will live in (the thread's parent if used in a thread)."""
+    channel = interaction.channel
+    if isinstance(channel, discord.Thread):
+        channel = channel.parent
+    if not isinstance(channel, discord.TextChannel):
+        raise BotProblem("need_text_channel")
+    return channel
+
+
+async def open_thread(
+    interaction: discord.Interaction, scene: str, directors: tuple[int, ...]
+) -> discord.Thread:
+    """Create the scene's thread (with the webhook ready), bind it, and post the scene card."""
+    bot = bot_of(interaction)
+    channel = parent_channel(interaction)
+    hook = await bot.personas.webhook(channel.id)
+    try:
+        thread = await channel.create_thread(
+            name=f"🎭 {scene}"[:100],
+            type=discord.ChannelType.public_thread,
+            auto_archive_duration=THREAD_ARCHIVE_MINUTES,
+        )
+    except discord.Forbidden as exc:
+        raise MissingPermission(channel.mention, "Create Public Threads") from exc
+    binding = Binding(channel.guild.id, channel.id, thread.id, directors, hook.id)
+    stage = await bot.bind(scene, binding)
+    state = await stage.rehearsal.state()
+    card = scene_card(scene, state.context, state.cast, directors, stage.lang)
+    try:
+        for chunk in split_message(card):
+            await thread.send(chunk, allowed_mentions=discord.AllowedMentions.none())
+        await thread.add_user(interaction.user)
+    except discord.Forbidden as exc:
+        raise MissingPermission(thread.mention, "Send Messages in Threads") from exc
+    return thread
+
+
+def build(templates: list[str]) -> app_commands.Group:
+    """The /scene group; `templates` become the choices of /scene new's template option."""
+    group = app_commands.Group(name="scene", description="Create, list and open scenes")
+
+    @group.command(name="new", description="Create a scene and its thread")
+    @app_commands.describe(
+        name="Scene name (becomes its folder)", template="Template to start from"
+    )
+    async def scene_new(
+        interaction: discord.Interaction, name: str, template: str | None = None
+    ) -> None:
+        bot = bot_of(interaction)
+        parent_channel(interaction)
+        await defer(interaction)
+        name = check_name(name, "Scene")
+        chosen = template or (DEFAULT_TEMPLATE if DEFAULT_TEMPLATE in templates else None)
+        chosen = chosen or (templates[0] if templates else DEFAULT_TEMPLATE)
+        folder = await asyncio.to_thread(new_scene, bot.scenes_dir / name, chosen)
+        try:
+            thread = await open_thread(interaction, name, (interaction.user.id,))
+        except BaseException:
+            await bot.unbind(name)
+            await asyncio.to_thread(shutil.rmtree, folder, True)
+            raise
+        lang = bot.stages[name].lang
+        await reply(interaction, t("scene_created", lang, scene=name, thread=thread.mention))
+
+    if templates:
+        choices = [app_commands.Choice(name=n, value=n) for n in templates[:25]]
+        scene_new = app_commands.choices(template=choices)(scene_new)
+
+    @group.command(name="list", description="List the scenes")
+    async def scene_list(interaction: discord.Interaction) -> None:
+        bot = bot_of(interaction)
+        scenes = [
+            (name, getattr(read_binding(bot.scenes_dir / name), "thread_id", None))
+            for name in list_scenes(bot.scenes_dir)
+        ]
+        await reply(interaction, render_scene_list(scenes, language(interaction)))
+
+    @group.command(name="open", description="Bind an existing scene to a new thread")
+    @app_commands.describe(name="The scene's folder name")
+    async def scene_open(interaction: discord.Interaction, name: str) -> None:
+        bot = bot_of(interaction)
+        parent_channel(interaction)
+        if name not in list_scenes(bot.scenes_dir):
+            raise SceneNotFound(bot.scenes_dir / name)
+        old = read_binding(bot.scenes_dir / name)
+        directors: tuple[int, ...] = (interaction.user.id,)
+        if old is not None and old.directors:
+            manage = bool(interaction.permissions.manage_threads)
+            if not can_direct(interaction.user.id, old, manage):
+                raise NotDirector(", ".join(f"<@{d}>" for d in old.directors))
+            directors = old.with_director(interaction.user.id).directors
+        await defer(interaction)
+        thread = await open_thread(interaction, name, directors)
+        lang = bot.stages[name].lang
+        await reply(interaction, t("scene_opened", lang, scene=name, thread=thread.mention))
+
+    @scene_open.autocomplete("name")
+    async def scene_names(
+        interaction: discord.Interaction, current: str
+    ) -> list[app_commands.Choice[str]]:
+        names = autocomplete_names(current, list_scenes(bot_of(interaction).scenes_dir))
+        return [app_commands.Choice(name=n, value=n) for n in names]
+
+    return group

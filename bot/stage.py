@@ -1,0 +1,226 @@
+"""A scene as it plays in its Discord thread: the engine's events rendered, in order.
+
+Invariant (the walls): an event's private fields go only to `Backstage` (directors' DMs);
+the thread receives only `render_turn_message` of a turn's frontstage fields and public status
+lines. Events are handled in the order the engine emitted them, by one pump per scene, so a
+scene's turns reach the webhook queue in order; the engine never waits on Discord.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from collections import deque
+from collections.abc import Callable
+from pathlib import Path
+
+import discord
+
+from bot.backstage import Backstage
+from bot.binding import Binding, write_binding
+from bot.errors import BotProblem
+from bot.i18n import lang_of, t
+from bot.personas import Personas, Post
+from bot.render import render_turn_message, split_message, stage_manager_dm, thought_dm
+from engine.events import (
+    Cut,
+    ErrorEvent,
+    Event,
+    RunFinished,
+    RunStarted,
+    StageManagerDecided,
+    TakeSaved,
+    TurnCompleted,
+    TurnStarted,
+)
+from engine.rehearsal import Rehearsal
+
+log = logging.getLogger("circus.bot.stage")
+
+STATUS_PERSONA = "Circus"
+
+
+class Stage:
+    """One scene bound to one thread; owns the scene's Rehearsal and renders its events."""
+
+    def __init__(
+        self,
+        root: Path,
+        binding: Binding,
+        client: discord.Client,
+        personas: Personas,
+        backstage: Backstage,
+    ) -> None:
+        self.rehearsal = Rehearsal(root)
+        self.name = self.rehearsal.name
+        self.binding = binding
+        self.client = client
+        self.personas = personas
+        self.backstage = backstage
+        self.lang = "zh"
+        self.avatars: dict[str, str | None] = {}
+        self.run_interaction: discord.Interaction | None = None
+        # seconds from a turn's event to its post being queued (the bot's own overhead)
+        self.overhead: deque[float] = deque(maxlen=2000)
+        self._reported = False
+        self._queue: asyncio.Queue[tuple[float, Event]] = asyncio.Queue()
+        self._typing: asyncio.Task[None] | None = None
+        self._pump = asyncio.create_task(self._run_pump(), name=f"stage-{self.name}")
+        self._unlisten: Callable[[], None] = self.rehearsal.events.listen(self._on_event)
+
+    # ------------------------------------------------------------------ binding
+    def rebind(self, binding: Binding) -> None:
+        """Replace the binding and persist it in the scene folder."""
+        write_binding(self.rehearsal.root, binding)
+        self.binding = binding
+
+    async def refresh(self) -> None:
+        """Re-read what rendering needs (language, avatars) from the scene folder."""
+        state = await self.rehearsal.state()
+        self.lang = lang_of(state.language)
+        self.avatars = {name: soul.avatar_url for name, soul in state.souls.items()}
+
+    # ------------------------------------------------------------------ events
+    def _on_event(self, event: Event) -> None:
+        self._queue.put_nowait((time.perf_counter(), event))
+
+    async def _run_pump(self) -> None:
+        while True:
+            emitted, event = await self._queue.get()
+            try:
+                await self._handle(emitted, event)
+            except Exception:  # one bad event must not stop the scene's rendering
+                log.exception("rendering %r failed", event)
+            finally:
+                self._queue.task_done()
+
+    async def _handle(self, emitted: float, event: Event) -> None:
+        if isinstance(event, RunStarted):
+            self._reported = False
+            await self.refresh()
+            self.backstage.reopen(self.binding.directors)
+        elif isinstance(event, TurnStarted):
+            self._start_typing()
+        elif isinstance(event, TurnCompleted):
+            self._stop_typing()
+            self._post_turn(event)
+            self.overhead.append(time.perf_counter() - emitted)
+        elif isinstance(event, StageManagerDecided):
+            self._whisper(
+                stage_manager_dm(
+                    self.name, event.take, event.turn, event.actor, event.reason, self.lang
+                )
+            )
+        elif isinstance(event, ErrorEvent):
+            actor = f" · {event.actor}" if event.actor else ""
+            self._whisper(
+                t(
+                    "run_error_dm",
+                    self.lang,
+                    scene=self.name,
+                    turn=event.turn or "?",
+                    actor=actor,
+                    message=event.message,
+                )
+            )
+        elif isinstance(event, Cut):
+            self._stop_typing()
+            self.status_line(t("line_cut", self.lang, turn=event.turn))
+        elif isinstance(event, RunFinished):
+            self._stop_typing()
+            if event.reason == "completed":
+                self.status_line(
+                    t("line_finished", self.lang, take=event.take, done=event.turns_done)
+                )
+            elif event.reason == "error":
+                self.status_line(t("line_error", self.lang))
+        elif isinstance(event, TakeSaved):
+            self.status_line(t("line_take_saved", self.lang, take=event.take, turns=event.turns))
+        # NoteAdded and any other private event: nothing leaves the bot.
+
+    def _post_turn(self, event: TurnCompleted) -> None:
+        text = render_turn_message(event.action, event.dialogue, event.cue, self.lang)
+        avatar = self.avatars.get(event.actor)
+        for chunk in split_message(text):
+            self._watch(
+                self.personas.post(
+                    self.binding.channel_id, self.binding.thread_id, event.actor, avatar, chunk
+                ),
+                event.turn,
+            )
+        self._whisper(
+            thought_dm(self.name, event.take, event.turn, event.actor, event.thought, self.lang)
+        )
+
+    def status_line(self, text: str) -> None:
+        """A public line in the thread (in order with the actors' posts)."""
+        for chunk in split_message(text):
+            self._watch(
+                self.personas.post(
+                    self.binding.channel_id, self.binding.thread_id, STATUS_PERSONA, None, chunk
+                ),
+                None,
+            )
+
+    def _whisper(self, text: str) -> None:
+        self.backstage.send(self.binding.directors, self.name, self.lang, text)
+
+    # ------------------------------------------------------------------ failures
+    def _watch(self, post: Post, turn: int | None) -> None:
+        post.done.add_done_callback(lambda fut: self._posted(fut, turn))
+
+    def _posted(self, fut: asyncio.Future[None], turn: int | None) -> None:
+        if fut.cancelled() or fut.exception() is None:
+            return
+        exc = fut.exception()
+        if self._reported:
+            return
+        self._reported = True
+        if isinstance(exc, BotProblem):
+            why = t(exc.key, self.lang, **exc.values)
+        else:
+            why = str(exc)
+        message = t("post_failed", self.lang, scene=self.name, turn=turn or "—", why=why)
+        self._whisper(message)
+        if self.run_interaction is not None:
+            asyncio.create_task(self._tell_runner(message))
+
+    async def _tell_runner(self, message: str) -> None:
+        if self.run_interaction is None:
+            return
+        with contextlib.suppress(discord.HTTPException):
+            await self.run_interaction.followup.send(message, ephemeral=True)
+
+    # ------------------------------------------------------------------ typing
+    def _start_typing(self) -> None:
+        self._stop_typing()
+        self._typing = asyncio.create_task(self._keep_typing(), name=f"typing-{self.name}")
+
+    def _stop_typing(self) -> None:
+        if self._typing is not None:
+            self._typing.cancel()
+            self._typing = None
+
+    async def _keep_typing(self) -> None:
+        channel = self.client.get_partial_messageable(
+            self.binding.thread_id, guild_id=self.binding.guild_id
+        )
+        with contextlib.suppress(discord.HTTPException):
+            async with channel.typing():
+                await asyncio.Event().wait()
+
+    # ------------------------------------------------------------------ lifecycle
+    async def drain(self) -> None:
+        """Wait until every event emitted so far has been rendered."""
+        await self._queue.join()
+
+    async def close(self) -> None:
+        self._unlisten()
+        self._stop_typing()
+        with contextlib.suppress(Exception):
+            await self.rehearsal.cut()
+        self._pump.cancel()
+        with contextlib.suppress(BaseException):
+            await self._pump

@@ -1,0 +1,152 @@
+"""Test kit for the Discord bot: the real CircusBot logged into the loopback fake Discord.
+
+`Room` is a writers' room: a fake Discord, a scenes folder, and the bot. Helpers speak in what
+users see — private replies, lines in a scene thread, DMs — and wait for them without timing
+assertions (a wait only bounds how long a broken bot can hang a test).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from bot.app import CircusBot
+from tests.fakediscord import FakeDiscord, InteractionHandle
+
+TEMPLATES = Path(__file__).resolve().parent.parent / "scenes" / "templates"
+WAIT = 10.0
+
+
+async def until(predicate: Callable[[], Any], timeout: float = WAIT, what: str = "") -> Any:
+    """Poll until `predicate()` is truthy; fail (not time) if it never is."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while True:
+        value = predicate()
+        if value:
+            return value
+        if loop.time() > deadline:
+            raise AssertionError(f"gave up waiting for {what or predicate}")
+        await asyncio.sleep(0.005)
+
+
+class Room:
+    """A fake Discord guild with the bot in it, directing scenes in `scenes_dir`."""
+
+    def __init__(self, fake: FakeDiscord, scenes_dir: Path) -> None:
+        self.fake = fake
+        self.scenes_dir = scenes_dir
+        self.bot: CircusBot | None = None
+        self._stack = contextlib.AsyncExitStack()
+
+    async def start_bot(self) -> CircusBot:
+        self.bot = CircusBot(self.scenes_dir, guild_id=self.fake.guild_id)
+        await self._stack.enter_async_context(self.fake.connected(self.bot))
+        return self.bot
+
+    async def stop_bot(self) -> None:
+        await self._stack.aclose()
+        self._stack = contextlib.AsyncExitStack()
+        self.bot = None
+
+    # ------------------------------------------------------------------ doing
+    async def slash(
+        self,
+        command: str,
+        options: dict[str, Any] | None = None,
+        *,
+        user: str = "alice",
+        channel: int | None = None,
+    ) -> InteractionHandle:
+        """Invoke a command and wait for its acknowledgement."""
+        handle = await self.fake.slash(command, options or {}, user=user, channel_id=channel)
+        await handle.response(timeout=WAIT)
+        return handle
+
+    async def ask(
+        self,
+        command: str,
+        options: dict[str, Any] | None = None,
+        *,
+        user: str = "alice",
+        channel: int | None = None,
+    ) -> str:
+        """Invoke a command and return the private reply the user reads."""
+        handle = await self.slash(command, options, user=user, channel=channel)
+        return await self.answer(handle)
+
+    async def answer(self, handle: InteractionHandle) -> str:
+        if handle.callback_type == 5:
+            await handle.wait_followups(1, timeout=WAIT)
+        assert handle.ephemeral, "replies to commands must be private"
+        return "\n".join(handle.contents)
+
+    async def new_scene(
+        self, name: str, template: str = "interrogation", user: str = "alice"
+    ) -> int:
+        text = await self.ask("scene new", {"name": name, "template": template}, user=user)
+        thread = self.fake.thread_by_name(f"🎭 {name}")
+        assert f"<#{thread['id']}>" in text, text
+        return int(thread["id"])
+
+    async def drain(self) -> None:
+        assert self.bot is not None
+        await self.bot.drain()
+
+    # ------------------------------------------------------------------ seeing
+    def thread(self, thread_id: int) -> list[dict[str, Any]]:
+        return self.fake.messages_in(thread_id)
+
+    def lines(self, thread_id: int) -> list[str]:
+        """What the actors posted in the thread (webhook messages, status lines excluded)."""
+        return [
+            f"{m['username']}: {m['content']}"
+            for m in self.thread(thread_id)
+            if m["webhook_id"] and m["username"] != "Circus"
+        ]
+
+    def everything_public(self) -> str:
+        """Every message anyone in the guild can read, plus every webhook payload sent."""
+        texts = []
+        for channel_id in [*self.fake.channels, *self.fake.threads]:
+            texts += [m["content"] for m in self.fake.messages_in(channel_id)]
+        for r in self.fake.requests:
+            if r.template == "/webhooks/{webhook_id}/{webhook_token}" and isinstance(r.json, dict):
+                if int(r.path.split("/")[2]) != self.fake.application_id:
+                    texts.append(str(r.json))
+        return "\n".join(texts)
+
+    def dms(self, user: str) -> list[str]:
+        return [m["content"] for m in self.fake.dms_to(user)]
+
+    async def until_lines(self, thread_id: int, count: int) -> list[str]:
+        await until(lambda: len(self.lines(thread_id)) >= count, what=f"{count} lines")
+        return self.lines(thread_id)
+
+
+@contextlib.asynccontextmanager
+async def room(tmp_path: Path, *, start: bool = True):
+    scenes_dir = tmp_path / "scenes"
+    scenes_dir.mkdir()
+    async with FakeDiscord() as fake:
+        r = Room(fake, scenes_dir)
+        if start:
+            await r.start_bot()
+        try:
+            yield r
+        finally:
+            await r.stop_bot()
+        # Every request matched Discord's OpenAPI spec, every interaction was answered once,
+        # in time, and the fake implemented everything the bot asked for.
+        assert fake.spec_violations == [], fake.spec_violations
+        assert [h.rejected for h in fake.interactions.values() if h.rejected] == []
+        assert fake.unhandled == [], fake.unhandled
+
+
+def copy_template(name: str, dest: Path) -> Path:
+    shutil.copytree(TEMPLATES / name, dest)
+    return dest
