@@ -132,6 +132,11 @@ _load_seconds: float | None = None
 
 
 def _llama_cpp() -> Any:
+    # llama.cpp's threads meet at OpenMP barriers hundreds of times per token. libgomp's
+    # default is to spin there, which collapses (5-10x slower, measured) as soon as another
+    # process wants the same cores; sleeping waiters cost little when the machine is idle.
+    # Read once, when libgomp loads with llama_cpp; OMP_WAIT_POLICY=ACTIVE opts out.
+    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
     try:
         import llama_cpp
     except ImportError as exc:

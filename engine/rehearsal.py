@@ -118,24 +118,18 @@ class Rehearsal:
         return self._task is not None and not self._task.done()
 
     # ----------------------------------------------------------------- running
-    def _begin(self, turns: int, mode: str) -> None:
-        if self.running:
-            raise SceneBusy(self.name)
-        if not isinstance(turns, int) or not 1 <= turns <= MAX_RUN:
-            raise BadRequest(f"The number of turns must be between 1 and {MAX_RUN}, not {turns}.")
-        self.files.store.lock(self.name)
-
     async def start_run(
         self, turns: int = 5, start: str | None = None, mode: str = "run", direction: str = ""
     ) -> asyncio.Task[RunResult]:
         """Start a run in the background and return its task (SceneBusy if one is going)."""
-        self._begin(turns, mode)
-        try:
-            first = await self.resolve_actor(start) if start else None
-            await self.state()  # surface a broken file now, not inside the task
-        except BaseException:
-            self.files.store.unlock()
-            raise
+        if self.running:
+            raise SceneBusy(self.name)
+        if not isinstance(turns, int) or not 1 <= turns <= MAX_RUN:
+            raise BadRequest(f"The number of turns must be between 1 and {MAX_RUN}, not {turns}.")
+        # Check everything before taking the lock, so a refused run writes nothing at all.
+        await self.state()
+        first = await self.resolve_actor(start) if start else None
+        self.files.store.lock(self.name)
         self._task = asyncio.create_task(self._run(turns, first, mode, direction))
         # Let the task take its first step: a task cancelled before it starts would never
         # reach the code that releases the scene lock.
@@ -204,6 +198,7 @@ class Rehearsal:
                     if failures >= 2 or forced:
                         reason = "error"
                         break
+                    continue  # a skipped turn is not a turn: try the next speaker
                 done += 1
         except asyncio.CancelledError:
             reason = "cut"

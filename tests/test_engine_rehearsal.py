@@ -350,14 +350,10 @@ async def test_summarize_for_drafts_only_the_prior_story(scene, scripted):
     ],
 )
 async def test_refused_commands_say_why_and_change_nothing(scene, command, error, says):
-    before = {
-        p: p.read_bytes() for p in scene.rglob("*") if p.is_file() and ".circus" not in p.parts
-    }
+    before = {p: p.read_bytes() if p.is_file() else None for p in scene.rglob("*")}
     with pytest.raises(error, match=says):
         await command(Rehearsal(scene))
-    after = {
-        p: p.read_bytes() for p in scene.rglob("*") if p.is_file() and ".circus" not in p.parts
-    }
+    after = {p: p.read_bytes() if p.is_file() else None for p in scene.rglob("*")}
     assert after == before
 
 
@@ -367,6 +363,7 @@ async def test_broken_files_are_named_in_the_error(scene, tmp_path):
         await Rehearsal(scene).run(1)
     with pytest.raises(SceneNotFound, match="circus new"):
         await Rehearsal(tmp_path / "nowhere").run(1)
+    assert not (tmp_path / "nowhere").exists()  # a typo'd scene path creates nothing
     (scene / "actors" / "律師" / "soul.md").write_text("x", encoding="utf-8")
     (scene / "context.md").write_text("---\nneglect_turns: many\n---\nx", encoding="utf-8")
     with pytest.raises(BadSceneFile, match="context.md.*neglect_turns"):

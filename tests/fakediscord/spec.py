@@ -31,12 +31,16 @@ HTTP_METHODS = ("get", "put", "post", "delete", "patch", "head", "options")
 
 
 def default_spec_path() -> Path:
-    """<repo>/../shared/discord-api-spec/openapi.json, or $CIRCUS_DISCORD_OPENAPI."""
+    """$CIRCUS_DISCORD_OPENAPI, else <repo>/../shared/discord-api-spec/openapi.json, else the
+    identical copy vendored beside this file (so a clone away from shared/ still tests)."""
     env = os.environ.get("CIRCUS_DISCORD_OPENAPI")
     if env:
         return Path(env)
     repo_root = Path(__file__).resolve().parents[2]
-    return repo_root.parent / "shared" / "discord-api-spec" / "openapi.json"
+    shared = repo_root.parent / "shared" / "discord-api-spec" / "openapi.json"
+    if shared.is_file():
+        return shared
+    return Path(__file__).resolve().parent / "discord-api-spec" / "openapi.json"
 
 
 def _escape_pointer(token: str) -> str:

@@ -1,0 +1,33 @@
+# Circus's Discord frontend (`circus bot`). Models come from outside the image (Ollama in
+# docker-compose.yml, or any hosted provider): the embedded SmolLM2 extra is left out on purpose.
+FROM python:3.11-slim
+
+ENV PYTHONDONTWRITEBYTECODE=1 \
+    PYTHONUNBUFFERED=1 \
+    PIP_NO_CACHE_DIR=1 \
+    PIP_DISABLE_PIP_VERSION_CHECK=1
+
+WORKDIR /app
+COPY . /app
+RUN pip install . \
+    # A copy of the shipped templates outside /app/scenes: docker-compose bind-mounts ./scenes
+    # over /app/scenes, which hides whatever the image has there. The mount normally brings the
+    # repository's scenes/templates along; if it does not (an empty ./scenes), the entrypoint
+    # seeds it from this copy, so `/scene new` always finds its templates.
+    && mkdir -p /opt/circus \
+    && cp -r /app/scenes/templates /opt/circus/templates \
+    && printf '%s\n' \
+        '#!/bin/sh' \
+        'set -e' \
+        'mkdir -p "$CIRCUS_SCENES_DIR"' \
+        'if [ ! -d "$CIRCUS_TEMPLATES_DIR" ]; then cp -r /opt/circus/templates "$CIRCUS_TEMPLATES_DIR"; fi' \
+        'exec "$@"' \
+        > /usr/local/bin/circus-entrypoint \
+    && chmod +x /usr/local/bin/circus-entrypoint
+
+# Scenes live in /app/scenes (a volume in docker-compose.yml); the templates beside them.
+ENV CIRCUS_SCENES_DIR=/app/scenes \
+    CIRCUS_TEMPLATES_DIR=/app/scenes/templates
+
+ENTRYPOINT ["circus-entrypoint"]
+CMD ["circus", "bot"]

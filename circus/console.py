@@ -1,0 +1,330 @@
+"""`circus console SCENE_DIR`: the director's interactive console (seed 000 §7).
+
+Verbs are case-insensitive. A RUN (or CUE, RESUME) plays in the background while the console
+keeps reading, so CUT stops it mid-turn — nothing half-made lands. Input is read by a daemon
+thread, so the console never blocks the event loop and never hangs on exit.
+
+End of input (Ctrl-D, or the end of a piped script) waits for a run in progress to finish;
+QUIT cuts it. Ctrl-C cuts a run in progress, or leaves when nothing is running.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+import sys
+import threading
+from typing import TextIO
+
+from circus.render import Renderer
+
+HELP = """\
+Director's console — verbs (case-insensitive):
+  RUN [N] [ACTOR]          let the scene go N turns (default 6), optionally opened by ACTOR
+  CUE ACTOR [direction]    one turn by ACTOR; the direction is private to them ("動作：拍桌子")
+  @ACTOR [direction]       the same as CUE
+  CUT                      stop the run now; the turn in flight is dropped whole
+  NOTE text                whisper to everyone, from the next turn
+  NOTE ACTOR: text         whisper to one actor only (NOTE all: text also means everyone)
+  RESUME [N]               back to RUN mode from where the scene stopped
+  TAKE SAVE | TAKE LIST | TAKE SHOW n
+  REPLAY take [until]      start a new attempt from a saved take (up to turn `until`)
+  STATUS                   cast, models, turns, takes, tokens and cost
+  SOUL ACTOR               show an actor's soul.md
+  BACKSTAGE [ON|OFF]       show the actors' thoughts as turns land
+  WAIT                     wait for the current run to finish (useful in scripts)
+  HELP                     this text
+  QUIT                     leave (cuts a run in progress)"""
+
+EVERYONE = {"all", "everyone", "全體", "全体", "全場", "全场", "大家"}
+DEFAULT_TURNS = 6
+
+
+class ConsoleError(Exception):
+    """A line the console cannot read; reported and the console goes on."""
+
+
+def parse_count(token: str) -> int:
+    try:
+        value = int(token)
+    except ValueError:
+        raise ConsoleError(f"the number of turns must be a whole number, not {token!r}") from None
+    if not 1 <= value <= 500:
+        raise ConsoleError(f"the number of turns must be between 1 and 500, not {value}")
+    return value
+
+
+def _looks_like_number(token: str) -> bool:
+    return token.lstrip("+-").isdigit()
+
+
+def split_name(text: str) -> tuple[str, str, bool]:
+    """`name: rest` / `name：rest` → (name, rest, True); otherwise (first word, rest, False)."""
+    text = text.strip().lstrip("@＠")
+    for sep in (":", "："):
+        head, found, tail = text.partition(sep)
+        if found and head.strip() and len(head.strip()) <= 64 and "\n" not in head:
+            # Only a short head counts as a name ("律師: 慢一點"), not a sentence with a colon.
+            if len(head.split()) <= 3:
+                return head.strip(), tail.strip(), True
+    first, _, rest = text.partition(" ")
+    return first.strip(), rest.strip(), False
+
+
+class Console:
+    def __init__(
+        self,
+        rehearsal,  # engine.rehearsal.Rehearsal
+        backstage: bool = False,
+        stdin: TextIO | None = None,
+        out: TextIO | None = None,
+        err: TextIO | None = None,
+    ) -> None:
+        self.rehearsal = rehearsal
+        self.stdin = stdin or sys.stdin
+        self.out = out or sys.stdout
+        self.err = err or sys.stderr
+        self.renderer = Renderer(backstage=backstage, out=self.out, err=self.err, live=False)
+        self.interactive = self.stdin.isatty()
+        self._lines: asyncio.Queue[str | None] = asyncio.Queue()
+        self._quit = False
+
+    # ----------------------------------------------------------------- plumbing
+    def say(self, text: str) -> None:
+        self.renderer.say(text)
+
+    def _read_lines(self, loop: asyncio.AbstractEventLoop) -> None:
+        while True:
+            try:
+                line = self.stdin.readline()
+            except (OSError, ValueError):
+                line = ""
+            if not line:
+                loop.call_soon_threadsafe(self._lines.put_nowait, None)
+                return
+            loop.call_soon_threadsafe(self._lines.put_nowait, line)
+
+    def _on_interrupt(self) -> None:
+        if self.rehearsal.running:
+            self.say("(Ctrl-C) CUT")
+            asyncio.get_running_loop().create_task(self.rehearsal.cut())
+        else:
+            self._quit = True
+            self._lines.put_nowait(None)
+
+    def _prompt(self, force: bool = False) -> None:
+        # While a run plays, its lines own the screen; the prompt comes back when it ends.
+        if self.interactive and (force or not self.rehearsal.running):
+            self.out.write("circus> ")
+            self.out.flush()
+
+    def _on_event(self, event: object) -> None:
+        from engine.events import RunFinished
+
+        if isinstance(event, RunFinished):
+            self._prompt(force=True)
+
+    async def run(self) -> int:
+        from engine.errors import CircusError
+
+        loop = asyncio.get_running_loop()
+        unlisten = self.rehearsal.events.listen(self.renderer)
+        unlisten_prompt = self.rehearsal.events.listen(self._on_event)
+        threading.Thread(target=self._read_lines, args=(loop,), daemon=True).start()
+        try:
+            loop.add_signal_handler(signal.SIGINT, self._on_interrupt)
+        except (NotImplementedError, RuntimeError):
+            pass
+        state = await self.rehearsal.state()
+        self.say(
+            f"Circus console — scene {self.rehearsal.name} ({len(state.turns)} turns on record); "
+            f"cast: {', '.join(state.cast)}. HELP lists the verbs."
+        )
+        try:
+            while not self._quit:
+                self._prompt()
+                line = await self._lines.get()
+                if line is None:
+                    if not self._quit and self.rehearsal.running:
+                        self.say("(end of input: waiting for the run to finish — Ctrl-C cuts)")
+                        await self.rehearsal.wait()
+                    break
+                try:
+                    await self.handle(line)
+                except ConsoleError as exc:
+                    self.renderer.info(f"circus: {exc}")
+                except CircusError as exc:
+                    self.renderer.info(f"circus: {exc}")
+        finally:
+            if self.rehearsal.running:
+                await self.rehearsal.cut()
+            try:
+                loop.remove_signal_handler(signal.SIGINT)
+            except (NotImplementedError, RuntimeError):
+                pass
+            unlisten_prompt()
+            unlisten()
+        return 0
+
+    # ----------------------------------------------------------------- verbs
+    async def handle(self, line: str) -> None:
+        text = line.strip()
+        if not text or text.startswith("#"):
+            return
+        if text[0] in "@＠":
+            verb, rest = "CUE", text[1:]
+        else:
+            verb, _, rest = text.partition(" ")
+            verb, rest = verb.upper(), rest.strip()
+        handler = getattr(self, f"do_{verb.lower()}", None)
+        if handler is None or verb.lower() not in VERBS:
+            raise ConsoleError(f"unknown command {verb!r} — HELP lists the verbs")
+        await handler(rest)
+
+    async def _start(self, turns: int, start: str | None, mode: str, direction: str = "") -> None:
+        await self.rehearsal.start_run(turns, start, mode, direction)
+
+    async def do_run(self, rest: str) -> None:
+        tokens = rest.split(None, 1)
+        turns, start = DEFAULT_TURNS, None
+        if tokens and _looks_like_number(tokens[0]):
+            turns = parse_count(tokens[0])
+            tokens = tokens[1:]
+        if tokens:
+            start = await self.rehearsal.resolve_actor(tokens[0].strip().lstrip("@＠"))
+        await self._start(turns, start, "run")
+
+    async def do_resume(self, rest: str) -> None:
+        turns = parse_count(rest.split()[0]) if rest.split() else DEFAULT_TURNS
+        await self._start(turns, None, "resume")
+
+    async def do_cue(self, rest: str) -> None:
+        if not rest.strip():
+            raise ConsoleError("CUE needs an actor, e.g. CUE 刑警 動作：拍桌子")
+        actor = await self._actor_prefix(rest)
+        await self._start(1, actor[0], "cue", actor[1])
+
+    async def _actor_prefix(self, rest: str) -> tuple[str, str]:
+        """The actor a line starts with (longest match, so "Carol Lindqvist" works) + the rest."""
+        from engine.errors import UnknownActor
+
+        name, remainder, colon = split_name(rest)
+        if colon:
+            return await self.rehearsal.resolve_actor(name), remainder
+        words = rest.strip().lstrip("@＠").split()
+        for i in range(len(words), 0, -1):
+            try:
+                actor = await self.rehearsal.resolve_actor(" ".join(words[:i]))
+            except UnknownActor:
+                continue
+            return actor, " ".join(words[i:])
+        return await self.rehearsal.resolve_actor(words[0]), ""  # raises UnknownActor
+
+    async def do_cut(self, rest: str) -> None:
+        if not await self.rehearsal.cut():
+            self.say("Nothing is running.")
+
+    async def do_wait(self, rest: str) -> None:
+        if self.rehearsal.running:
+            await self.rehearsal.wait()
+
+    async def do_note(self, rest: str) -> None:
+        if not rest.strip():
+            raise ConsoleError("NOTE needs some text: NOTE text, or NOTE ACTOR: text")
+        actor: str | None = None
+        text = rest
+        stripped = rest.strip()
+        if stripped[0] in "@＠":
+            actor, text = await self._actor_prefix(stripped)
+        else:
+            name, remainder, colon = split_name(stripped)
+            if colon:
+                if name.casefold() in EVERYONE:
+                    text = remainder
+                else:
+                    # A private whisper must never reach everyone because of a typo.
+                    actor, text = await self._whisper_target(name), remainder
+        await self.rehearsal.note(text, actor)
+        self.say(f"Noted for {actor + ' only' if actor else 'everyone'}; used from the next turn.")
+
+    async def _whisper_target(self, name: str) -> str:
+        from engine.errors import UnknownActor
+
+        try:
+            return await self.rehearsal.resolve_actor(name)
+        except UnknownActor as exc:
+            raise ConsoleError(
+                f"{exc} Nothing was noted. To whisper to everyone, write NOTE all: text"
+            ) from None
+
+    async def do_take(self, rest: str) -> None:
+        words = rest.split()
+        sub = words[0].upper() if words else ""
+        if sub == "SAVE":
+            number = await self.rehearsal.save_take()
+            self.say(f"Saved take_{number}.")
+        elif sub == "LIST":
+            takes = await self.rehearsal.list_takes()
+            if not takes:
+                self.say("No takes saved yet (TAKE SAVE).")
+            for info in takes:
+                self.say(f"take_{info.number}  {info.turns:>3} turns  {info.last_line}")
+        elif sub == "SHOW":
+            if len(words) < 2:
+                raise ConsoleError("TAKE SHOW needs a take number, e.g. TAKE SHOW 2")
+            self.say((await self.rehearsal.show_take(words[1])).rstrip("\n"))
+        else:
+            raise ConsoleError("TAKE SAVE, TAKE LIST or TAKE SHOW n")
+
+    async def do_replay(self, rest: str) -> None:
+        words = rest.split()
+        if not words:
+            raise ConsoleError("REPLAY needs a take, e.g. REPLAY 2 or REPLAY take_2 until 5")
+        until = None
+        tail = [w for w in words[1:] if w.lower() not in {"until", "to", "--until"}]
+        if tail:
+            if not tail[0].isdigit():
+                raise ConsoleError(f"the turn to replay until must be a number, not {tail[0]!r}")
+            until = int(tail[0])
+        result = await self.rehearsal.replay(words[0], until)
+        if result.autosaved:
+            self.say(f"(the unsaved work was saved first as take_{result.autosaved})")
+        self.say(
+            f"Replaying take_{result.from_take} up to turn {result.kept_turns}; this attempt "
+            f"will be take {result.take}. RUN, RESUME or CUE to play on."
+        )
+
+    async def do_status(self, rest: str) -> None:
+        from circus.cli import status_text
+
+        self.say(await status_text(self.rehearsal))
+
+    async def do_soul(self, rest: str) -> None:
+        if not rest.strip():
+            raise ConsoleError("SOUL needs an actor, e.g. SOUL 林小姐")
+        actor, _ = await self._actor_prefix(rest)
+        self.say((await self.rehearsal.soul_text(actor)).rstrip("\n"))
+
+    async def do_backstage(self, rest: str) -> None:
+        word = rest.strip().lower()
+        if word in {"on", "yes", "1", ""}:
+            self.renderer.backstage = word != "" or not self.renderer.backstage
+        elif word in {"off", "no", "0"}:
+            self.renderer.backstage = False
+        else:
+            raise ConsoleError("BACKSTAGE ON or BACKSTAGE OFF")
+        self.say(f"Backstage {'on' if self.renderer.backstage else 'off'}.")
+
+    async def do_help(self, rest: str) -> None:
+        self.say(HELP)
+
+    async def do_quit(self, rest: str) -> None:
+        self._quit = True
+
+    do_exit = do_quit
+
+
+VERBS = {
+    "run", "resume", "cue", "cut", "wait", "note", "take", "replay", "status", "soul",
+    "backstage", "help", "quit", "exit",
+}  # fmt: skip

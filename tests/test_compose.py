@@ -1,0 +1,172 @@
+"""docker-compose.yml, the Dockerfile and .env.example agree with each other and with the code.
+
+Docker cannot run here, so this checks everything the files reference: the Dockerfile, the
+`circus bot` command, named volumes, healthchecks, and every environment variable — each one
+the compose file uses is documented in .env.example and actually read by the code. The
+one-shot pull script is run with a fake `ollama` to see what it pulls."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+from pathlib import Path
+
+import pytest
+import yaml
+
+REPO = Path(__file__).resolve().parent.parent
+CODE_DIRS = ("engine", "bot", "circus")
+
+
+@pytest.fixture(scope="module")
+def compose() -> dict:
+    return yaml.safe_load((REPO / "docker-compose.yml").read_text(encoding="utf-8"))
+
+
+def env_example() -> dict[str, str]:
+    out = {}
+    for line in (REPO / ".env.example").read_text(encoding="utf-8").splitlines():
+        line = line.strip()
+        if line and not line.startswith("#"):
+            key, _, value = line.partition("=")
+            out[key.strip()] = value.strip()
+    return out
+
+
+def code_text() -> str:
+    return "\n".join(
+        p.read_text(encoding="utf-8") for d in CODE_DIRS for p in (REPO / d).rglob("*.py")
+    )
+
+
+def names_used(node: object) -> set[str]:
+    """Variable names a compose file refers to: environment keys and $VAR / ${VAR} / $$VAR."""
+    found: set[str] = set()
+    if isinstance(node, dict):
+        env = node.get("environment")
+        if isinstance(env, dict):
+            found |= set(env)
+        elif isinstance(env, list):
+            found |= {item.split("=", 1)[0] for item in env}
+        for value in node.values():
+            found |= names_used(value)
+    elif isinstance(node, list):
+        for value in node:
+            found |= names_used(value)
+    elif isinstance(node, str):
+        found |= set(re.findall(r"\$\$?\{?([A-Z][A-Z0-9_]*)", node))
+    return found
+
+
+def test_services_and_their_wiring(compose: dict) -> None:
+    services = compose["services"]
+    assert {"bot", "ollama", "ollama-pull"} <= set(services)
+
+    ollama = services["ollama"]
+    assert ollama["image"].startswith("ollama/ollama")
+    assert "ollama" in " ".join(ollama["healthcheck"]["test"])
+    for service in services.values():
+        for volume in service.get("volumes", []):
+            source = volume.split(":")[0]
+            if not source.startswith((".", "/")):
+                assert source in (compose.get("volumes") or {}), f"undeclared volume {source}"
+
+    pull = services["ollama-pull"]
+    assert pull["image"].startswith("ollama/ollama")
+    assert "ollama pull" in " ".join(pull["entrypoint"])
+    assert pull["depends_on"]["ollama"]["condition"] == "service_healthy"
+    assert pull["environment"]["OLLAMA_HOST"] == "http://ollama:11434"
+
+    bot = services["bot"]
+    build = bot["build"] if isinstance(bot["build"], str) else bot["build"]["context"]
+    assert (REPO / build / "Dockerfile").is_file()
+    assert bot["depends_on"]["ollama-pull"]["condition"] == "service_completed_successfully"
+    assert "./scenes:/app/scenes" in bot["volumes"]
+    assert bot["env_file"] == ".env" and (REPO / ".env.example").is_file()
+
+
+def test_the_bot_command_is_a_real_subcommand(compose: dict) -> None:
+    from circus.cli import build_parser
+
+    command = compose["services"]["bot"]["command"]
+    assert command[:2] == ["circus", "bot"]
+    parser = build_parser()
+    assert parser.parse_args(command[1:]).command == "bot"
+    import bot
+
+    assert callable(bot.main)
+    dockerfile = (REPO / "Dockerfile").read_text(encoding="utf-8")
+    assert '"circus", "bot"' in dockerfile
+
+
+def test_templates_survive_the_scenes_mount(compose: dict) -> None:
+    """./scenes is mounted over /app/scenes, hiding the image's copy: the templates the bot
+    reads must come from the mount (the repository has scenes/templates) or be seeded."""
+    dockerfile = (REPO / "Dockerfile").read_text(encoding="utf-8")
+    assert dockerfile.startswith("#") or "FROM python:3.11-slim" in dockerfile
+    assert "FROM python:3.11-slim" in dockerfile
+    assert re.search(r"pip install \.(\s|$)", dockerfile), "no [embedded] extra in the image"
+    assert "CIRCUS_TEMPLATES_DIR=/app/scenes/templates" in dockerfile
+    env = compose["services"]["bot"]["environment"]
+    assert env["CIRCUS_TEMPLATES_DIR"] == "/app/scenes/templates"
+    mount_src, mount_dst = compose["services"]["bot"]["volumes"][0].split(":")[:2]
+    assert env["CIRCUS_TEMPLATES_DIR"].startswith(mount_dst + "/")
+    rel = env["CIRCUS_TEMPLATES_DIR"][len(mount_dst) + 1 :]
+    assert (REPO / mount_src / rel / "interrogation" / "context.md").is_file()
+    assert "/opt/circus/templates" in dockerfile  # the seed copy for an empty mount
+    ignored = (REPO / ".dockerignore").read_text(encoding="utf-8").split()
+    assert ".env" in ignored and ".venv" in ignored and "!scenes/templates" in ignored
+    gitignore = (REPO / ".gitignore").read_text(encoding="utf-8")
+    assert "!scenes/templates/" in gitignore
+
+
+def test_every_variable_is_documented_and_read_by_the_code(compose: dict) -> None:
+    documented = env_example()
+    code = code_text()
+    for service_name, service in compose["services"].items():
+        for name in names_used(service):
+            if name.startswith("OLLAMA_"):
+                assert service["image"].startswith("ollama/ollama"), (service_name, name)
+                continue
+            assert name in documented, f"{name} (used by {service_name}) is not in .env.example"
+            assert name in code, f"{name} is not read by engine/, bot/ or circus/"
+    for name in documented:
+        assert re.search(rf"\b{name}\b", code), f".env.example sets {name}, which nothing reads"
+
+
+def test_the_default_model_is_the_local_ollama() -> None:
+    env = env_example()
+    assert env["CIRCUS_MODEL"].startswith(("ollama_chat/", "ollama/"))
+    assert env["CIRCUS_API_BASE"] == "http://ollama:11434"
+    assert int(env["CIRCUS_NUM_CTX"]) >= 8192
+    assert "DISCORD_TOKEN" in env and env["DISCORD_TOKEN"] == ""  # never a real token
+
+
+@pytest.mark.parametrize(
+    "model, sm_model, pulled",
+    [
+        ("ollama_chat/qwen2.5:7b", "", ["pull qwen2.5:7b"]),
+        ("ollama_chat/qwen2.5:7b", "ollama/llama3.2:3b", ["pull qwen2.5:7b", "pull llama3.2:3b"]),
+        ("anthropic/claude-sonnet-4-5", "", []),
+    ],
+)
+def test_the_pull_script_pulls_the_ollama_models_in_env(
+    compose: dict, tmp_path: Path, model: str, sm_model: str, pulled: list[str]
+) -> None:
+    entrypoint = compose["services"]["ollama-pull"]["entrypoint"]
+    assert entrypoint[:2] == ["/bin/sh", "-c"]
+    script = entrypoint[2].replace("$$", "$")  # compose's escape for a literal $
+    log = tmp_path / "calls"
+    fake = tmp_path / "ollama"
+    fake.write_text(f'#!/bin/sh\necho "$@" >> {log}\n', encoding="utf-8")
+    fake.chmod(0o755)
+    env = {
+        "PATH": f"{tmp_path}{os.pathsep}{os.environ['PATH']}",
+        "CIRCUS_MODEL": model,
+        "CIRCUS_STAGE_MANAGER_MODEL": sm_model,
+    }
+    result = subprocess.run(["/bin/sh", "-c", script], env=env, capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    calls = log.read_text().splitlines() if log.exists() else []
+    assert calls == pulled
