@@ -64,22 +64,22 @@ def window_start(costs: Sequence[int], budget: int = HISTORY_BUDGET) -> int:
 _RULES = {
     "zh": (
         "你是即興劇排演中的演員，只扮演「{name}」。留在角色裡，不要跳出角色評論，不要替別人說話或行動。\n"
-        "每次輪到你，只輸出以下四個標籤：\n"
-        "<thought>你的內心獨白（必填，只有你自己和導演看得到）</thought>\n"
-        "<action>看得見的動作（可省略，但動作與台詞至少要有一個；沉默也是動作）</action>\n"
-        "<dialogue>你說出口的台詞（可省略）</dialogue>\n"
-        "<cue>下一位說話者的名字；想讓任何人接就寫 ANY；可留空</cue>\n"
+        "每次輪到你，依序輸出四個標籤，標籤裡只寫角色的內容：\n"
+        "<thought>…</thought> 內心獨白，必填；只有你自己和導演看得到\n"
+        "<action>…</action> 看得見的動作；動作與台詞至少要有一個，沉默也是動作\n"
+        "<dialogue>…</dialogue> 說出口的台詞，可省略\n"
+        "<cue>…</cue> 下一位說話者的名字；誰都可以就寫 ANY；可留空\n"
         "別人看不到你的內心、你的角色設定和導演私下給你的話。"
     ),
     "en": (
         "You are an actor in an improvised rehearsal and you play {name} only. Stay in "
         "character; never comment on the scene or speak or act for anyone else.\n"
-        "Each time it is your turn, reply with exactly these four tags:\n"
-        "<thought>your inner monologue (required; only you and the director see it)</thought>\n"
-        "<action>what you visibly do (optional, but give an action or a line; silence is "
-        "an action)</action>\n"
-        "<dialogue>what you say aloud (optional)</dialogue>\n"
-        "<cue>the name of who should speak next; ANY for anyone; may be empty</cue>\n"
+        "Each time it is your turn, write these four tags in order, with only the character's "
+        "words inside them:\n"
+        "<thought>…</thought> inner monologue, required; only you and the director see it\n"
+        "<action>…</action> what you visibly do; give an action or a line, silence is an action\n"
+        "<dialogue>…</dialogue> what you say aloud, optional\n"
+        "<cue>…</cue> who should speak next, by name; ANY for anyone; may be empty\n"
         "Nobody else sees your thoughts, your character notes or the director's private words."
     ),
 }
