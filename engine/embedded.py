@@ -50,9 +50,13 @@ DEFAULT_MAX_TOKENS = {"actor": 256, "stage_manager": 48, "free": 512}
 DEFAULT_TEMPERATURE = 0.4  # SmolLM2 drifts quickly when sampled hotter
 TOP_P = 0.9
 REPEAT_PENALTY = 1.1
-# Longest text the actor grammar allows in each field, in characters.
-FIELD_LIMITS = (("thought", 100), ("action", 80), ("dialogue", 200))
-REASON_LIMIT = 200
+# Longest text the grammar allows per field, in characters. SmolLM2's tokenizer spends about
+# 2 tokens on a CJK character and 1 on 4 Latin ones, so "wide" (CJK) scenes get shorter fields;
+# either way a whole actor reply fits the default 256 tokens. A reply that still runs out of
+# tokens is closed into shape (see finish_actor_reply).
+FIELDS = ("thought", "action", "dialogue")
+FIELD_LIMITS = {False: (200, 160, 320), True: (30, 24, 64)}  # keyed by "wide"
+REASON_LIMITS = {False: 150, True: 20}
 FILLER = "…"  # stands in for a field a truncated reply never reached
 _CONTEXT_MARGIN = 48  # tokens of slack for chat-template overhead our estimate misses
 _TRIMMED_MARK = "[…earlier part trimmed…]\n"
@@ -235,37 +239,53 @@ def _alternatives(names: Sequence[str]) -> str:
     return " | ".join(gbnf_literal(name) for name in names)
 
 
-def actor_grammar_text(cast: Sequence[str], speaker: str) -> str:
+def is_wide(texts: Iterable[str]) -> bool:
+    """Whether the prompt is mostly CJK (at least a fifth of its non-space characters)."""
+    wide = narrow = 0
+    for text in texts:
+        for char in text:
+            if char.isspace():
+                continue
+            if ord(char) > 0x2E7F:
+                wide += 1
+            else:
+                narrow += 1
+    return wide * 5 >= wide + narrow and wide > 0
+
+
+def actor_grammar_text(cast: Sequence[str], speaker: str, wide: bool = False) -> str:
     rules = [
         'root ::= "<thought>" thought "</thought>\\n<action>" action '
         '"</action>\\n<dialogue>" dialogue "</dialogue>\\n<cue>" cue "</cue>"'
     ]
-    rules += [f"{tag} ::= [^<\\n\\r]{{1,{limit}}}" for tag, limit in FIELD_LIMITS]
+    limits = zip(FIELDS, FIELD_LIMITS[wide], strict=True)
+    rules += [f"{tag} ::= [^<\\n\\r]{{1,{limit}}}" for tag, limit in limits]
     rules.append(f"cue ::= {_alternatives(cue_choices(cast, speaker))}")
     return "\n".join(rules) + "\n"
 
 
-def stage_manager_grammar_text(cast: Sequence[str]) -> str:
+def stage_manager_grammar_text(cast: Sequence[str], wide: bool = False) -> str:
     names = stage_manager_choices(cast)
     name_rule = _alternatives(names) if names else "[^<\\n\\r]{1,60}"
     return (
         'root ::= "NEXT: " name reason?\n'
         f"name ::= {name_rule}\n"
-        f'reason ::= "\\nREASON: " [^<\\n\\r]{{0,{REASON_LIMIT}}}\n'
+        f'reason ::= "\\nREASON: " [^<\\n\\r]{{0,{REASON_LIMITS[wide]}}}\n'
     )
 
 
-def grammar_text(kind: str, cast: Sequence[str], speaker: str) -> str | None:
+def grammar_text(kind: str, cast: Sequence[str], speaker: str, wide: bool = False) -> str | None:
+    """The GBNF grammar for a reply shape (None for free text)."""
     if kind == "actor":
-        return actor_grammar_text(cast, speaker)
+        return actor_grammar_text(cast, speaker, wide)
     if kind == "stage_manager":
-        return stage_manager_grammar_text(cast)
+        return stage_manager_grammar_text(cast, wide)
     return None
 
 
 @functools.lru_cache(maxsize=256)
-def _grammar(kind: str, cast: tuple[str, ...], speaker: str) -> Any:
-    text = grammar_text(kind, cast, speaker)
+def _grammar(kind: str, cast: tuple[str, ...], speaker: str, wide: bool) -> Any:
+    text = grammar_text(kind, cast, speaker, wide)
     if text is None:
         return None
     return _llama_cpp().LlamaGrammar.from_string(text, verbose=False)
@@ -274,7 +294,7 @@ def _grammar(kind: str, cast: tuple[str, ...], speaker: str) -> Any:
 # ---------------------------------------------------------------------------------------------
 # Repairing a reply cut short by max_tokens (the grammar guarantees it is a valid prefix)
 
-_FIELD_VALUE = {tag: re.compile(rf"<{tag}>([^<\n\r]*)") for tag, _ in FIELD_LIMITS}
+_FIELD_VALUE = {tag: re.compile(rf"<{tag}>([^<\n\r]*)") for tag in FIELDS}
 _CUE_VALUE = re.compile(r"<cue>([^<\n\r]*)")
 _ACTOR_REPLY = re.compile(
     r"<thought>[^<\n\r]+</thought>\n<action>[^<\n\r]+</action>\n"
@@ -297,10 +317,9 @@ def finish_actor_reply(text: str, cast: Sequence[str], speaker: str) -> str:
     if match and match.group(1) in choices:
         return text
     values = {}
-    for tag, limit in FIELD_LIMITS:
+    for tag in FIELDS:
         found = _FIELD_VALUE[tag].search(text)
-        value = found.group(1).strip() if found else ""
-        values[tag] = value[:limit] or FILLER
+        values[tag] = (found.group(1).strip() if found else "") or FILLER
     cue_found = _CUE_VALUE.search(text)
     cue = _complete_name(cue_found.group(1) if cue_found else "", choices, ANY)
     return (
@@ -405,8 +424,8 @@ def generate(
         kind = "free"
     cast = tuple(cast)
     llama = load()
-    grammar = _grammar(kind, cast, speaker)
     chat = [{"role": str(m.get("role") or "user"), "content": _content(m)} for m in messages]
+    grammar = _grammar(kind, cast, speaker, is_wide(m["content"] for m in chat))
     wanted = int(max_tokens) if max_tokens else DEFAULT_MAX_TOKENS[kind]
     with _run_lock:
         chat, wanted = fit_prompt(llama, chat, wanted, DEFAULT_MAX_TOKENS[kind])
