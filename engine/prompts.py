@@ -206,10 +206,8 @@ def stage_manager_messages(brief: StageBrief) -> tuple[dict[str, str], ...]:
         (f"- {a}（已 {quiet[a]} 輪沒說話）" if zh else f"- {a} (silent for {quiet[a]} turns)")
         for a in brief.cast
     ]
-    parts = [
-        ("# 舞台\n" if zh else "# The stage\n") + brief.context,
-        ("# 在場角色\n" if zh else "# On stage\n") + "\n".join(cast_lines),
-    ]
+    # Silence counts change every turn, so they come after the record (prompt caches hit).
+    parts = [("# 舞台\n" if zh else "# The stage\n") + brief.context]
     if brief.whisper_all:
         parts.append(
             ("# 導演對全體的耳語\n" if zh else "# Director's note to everyone\n")
@@ -219,6 +217,7 @@ def stage_manager_messages(brief: StageBrief) -> tuple[dict[str, str], ...]:
         ("# 到目前為止的戲\n" if zh else "# The scene so far\n")
         + ("\n".join(lines[start:]) or ("（尚未開始）" if zh else "(nothing yet)"))
     )
+    parts.append(("# 在場角色\n" if zh else "# On stage\n") + "\n".join(cast_lines))
     last = brief.turns[-1] if brief.turns else None
     if last is not None:
         parts.append(

