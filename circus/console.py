@@ -1,11 +1,9 @@
 """`circus console SCENE_DIR`: the director's interactive console (seed 000 §7).
 
-Verbs are case-insensitive. A RUN (or CUE, RESUME) plays in the background while the console
-keeps reading, so CUT stops it mid-turn — nothing half-made lands. Input is read by a daemon
-thread, so the console never blocks the event loop and never hangs on exit.
-
-End of input (Ctrl-D, or the end of a piped script) waits for a run in progress to finish;
-QUIT cuts it. Ctrl-C cuts a run in progress, or leaves when nothing is running.
+Verbs are case-insensitive. A RUN (CUE, RESUME) plays in the background while a daemon thread
+reads input, so CUT stops it mid-turn (nothing half-made lands) and the console never blocks the
+event loop or hangs on exit. End of input waits for a run in progress; QUIT cuts it; Ctrl-C cuts
+a run, or leaves when nothing is running.
 """
 
 from __future__ import annotations
@@ -295,7 +293,7 @@ class Console:
         )
 
     async def do_status(self, rest: str) -> None:
-        from circus.cli import status_text
+        from circus.session import status_text
 
         self.say(await status_text(self.rehearsal))
 

@@ -1,0 +1,119 @@
+"""One scene driven from the terminal: open it, check its models, play a run, describe it.
+
+Shared by the one-shot commands and the console. Opening reads every file before anything is
+written (a broken scene fails first); a run played in the foreground is cut by Ctrl-C, the turn
+in flight dropped whole. The engine is imported inside the functions, never at the top.
+"""
+
+from __future__ import annotations
+
+import os
+
+from circus.exits import EXIT_CUT, EXIT_FAILURE, EXIT_OK, print_error
+
+
+async def open_scene(path: str):  # -> engine.rehearsal.Rehearsal
+    """A Rehearsal on an existing, readable scene folder (SceneNotFound otherwise)."""
+    from pathlib import Path
+
+    from engine.errors import SceneNotFound
+    from engine.rehearsal import Rehearsal
+
+    root = Path(path)
+    if not (root / "context.md").is_file():
+        raise SceneNotFound(root)
+    rehearsal = Rehearsal(root)
+    await rehearsal.state()  # a broken file is reported now, before anything is written
+    return rehearsal
+
+
+def describe_models(state) -> list[str]:  # state: engine.scene.SceneState
+    from engine.models import actor_model, stage_manager_model
+
+    lines = [f"{name} → {actor_model(soul, state.settings)}" for name, soul in state.souls.items()]
+    lines.append(f"stage manager → {stage_manager_model(state.settings)}")
+    return lines
+
+
+def check_embedded(state) -> None:
+    """Fail early, with the fix, if a role needs the embedded model and it is not installed."""
+    from engine.embedded import EmbeddedModelUnavailable, available
+    from engine.llm import EMBEDDED_MODEL
+    from engine.models import actor_model, stage_manager_model
+
+    models = {actor_model(s, state.settings) for s in state.souls.values()}
+    models.add(stage_manager_model(state.settings))
+    if EMBEDDED_MODEL in models and not available():
+        raise EmbeddedModelUnavailable(f"this scene plays on {EMBEDDED_MODEL}")
+
+
+async def play(rehearsal, start_run, backstage: bool, renderer=None) -> int:
+    """Run a started-on-demand rehearsal run in the foreground; Ctrl-C cuts it."""
+    import asyncio
+    import signal
+
+    from circus.render import Renderer
+
+    renderer = renderer or Renderer(backstage=backstage)
+    unlisten = rehearsal.events.listen(renderer)
+    loop = asyncio.get_running_loop()
+    cutting: list[asyncio.Task] = []
+
+    def on_interrupt() -> None:
+        if cutting:  # a second Ctrl-C: stop waiting
+            loop.remove_signal_handler(signal.SIGINT)
+            os.kill(os.getpid(), signal.SIGINT)
+            return
+        renderer.info("cutting… (the turn in flight is dropped)")
+        cutting.append(loop.create_task(rehearsal.cut()))
+
+    try:
+        task = await start_run()
+        try:
+            loop.add_signal_handler(signal.SIGINT, on_interrupt)
+        except (NotImplementedError, RuntimeError):  # not the main thread / not Unix
+            pass
+        result = await task
+        if cutting:
+            await cutting[0]
+    finally:
+        try:
+            loop.remove_signal_handler(signal.SIGINT)
+        except (NotImplementedError, RuntimeError):
+            pass
+        unlisten()
+    if result.reason == "cut":
+        return EXIT_CUT
+    if result.reason == "error":
+        last = renderer.errors[-1] if renderer.errors else "the model failed"
+        print_error(f"the run stopped after {renderer.landed} of {renderer.total} turns: {last}")
+        return EXIT_FAILURE
+    return EXIT_OK
+
+
+async def status_text(rehearsal) -> str:
+    from circus.render import format_cost
+
+    s = await rehearsal.status()
+    state = await rehearsal.state()
+    saved = ", ".join(f"take_{n}" for n in s.saved_takes) or "none"
+    lines = [
+        f"scene:   {s.scene}  ({rehearsal.root})",
+        f"take:    {s.take} (in progress, unsaved)  ·  saved: {saved}",
+        f"turns:   {s.turns} on record  ·  mode: {s.mode}"
+        + (f" ({s.progress})" if s.progress else ""),
+        f"cast:    {', '.join(s.cast)}",
+        "models:  " + "\n         ".join(describe_models(state)),
+        f"usage:   {s.model_calls} model calls  ·  {s.prompt_tokens:,} prompt + "
+        f"{s.completion_tokens:,} completion tokens  ·  {format_cost(s.cost_usd)}",
+    ]
+    if state.turns:
+        last = state.turns[-1]
+        line = (last.dialogue or last.action).split("\n")[0][:100]
+        lines.append(f"last:    [{last.number}] {last.actor}: {line}")
+    if state.whispers.unknown_sections:
+        lines.append(
+            "warning: director_notes.md has sections nobody reads (not in the cast): "
+            + ", ".join(state.whispers.unknown_sections)
+        )
+    return "\n".join(lines)
