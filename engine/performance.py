@@ -141,7 +141,16 @@ class Decision:
 
 
 async def ask_stage_manager(state: SceneState, exclude: str | None = None) -> Decision:
-    """Let the stage manager pick from public information; validate; re-ask once; fall back."""
+    """Let the stage manager pick from public information; validate; re-ask once; fall back.
+
+    It picks among the actors other than `exclude` and the one who just threw the ball open
+    (an actor who wants the floor back cues themself by name).
+    """
+    last = state.turns[-1].actor if state.turns else None
+    barred = {exclude, last} if len(state.cast) > 2 or exclude is None else {exclude}
+    candidates = [a for a in state.cast if a not in barred] or list(state.cast)
+    if len(candidates) == 1:  # nothing to decide: no model call
+        return Decision(candidates[0], "the only actor who can answer", None)
     brief = StageBrief(
         context=state.context,
         cast=tuple(state.cast),
@@ -157,12 +166,12 @@ async def ask_stage_manager(state: SceneState, exclude: str | None = None) -> De
         temperature=0.2,
         api_base=api_base(None, state.settings),
         timeout=turn_timeout(state.settings),
-        shape=ReplyShape("stage_manager", tuple(a for a in state.cast if a != exclude)),
+        shape=ReplyShape("stage_manager", tuple(a for a in state.cast if a not in barred)),
         extra=extra_params(model),
         retries=int(os.environ.get("CIRCUS_MODEL_RETRIES", "2")),
     )
     speakers = [t.actor for t in state.turns]
-    aliases = {a: s for a, s in state.aliases().items() if a != exclude}
+    aliases = {a: s for a, s in state.aliases().items() if a not in barred}
     usage: Usage | None = None
     text = ""
     for _attempt in range(2):
@@ -195,7 +204,6 @@ async def ask_stage_manager(state: SceneState, exclude: str | None = None) -> De
                 ),
             }
         )
-    cast = [a for a in state.cast if a != exclude] or list(state.cast)
-    chosen = longest_silent(cast, speakers)
+    chosen = longest_silent(candidates, speakers)
     why = f"fallback: longest silent (stage manager said: {text.strip()[:200] or 'nothing'})"
     return Decision(chosen, why, usage, fallback=True)

@@ -115,7 +115,9 @@ async def test_an_invalid_stage_manager_answer_is_reasked_once_then_falls_back(s
     await rehearsal.run(2, start="林小姐")
     sm_calls = [c for c in scripted.calls if c.shape.kind == "stage_manager"]
     assert len(sm_calls) == 2
-    assert "王五" in sm_calls[1].prompt and "林小姐" in sm_calls[1].messages[-1]["content"]
+    reask = sm_calls[1].messages[-1]["content"]
+    assert "王五" in reask and "刑警" in reask and "律師" in reask
+    assert "林小姐" not in reask  # she just threw the ball open: someone else answers
     decision = next(e for e in events if isinstance(e, StageManagerDecided))
     assert decision.fallback and decision.actor != "林小姐"  # longest silent, not who just spoke
     assert transcript(scene)[1].actor == decision.actor
@@ -396,3 +398,11 @@ async def test_every_cut_lands_even_when_many_scenes_are_cut_at_once(scene, tmp_
     for r in rehearsals:
         await r.cut()
     await asyncio.gather(*tasks)
+
+
+async def test_an_open_cue_in_a_two_hander_needs_no_stage_manager(scene, scripted):
+    shutil.rmtree(scene / "actors" / "律師")
+    scripted.register("improv", lambda r: line("ANY", r.index))
+    await Rehearsal(scene).run(4, start="林小姐")
+    assert [t.actor for t in transcript(scene)] == ["林小姐", "刑警"] * 2
+    assert all(c.shape.kind == "actor" for c in scripted.calls)
