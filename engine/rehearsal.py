@@ -15,7 +15,7 @@ from pathlib import Path
 
 from engine import frontmatter
 from engine.casting import longest_silent, match_cue, next_speaker
-from engine.errors import BadRequest, BadSceneFile, SceneBusy, UnknownActor
+from engine.errors import BadRequest, BadSceneFile, CircusError, SceneBusy, UnknownActor
 from engine.events import (
     Cut,
     ErrorEvent,
@@ -190,11 +190,9 @@ class Rehearsal:
                     failures, avoid = 0, None
                 except ModelError as exc:
                     failures += 1
-                    state = await self.state()
-                    self.events.emit(
-                        ErrorEvent(self.name, str(exc), state.last_turn + 1, exc.actor)
-                    )  # type: ignore[attr-defined]
-                    avoid = getattr(exc, "actor", None)
+                    turn = self.files.last_turn_seen() + 1
+                    self.events.emit(ErrorEvent(self.name, str(exc), turn, exc.actor))
+                    avoid = exc.actor
                     if failures >= 2 or forced:
                         reason = "error"
                         break
@@ -202,14 +200,17 @@ class Rehearsal:
                 done += 1
         except asyncio.CancelledError:
             reason = "cut"
+        except CircusError as exc:  # e.g. a writer saved a broken soul.md mid-run
+            self.events.emit(ErrorEvent(self.name, str(exc)))
+            reason = "error"
         finally:
             self.files.store.unlock()
             self._progress = ""
-        state = await self.state()
+        last = self.files.last_turn_seen()
         if reason == "cut":
-            self.events.emit(Cut(self.name, take, state.last_turn))
+            self.events.emit(Cut(self.name, take, last))
         self.events.emit(RunFinished(self.name, take, done, reason))
-        return RunResult(done, reason, state.last_turn)
+        return RunResult(done, reason, last)
 
     async def _turn(
         self,
@@ -252,7 +253,7 @@ class Rehearsal:
         try:
             result = await perform(state, actor, direction, neglected=reason == "neglect")
         except ModelError as exc:
-            exc.actor = actor  # type: ignore[attr-defined]
+            exc.actor = actor
             raise
         cut_during_commit = await self._commit(state, number, actor, result, sm_log, sm_usage)
         reply = result.reply

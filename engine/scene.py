@@ -149,6 +149,12 @@ class SceneFiles:
             self.name, settings, context.strip(), souls, turns, thoughts, whispers, size
         )
 
+    def last_turn_seen(self) -> int:
+        """The last turn number in the transcript as last loaded (0 before any)."""
+        hit = self._cache.get(TRANSCRIPT)
+        turns = hit[1] if hit else []
+        return turns[-1].number if turns else 0
+
     def remember_append(self, rel: str, parsed: Any) -> None:
         """After our own append, record the new signature so the file is not re-parsed."""
         self._cache[rel] = (self.store.signatures([rel])[rel], parsed)

@@ -406,3 +406,21 @@ async def test_an_open_cue_in_a_two_hander_needs_no_stage_manager(scene, scripte
     await Rehearsal(scene).run(4, start="林小姐")
     assert [t.actor for t in transcript(scene)] == ["林小姐", "刑警"] * 2
     assert all(c.shape.kind == "actor" for c in scripted.calls)
+
+
+async def test_a_soul_broken_mid_run_ends_the_run_with_a_message_naming_the_file(scene, scripted):
+    soul = scene / "actors" / "刑警" / "soul.md"
+
+    def break_a_soul(request: ScriptedRequest) -> str:
+        soul.write_text("---\nmodel: [unclosed\n---\n", encoding="utf-8")  # the writer's typo
+        return line("刑警", request.index)
+
+    scripted.register("improv", break_a_soul)
+    rehearsal = Rehearsal(scene)
+    events = collect(rehearsal)
+    result = await rehearsal.run(5, start="林小姐")
+    assert (result.reason, result.turns_done, result.last_turn) == ("error", 1, 1)
+    error = next(e for e in events if isinstance(e, ErrorEvent))
+    assert "刑警/soul.md" in error.message and "YAML" in error.message
+    assert isinstance(events[-1], RunFinished) and not rehearsal.running
+    assert len(transcript(scene)) == 1
