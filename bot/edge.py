@@ -105,7 +105,7 @@ async def describe(interaction: discord.Interaction, error: BaseException) -> st
             cast = (await stage.rehearsal.state()).cast
             return t("unknown_actor", lang, name=name, cast=", ".join(cast))
     if isinstance(error, CircusError):
-        return str(error)
+        return error.in_language(lang)
     if isinstance(error, discord.Forbidden):
         where = f"<#{interaction.channel_id}>"
         return t("missing_permission", lang, channel=where, what=error.text or "403")

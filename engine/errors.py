@@ -1,7 +1,8 @@
 """Named errors for people: each message says what went wrong and what to do next.
 
-Frontends translate these once at their edge (an exit code and one line in the console, a
-private reply in Discord). Anything else escaping the engine is a bug.
+Every error carries its message in English and, where written, in Chinese; `in_language`
+picks the scene's. Frontends translate these once at their edge (an exit code and one line in
+the console, a private reply in Discord). Anything else escaping the engine is a bug.
 """
 
 from __future__ import annotations
@@ -12,46 +13,73 @@ from collections.abc import Iterable
 class CircusError(Exception):
     """Base for every error a director can act on."""
 
+    def __init__(self, message: str, zh: str | None = None) -> None:
+        super().__init__(message)
+        self.zh = zh
+
+    def in_language(self, language: str) -> str:
+        if self.zh and language.lower().startswith("zh"):
+            return self.zh
+        return str(self)
+
+
+_WHAT_ZH = {"Actor": "角色", "Scene": "場景", "Take": "排演"}
+
 
 class BadName(CircusError):
-    def __init__(self, what: str, name: str, why: str) -> None:
-        super().__init__(f"{what} name {name!r} is not allowed: {why}.")
+    def __init__(self, what: str, name: str, why: str, why_zh: str | None = None) -> None:
+        super().__init__(
+            f"{what} name {name!r} is not allowed: {why}.",
+            f"不能用「{name}」當{_WHAT_ZH.get(what, what)}名稱：{why_zh}。" if why_zh else None,
+        )
 
 
 class SceneNotFound(CircusError):
     def __init__(self, path: object) -> None:
         super().__init__(
-            f"No scene at {path} (no context.md there) — create one with `circus new {path}`."
+            f"No scene at {path} (no context.md there) — create one with `circus new {path}`.",
+            f"{path} 不是場景（那裡沒有 context.md）——用 `circus new {path}` 建一個。",
         )
 
 
 class SceneExists(CircusError):
     def __init__(self, path: object) -> None:
-        super().__init__(f"{path} already exists — choose another name; nothing was written.")
+        super().__init__(
+            f"{path} already exists — choose another name; nothing was written.",
+            f"{path} 已經存在——換個名字；什麼都沒寫入。",
+        )
 
 
 class BadSceneFile(CircusError):
-    def __init__(self, path: object, why: str) -> None:
-        super().__init__(f"{path}: {why}")
+    def __init__(self, path: object, why: str, why_zh: str | None = None) -> None:
+        super().__init__(f"{path}: {why}", f"{path}：{why_zh}" if why_zh else None)
 
 
 class UnknownActor(CircusError):
     def __init__(self, name: str, cast: Iterable[str]) -> None:
-        names = ", ".join(cast) or "(nobody)"
-        super().__init__(f"No actor called {name} in this scene — the cast is {names}.")
+        cast = list(cast)
+        super().__init__(
+            f"No actor called {name} in this scene — the cast is {', '.join(cast) or '(nobody)'}.",
+            f"這場戲沒有叫「{name}」的角色——在場的是 {'、'.join(cast) or '（沒有人）'}。",
+        )
 
 
 class SceneBusy(CircusError):
     def __init__(self, scene: str) -> None:
         super().__init__(
-            f"Scene {scene} is already running — wait for it to finish or cut it first."
+            f"Scene {scene} is already running — wait for it to finish or cut it first.",
+            f"「{scene}」正在排演中——等它跑完，或先喊 CUT。",
         )
 
 
 class TakeNotFound(CircusError):
     def __init__(self, take: object, available: Iterable[int]) -> None:
-        have = ", ".join(f"take_{n}" for n in available) or "none yet (save one with take save)"
-        super().__init__(f"No take {take} in this scene — takes: {have}.")
+        numbers = list(available)
+        have = ", ".join(f"take_{n}" for n in numbers)
+        super().__init__(
+            f"No take {take} in this scene — takes: {have or 'none yet (save one with take save)'}.",
+            f"這場戲沒有排演 {take}——現有：{have or '還沒有（用 take save 存一個）'}。",
+        )
 
 
 class BadRequest(CircusError):
@@ -65,5 +93,7 @@ class ModelError(CircusError):
         self.actor = actor
         super().__init__(
             f"Model {model} failed: {why}. Check the model name, its API key or api_base, "
-            "or set a fallback_model in the actor's soul.md."
+            "or set a fallback_model in the actor's soul.md.",
+            f"模型 {model} 失敗：{why}。請檢查模型名稱、API 金鑰或 api_base，"
+            "或在角色的 soul.md 設定 fallback_model。",
         )

@@ -32,14 +32,24 @@ def split(text: str, path: object = "file") -> tuple[dict[str, Any], str]:
                 mark = getattr(exc, "problem_mark", None)
                 where = f" (line {mark.line + 2})" if mark is not None else ""
                 raise BadSceneFile(
-                    path, f"the front matter between the --- lines is not valid YAML{where}"
+                    path,
+                    f"the front matter between the --- lines is not valid YAML{where}",
+                    f"兩條 --- 之間的設定不是有效的 YAML{where}",
                 ) from exc
             if data is None:
                 data = {}
             if not isinstance(data, dict):
-                raise BadSceneFile(path, "the front matter must be `key: value` lines")
+                raise BadSceneFile(
+                    path,
+                    "the front matter must be `key: value` lines",
+                    "設定必須是 `鍵: 值` 的格式",
+                )
             return data, body
-    raise BadSceneFile(path, "the front matter has an opening --- but no closing ---")
+    raise BadSceneFile(
+        path,
+        "the front matter has an opening --- but no closing ---",
+        "設定開頭有 --- 但沒有結尾的 ---",
+    )
 
 
 def join(settings: dict[str, Any], body: str) -> str:

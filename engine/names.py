@@ -23,22 +23,24 @@ def name_key(name: str) -> str:
 def check_name(name: str, what: str = "Actor") -> str:
     """Return the NFC form of a valid name, or raise BadName saying why it is refused."""
     if not isinstance(name, str):
-        raise BadName(what, str(name), "it must be text")
+        raise BadName(what, str(name), "it must be text", "名稱必須是文字")
     norm = unicodedata.normalize("NFC", name).strip()
     if not norm:
-        raise BadName(what, name, "it is empty")
+        raise BadName(what, name, "it is empty", "名稱是空的")
     if norm in {".", ".."} or norm.startswith("."):
-        raise BadName(what, name, "it may not start with a dot")
+        raise BadName(what, name, "it may not start with a dot", "不能以點開頭")
     if any(ch in _FORBIDDEN for ch in norm):
-        raise BadName(what, name, 'it may not contain / \\ : * ? " < > |')
+        raise BadName(
+            what, name, 'it may not contain / \\ : * ? " < > |', '不能包含 / \\ : * ? " < > |'
+        )
     if any(unicodedata.category(ch).startswith("C") for ch in norm):
-        raise BadName(what, name, "it may not contain control characters")
+        raise BadName(what, name, "it may not contain control characters", "不能包含控制字元")
     if len(norm) > 64:
-        raise BadName(what, name, "it is longer than 64 characters")
+        raise BadName(what, name, "it is longer than 64 characters", "超過 64 個字")
     if name_key(norm) in _RESERVED:
-        raise BadName(what, name, "it is a reserved word")
+        raise BadName(what, name, "it is a reserved word", "這是保留字")
     if name_key(norm).upper() == "ANY":
-        raise BadName(what, name, "ANY means 'anyone' in a cue")
+        raise BadName(what, name, "ANY means 'anyone' in a cue", "ANY 在 cue 裡代表「任何人」")
     return norm
 
 
@@ -48,5 +50,5 @@ def check_unique(names: Iterable[str], what: str = "Actor") -> None:
     for name in names:
         key = name_key(name)
         if key in seen and seen[key] != name:
-            raise BadName(what, name, f"it collides with {seen[key]!r}")
+            raise BadName(what, name, f"it collides with {seen[key]!r}", f"和「{seen[key]}」衝突")
         seen[key] = name

@@ -125,7 +125,10 @@ class Rehearsal:
         if self.running:
             raise SceneBusy(self.name)
         if not isinstance(turns, int) or not 1 <= turns <= MAX_RUN:
-            raise BadRequest(f"The number of turns must be between 1 and {MAX_RUN}, not {turns}.")
+            raise BadRequest(
+                f"The number of turns must be between 1 and {MAX_RUN}, not {turns}.",
+                f"輪數必須在 1 到 {MAX_RUN} 之間，不是 {turns}。",
+            )
         # Check everything before taking the lock, so a refused run writes nothing at all.
         await self.state()
         first = await self.resolve_actor(start) if start else None
@@ -311,7 +314,7 @@ class Rehearsal:
     async def note(self, text: str, actor: str | None = None) -> None:
         """Whisper to everyone (actor None) or to one actor; used from the next turn."""
         if not text or not text.strip():
-            raise BadRequest("A note needs some text.")
+            raise BadRequest("A note needs some text.", "耳語需要內容。")
         state = await self.state()
         target = await self.resolve_actor(actor) if actor else None
         current = await self.files.store.read(NOTES)
@@ -332,7 +335,11 @@ class Rehearsal:
         settings, body = frontmatter.split(text, path)
         check_settings(settings, path)
         if not body.strip():
-            raise BadSceneFile(path, "the new soul.md has no text — nothing was written")
+            raise BadSceneFile(
+                path,
+                "the new soul.md has no text — nothing was written",
+                "新的 soul.md 沒有內容——什麼都沒寫入",
+            )
         if self.running:
             raise SceneBusy(self.name)
         await self.files.store.write_atomic(soul_path(name), text)
@@ -345,7 +352,7 @@ class Rehearsal:
         from engine.soul import bio_part
 
         if not full_history.strip():
-            raise BadRequest("summarize_for needs the full backstory text.")
+            raise BadRequest("summarize_for needs the full backstory text.", "需要完整的前情文字。")
         name = await self.resolve_actor(actor)
         state = await self.state()
         soul = state.souls[name]
@@ -398,7 +405,10 @@ class Rehearsal:
         if until is None:
             until = last
         if not isinstance(until, int) or until < 0 or until > last:
-            raise BadRequest(f"take_{number} has turns 1–{last}; --until must be in that range.")
+            raise BadRequest(
+                f"take_{number} has turns 1–{last}; --until must be in that range.",
+                f"take_{number} 只有第 1–{last} 輪；until 必須在這個範圍內。",
+            )
         state = await self.state()
         store.lock(self.name)  # no run may start (here or in another process) mid-replay
         try:

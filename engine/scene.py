@@ -70,10 +70,18 @@ class SceneState:
 def _check_context_settings(settings: dict[str, Any], path: object) -> None:
     neglect = settings.get("neglect_turns")
     if neglect is not None and (not isinstance(neglect, int) or neglect < 0):
-        raise BadSceneFile(path, f"neglect_turns must be a whole number ≥ 0, not {neglect!r}")
+        raise BadSceneFile(
+            path,
+            f"neglect_turns must be a whole number ≥ 0, not {neglect!r}",
+            f"neglect_turns 必須是 ≥ 0 的整數，不是 {neglect!r}",
+        )
     cast = settings.get("cast")
     if cast is not None and not isinstance(cast, list):
-        raise BadSceneFile(path, "cast must be a list of actor names, e.g. cast: [林小姐, 刑警]")
+        raise BadSceneFile(
+            path,
+            "cast must be a list of actor names, e.g. cast: [林小姐, 刑警]",
+            "cast 必須是角色名單，例如 cast: [林小姐, 刑警]",
+        )
 
 
 class SceneFiles:
@@ -126,7 +134,11 @@ class SceneFiles:
         for actor in cast:
             rel = soul_path(actor)
             if sigs[rel] is None:
-                raise BadSceneFile(self.root / rel, "missing — every actor folder needs a soul.md")
+                raise BadSceneFile(
+                    self.root / rel,
+                    "missing — every actor folder needs a soul.md",
+                    "不見了——每個角色資料夾都需要一個 soul.md",
+                )
             path = self.root / rel
 
             def parse_soul(text: str, actor: str = actor, path: Path = path) -> Soul:

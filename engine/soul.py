@@ -60,14 +60,24 @@ def check_settings(settings: dict[str, Any], path: object) -> None:
     """Refuse settings of the wrong type, naming the file and the key."""
     temp = settings.get("temperature")
     if temp is not None and not isinstance(temp, (int, float)):
-        raise BadSceneFile(path, f"temperature must be a number, not {temp!r}")
+        raise BadSceneFile(
+            path,
+            f"temperature must be a number, not {temp!r}",
+            f"temperature 必須是數字，不是 {temp!r}",
+        )
     aliases = settings.get("aliases")
     if aliases is not None and not isinstance(aliases, (list, str)):
-        raise BadSceneFile(path, "aliases must be a list of names, e.g. aliases: [林, 林小姐]")
+        raise BadSceneFile(
+            path,
+            "aliases must be a list of names, e.g. aliases: [林, 林小姐]",
+            "aliases 必須是名字清單，例如 aliases: [林, 林小姐]",
+        )
     for key in ("model", "api_base", "avatar_url", "fallback_model"):
         value = settings.get(key)
         if value is not None and not isinstance(value, str):
-            raise BadSceneFile(path, f"{key} must be text, not {value!r}")
+            raise BadSceneFile(
+                path, f"{key} must be text, not {value!r}", f"{key} 必須是文字，不是 {value!r}"
+            )
 
 
 def replace_prior_story(body: str, story: str, language: str = "zh") -> str:

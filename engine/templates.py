@@ -50,12 +50,16 @@ def new_scene(dest: Path | str, template: str = DEFAULT_TEMPLATE) -> Path:
     available = list_templates()
     if template not in available:
         raise BadRequest(
-            f"No template called {template!r} — the templates are {', '.join(available) or 'none'}."
+            f"No template called {template!r} — the templates are {', '.join(available) or 'none'}.",
+            f"沒有叫「{template}」的範本——現有範本：{'、'.join(available) or '沒有'}。",
         )
     if dest.exists():
         raise SceneExists(dest)
     if not dest.parent.is_dir():
-        raise BadRequest(f"{dest.parent} does not exist — create it first or choose another path.")
+        raise BadRequest(
+            f"{dest.parent} does not exist — create it first or choose another path.",
+            f"{dest.parent} 不存在——先建立它，或換個路徑。",
+        )
     tmp = dest.with_name(f".{dest.name}.new")
     shutil.rmtree(tmp, ignore_errors=True)
     shutil.copytree(

@@ -133,3 +133,16 @@ def test_names_that_collide_after_normalisation_are_refused():
         check_unique(["Mara", "mara"])
     with pytest.raises(BadName, match="collides"):
         check_unique(["ＭＡＲＡ", "Mara"])  # full-width
+
+
+def test_errors_speak_the_scenes_language():
+    from engine.errors import SceneBusy, UnknownActor
+
+    error = UnknownActor("王五", CAST)
+    assert str(error) == "No actor called 王五 in this scene — the cast is 林小姐, 刑警, 律師."
+    assert error.in_language("zh") == "這場戲沒有叫「王五」的角色——在場的是 林小姐、刑警、律師。"
+    assert error.in_language("en") == str(error)
+    with pytest.raises(BadName) as refused:
+        check_name("../etc", "Scene")
+    assert refused.value.in_language("zh").startswith("不能用「../etc」當場景名稱")
+    assert "正在排演中" in SceneBusy("審訊室").in_language("zh-TW")
