@@ -466,6 +466,13 @@ async def test_replies_follow_the_scene_language_even_after_a_restart(tmp_path):
         assert "No actor called Nobody" in await r.ask("cue", {"actor": "Nobody"}, channel=thread)
 
 
+async def test_engine_refusals_are_answered_in_a_chinese_scenes_language(tmp_path):
+    async with room(tmp_path) as r:
+        thread = await r.new_scene("審訊室", template="interrogation")
+        assert "這場戲沒有排演 9" in await r.ask("replay", {"take": 9}, channel=thread)
+        assert "耳語需要內容" in await r.ask("note", {"text": "   "}, channel=thread)
+
+
 async def test_scene_open_refuses_someone_elses_scene_and_autocomplete_caps_at_25(tmp_path):
     async with room(tmp_path) as r:
         r.fake.add_user("dave")
