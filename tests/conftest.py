@@ -12,6 +12,9 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 os.environ.setdefault("LITELLM_OFFLINE_MODE", "true")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
+# The fake Discord's own fixtures (`fake`, `bot`), for tests/test_fakediscord_*.py.
+pytest_plugins = ["fakediscord.fixtures"]
+
 CAST = ("林小姐", "刑警", "律師")
 
 # Every private text in the fixture scene carries a marker, so a test can grep any prompt or

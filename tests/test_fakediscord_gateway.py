@@ -7,22 +7,9 @@ import asyncio
 import discord
 import pytest
 from fakediscord import FakeDiscord, point_discord_py_at  # tests/ is on sys.path (rootdir conftest)
-from fakediscord.tinybot import TinyBot, checked_fake
+from fakediscord.tinybot import TinyBot
 
 pytestmark = pytest.mark.asyncio
-
-
-@pytest.fixture
-async def fake():
-    async with checked_fake() as fake:
-        yield fake
-
-
-@pytest.fixture
-async def bot(fake):
-    bot = TinyBot(fake)
-    async with fake.connected(bot):
-        yield bot
 
 
 async def test_login_and_guild_cache(fake: FakeDiscord, bot: TinyBot):

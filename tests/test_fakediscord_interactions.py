@@ -7,22 +7,9 @@ from __future__ import annotations
 import discord
 import pytest
 from fakediscord import FakeDiscord  # tests/ is on sys.path (rootdir conftest)
-from fakediscord.tinybot import TinyBot, checked_fake
+from fakediscord.tinybot import TinyBot
 
 pytestmark = pytest.mark.asyncio
-
-
-@pytest.fixture
-async def fake():
-    async with checked_fake() as fake:
-        yield fake
-
-
-@pytest.fixture
-async def bot(fake):
-    bot = TinyBot(fake)
-    async with fake.connected(bot):
-        yield bot
 
 
 async def test_slash_defer_thread_webhook_followups(fake: FakeDiscord, bot: TinyBot):

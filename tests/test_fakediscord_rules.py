@@ -10,22 +10,9 @@ import aiohttp
 import discord
 import pytest
 from fakediscord import FakeDiscord  # tests/ is on sys.path (rootdir conftest)
-from fakediscord.tinybot import TinyBot, checked_fake
+from fakediscord.tinybot import TinyBot
 
 pytestmark = pytest.mark.asyncio
-
-
-@pytest.fixture
-async def fake():
-    async with checked_fake() as fake:
-        yield fake
-
-
-@pytest.fixture
-async def bot(fake):
-    bot = TinyBot(fake)
-    async with fake.connected(bot):
-        yield bot
 
 
 async def test_content_over_2000_rejected(fake: FakeDiscord, bot: TinyBot):
