@@ -10,14 +10,21 @@ import unicodedata
 from collections.abc import Iterable
 
 from engine.errors import BadName
+from engine.notes import EVERYONE_HEADINGS
 
 _FORBIDDEN = set('/\\:*?"<>|')
-_RESERVED = {"con", "prn", "aux", "nul", "takes", "backstage", "actors", "templates"}
 
 
 def name_key(name: str) -> str:
     """The form two names share when they would collide (case, width, composition)."""
     return unicodedata.normalize("NFKC", name).casefold().strip()
+
+
+# Folder names the scene uses, and the headings director_notes.md reads as "everyone": an
+# actor called "All" would turn every private whisper to them into an all-hands one.
+_RESERVED = {"con", "prn", "aux", "nul", "takes", "backstage", "actors", "templates"} | {
+    name_key(h) for h in EVERYONE_HEADINGS
+}
 
 
 def check_name(name: str, what: str = "Actor") -> str:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -53,6 +54,7 @@ from engine.takes import (
 from engine.turns import Turn, parse_transcript, render_thought, render_turn
 
 USAGE_LOG = ".circus/usage.jsonl"
+log = logging.getLogger("circus.engine")
 MAX_RUN = 500
 
 
@@ -96,7 +98,7 @@ class Rehearsal:
         self.events = hub or EventHub()
         self._task: asyncio.Task[RunResult] | None = None
         self._progress = ""
-        self.recovered = self.files.store.recover()
+        self.recovered = self.files.store.recover_if_idle(self.name)
 
     # ----------------------------------------------------------------- reading
     async def state(self) -> SceneState:
@@ -132,7 +134,8 @@ class Rehearsal:
         # Check everything before taking the lock, so a refused run writes nothing at all.
         await self.state()
         first = await self.resolve_actor(start) if start else None
-        self.files.store.lock(self.name)
+        if self.files.store.lock(self.name):
+            self.files.forget()  # a crashed turn was just completed on disk
         self._task = asyncio.create_task(self._run(turns, first, mode, direction))
         # Let the task take its first step: a task cancelled before it starts would never
         # reach the code that releases the scene lock.
@@ -205,6 +208,10 @@ class Rehearsal:
             reason = "cut"
         except CircusError as exc:  # e.g. a writer saved a broken soul.md mid-run
             self.events.emit(ErrorEvent(self.name, str(exc)))
+            reason = "error"
+        except Exception as exc:  # a disk error, or a bug: the run still ends, and says why
+            log.exception("run in %s failed", self.root)
+            self.events.emit(ErrorEvent(self.name, f"The run stopped: {exc!r}"))
             reason = "error"
         finally:
             self.files.store.unlock()
@@ -317,10 +324,13 @@ class Rehearsal:
             raise BadRequest("A note needs some text.", "耳語需要內容。")
         state = await self.state()
         target = await self.resolve_actor(actor) if actor else None
-        current = await self.files.store.read(NOTES)
-        if current is None:
-            current = empty_notes(state.cast, state.language)
-        await self.files.store.write_atomic(NOTES, add_note(current, text, target, state.language))
+        with self.files.store.notes_lock():  # a whisper from the bot and one from a terminal
+            current = await self.files.store.read(NOTES)
+            if current is None:
+                current = empty_notes(state.cast, state.language)
+            await self.files.store.write_atomic(
+                NOTES, add_note(current, text, target, state.language)
+            )
         self.events.emit(NoteAdded(self.name, target, text.strip()))
 
     # ----------------------------------------------------------------- souls
@@ -381,8 +391,10 @@ class Rehearsal:
     async def save_take(self) -> int:
         if self.running:
             raise SceneBusy(self.name)
-        state = await self.state()
-        number = await save_take(self.files.store)
+        with self.files.store.held(self.name):  # never snapshot another process's half-turn
+            self.files.forget()
+            state = await self.state()
+            number = await save_take(self.files.store)
         self.events.emit(TakeSaved(self.name, number, len(state.turns)))
         return number
 
@@ -409,9 +421,9 @@ class Rehearsal:
                 f"take_{number} has turns 1–{last}; --until must be in that range.",
                 f"take_{number} 只有第 1–{last} 輪；until 必須在這個範圍內。",
             )
-        state = await self.state()
-        store.lock(self.name)  # no run may start (here or in another process) mid-replay
-        try:
+        with store.held(self.name):  # no run may start (here or in another process) mid-replay
+            self.files.forget()
+            state = await self.state()
             autosaved = None
             if state.turns and not await self._is_saved(await store.read(TRANSCRIPT) or ""):
                 autosaved = await save_take(store)
@@ -420,8 +432,6 @@ class Rehearsal:
             for rel in [backstage_path(a) for a in state.cast] + [STAGE_MANAGER_LOG]:
                 files[rel] = cut_log(await store.read(f"{source}/{rel}") or "", until)
             await store.commit_rewrites(files)
-        finally:
-            store.unlock()
         return ReplayResult(await self.current_take(), number, until, autosaved)
 
     async def _is_saved(self, transcript: str) -> bool:

@@ -10,11 +10,12 @@ several logs goes through the same journal.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import fcntl
 import json
 import os
 import shutil
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 import aiofiles
@@ -97,7 +98,11 @@ class SceneStore:
                 f.write(entry["text"].encode("utf-8"))
 
     def recover(self) -> bool:
-        """Finish (or discard) a turn interrupted by a crash. True if there was one."""
+        """Finish (or discard) a turn interrupted by a crash. True if there was one.
+
+        Only the holder of the run lock may call this: a journal seen without the lock may be a
+        live turn being committed by another process.
+        """
         journal = self.root / JOURNAL
         (self.root / STATE_DIR / "pending.json.tmp").unlink(missing_ok=True)
         if not journal.exists():
@@ -112,8 +117,11 @@ class SceneStore:
         journal.unlink()
         return True
 
-    def lock(self, scene: str) -> None:
-        """Take this scene's run lock across processes, or raise SceneBusy."""
+    def lock(self, scene: str) -> bool:
+        """Take this scene's run lock across processes (or raise SceneBusy), then finish any
+        turn a crashed holder left half-written. Returns True if one was recovered."""
+        if self._lock_fd is not None:
+            raise SceneBusy(scene)
         path = self.root / STATE_DIR / "run.lock"
         path.parent.mkdir(parents=True, exist_ok=True)
         fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
@@ -123,6 +131,40 @@ class SceneStore:
             os.close(fd)
             raise SceneBusy(scene) from None
         self._lock_fd = fd
+        return self.recover()
+
+    def recover_if_idle(self, scene: str) -> bool:
+        """Recover a crashed turn now if nobody holds the scene; never wait for a holder."""
+        if not (self.root / STATE_DIR).is_dir():
+            return False
+        try:
+            recovered = self.lock(scene)
+        except SceneBusy:
+            return False
+        self.unlock()
+        return recovered
+
+    @contextlib.contextmanager
+    def held(self, scene: str) -> Iterator[None]:
+        """The run lock for a short whole-scene operation (a take, a replay)."""
+        self.lock(scene)
+        try:
+            yield
+        finally:
+            self.unlock()
+
+    @contextlib.contextmanager
+    def notes_lock(self) -> Iterator[None]:
+        """Serialise read-modify-write of director_notes.md across processes (briefly)."""
+        path = self.root / STATE_DIR / "notes.lock"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            yield
+        finally:
+            fcntl.flock(fd, fcntl.LOCK_UN)
+            os.close(fd)
 
     def unlock(self) -> None:
         if self._lock_fd is not None:

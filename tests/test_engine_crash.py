@@ -100,3 +100,22 @@ def test_a_torn_journal_means_the_turn_never_started(scene):
     (scene / ".circus" / "pending.json.tmp").write_text('[{"path": "transc', encoding="utf-8")
     assert not Rehearsal(scene).recovered
     assert check_consistent(scene) == 1
+
+
+async def test_a_long_lived_engine_finishes_another_processs_crashed_turn_before_its_own(scene):
+    bot = Rehearsal(scene)  # e.g. the Discord bot, open for days
+    await bot.run(1, start="林小姐")
+    good = (scene / "transcript.md").read_text(encoding="utf-8")
+    block, thought = (
+        "## 2 · 刑警\n**台詞**: 「說吧。」\n**cue**: 律師\n\n",
+        "## 2\n他在拖時間。\n\n",
+    )
+    entries = [
+        {"path": "backstage/刑警.log", "offset": 0, "text": thought},
+        {"path": "transcript.md", "offset": len(good.encode()), "text": block},
+    ]
+    # a terminal's `circus run` was killed mid-commit of turn 2
+    (scene / ".circus" / "pending.json").write_text(__import__("json").dumps(entries), "utf-8")
+    (scene / "transcript.md").write_text(good + block[:9], encoding="utf-8")
+    await bot.run(1)
+    assert check_consistent(scene) == 3
