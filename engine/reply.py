@@ -32,6 +32,7 @@ _CLOSE = {
 }
 _ANY_CLOSE = re.compile(rf"<\s*/\s*(?:{_NAMES})\s*>", re.I)
 _FENCE = re.compile(r"^\s*```[\w-]*\s*$", re.M)
+_BLANK = re.compile(r"\n[ \t]*\n")
 
 
 @dataclass(frozen=True)
@@ -79,10 +80,15 @@ def parse_reply(text: str) -> Reply:
                     break
         if closing is not None and same_reopened is None:
             end, pos = closing.start(), closing.end()
-        elif reopened is not None:
-            end = pos = reopened.start()
         else:
-            end = pos = len(text)
+            end = pos = reopened.start() if reopened is not None else len(text)
+            if field != "thought":
+                # An unclosed public field stops at a blank line: what follows is stray prose
+                # (often the model's notes to itself) and must never be published.
+                body = start + len(text[start:end]) - len(text[start:end].lstrip())
+                gap = _BLANK.search(text, body, end)
+                if gap is not None:
+                    end = gap.start()
         value = _ANY_CLOSE.sub("", text[start:end]) if closing is None else text[start:end]
         found.setdefault(field, []).append(_clean(value))
 

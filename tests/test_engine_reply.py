@@ -95,6 +95,14 @@ def test_problems_are_named_for_the_repair_prompt(text, problem):
     assert any(problem in p for p in reply.problems)
 
 
+def test_prose_after_an_unclosed_public_field_is_not_published():
+    reply = parse_reply(
+        "<thought>t</thought><dialogue>「我那天不在。」\n\n（註：林小姐其實在現場，她在隱瞞。）"
+    )
+    assert reply.dialogue == "「我那天不在。」"
+    assert reply.ok
+
+
 def test_untagged_prose_is_never_published():
     reply = parse_reply(
         "As the character I secretly plan to lie. <thought>t</thought><dialogue>hi</dialogue>"
