@@ -242,8 +242,25 @@ class Console:
                 else:
                     # A private whisper must never reach everyone because of a typo.
                     actor, text = await self._whisper_target(name), remainder
+            else:
+                actor, text = await self._leading_actor(stripped)
         await self.rehearsal.note(text, actor)
         self.say(f"Noted for {actor + ' only' if actor else 'everyone'}; used from the next turn.")
+
+    async def _leading_actor(self, text: str) -> tuple[str | None, str]:
+        """`NOTE 林小姐 text` whispers to 林小姐 (as `CUE 林小姐 text` cues her). A note that
+        merely starts with a name ("林小姐你其實…") is ambiguous: refused, never sent to all."""
+        state = await self.rehearsal.state()
+        names = {n: n for n in state.cast} | {a: n for n, al in state.aliases().items() for a in al}
+        first, _, remainder = text.partition(" ")
+        if first in names and remainder.strip():
+            return names[first], remainder.strip()
+        if any(text.startswith(n) for n in names):
+            raise ConsoleError(
+                "Whom is this for? Write NOTE ACTOR: text for one actor, or NOTE all: text for"
+                " everyone."
+            )
+        return None, text
 
     async def _whisper_target(self, name: str) -> str:
         from engine.errors import UnknownActor

@@ -374,6 +374,23 @@ def test_console_run_status_quit(wake: Path) -> None:
     check_backstage_complete(wake)
 
 
+def test_console_note_never_sends_a_private_whisper_to_everyone(wake: Path) -> None:
+    live = Live("console", str(wake), cwd=wake.parent, env=cli_env())
+    live.wait_for("HELP lists the verbs")
+    live.send("NOTE Carol you kept the letter")  # like CUE Carol ...: private
+    live.wait_for("Noted for Carol only")
+    live.send("NOTE Carolyou kept the ring")  # ambiguous: refused
+    live.wait_for("Whom is this for?", "err")
+    live.send("NOTE all: slower")
+    live.wait_for("Noted for everyone")
+    live.send("QUIT")
+    assert live.finish() == 0, live.seen
+    notes = (wake / "director_notes.md").read_text(encoding="utf-8")
+    carol = notes.split("## Carol")[1].split("## ")[0]
+    assert "you kept the letter" in carol and "ring" not in notes
+    assert "you kept the letter" not in notes.split("## Carol")[0]
+
+
 def test_console_cut_interrupts_a_run(wake: Path) -> None:
     env = cli_env(CIRCUS_SCRIPTED_LATENCY="0.3")
     live = Live("console", str(wake), "--backstage", cwd=wake.parent, env=env)
