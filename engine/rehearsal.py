@@ -303,6 +303,9 @@ class Rehearsal:
             appends.append((STAGE_MANAGER_LOG, sm_log))
         # Once the model has answered, a cut waits for the commit: the turn lands whole, is
         # announced, and only then does the run stop.
+        # A writer may have edited the logs while the model was thinking: then the cached
+        # parse is stale and must be re-read, not extended.
+        fresh = self.files.unchanged([TRANSCRIPT, backstage_path(actor)])
         commit = asyncio.ensure_future(self.files.store.commit_appends(appends))
         cut = False
         try:
@@ -311,10 +314,13 @@ class Rehearsal:
             cut = True
             await asyncio.wait([commit])
             commit.result()
-        state.turns.append(turn)
-        state.thoughts.setdefault(actor, {})[number] = reply.thought
-        self.files.remember_append(TRANSCRIPT, state.turns)
-        self.files.remember_append(backstage_path(actor), state.thoughts[actor])
+        if fresh:
+            state.turns.append(turn)
+            state.thoughts.setdefault(actor, {})[number] = reply.thought
+            self.files.remember_append(TRANSCRIPT, state.turns)
+            self.files.remember_append(backstage_path(actor), state.thoughts[actor])
+        else:
+            self.files.forget()
         return cut
 
     # ----------------------------------------------------------------- whispers

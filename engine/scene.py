@@ -167,6 +167,11 @@ class SceneFiles:
         turns = hit[1] if hit else []
         return turns[-1].number if turns else 0
 
+    def unchanged(self, rels: list[str]) -> bool:
+        """True if none of `rels` changed on disk since they were last loaded (or appended)."""
+        now = self.store.signatures(rels)
+        return all(rel in self._cache and self._cache[rel][0] == now[rel] for rel in rels)
+
     def remember_append(self, rel: str, parsed: Any) -> None:
         """After our own append, record the new signature so the file is not re-parsed."""
         self._cache[rel] = (self.store.signatures([rel])[rel], parsed)

@@ -424,3 +424,18 @@ async def test_a_soul_broken_mid_run_ends_the_run_with_a_message_naming_the_file
     assert "刑警/soul.md" in error.message and "YAML" in error.message
     assert isinstance(events[-1], RunFinished) and not rehearsal.running
     assert len(transcript(scene)) == 1
+
+
+async def test_an_edit_made_while_a_model_is_thinking_is_honoured_next_turn(scene, scripted):
+    path = scene / "transcript.md"
+
+    def edit_while_thinking(request: ScriptedRequest) -> str:
+        if request.index == 1:  # the writer fixes turn 1's line in Obsidian meanwhile
+            text = path.read_text(encoding="utf-8")
+            path.write_text(text.replace("台詞0", "改寫過的台詞"), encoding="utf-8")
+        return line("刑警" if request.shape.speaker != "刑警" else "林小姐", request.index)
+
+    scripted.register("improv", edit_while_thinking)
+    await Rehearsal(scene).run(3, start="林小姐")
+    assert "改寫過的台詞" in scripted.calls[2].prompt
+    assert [t.number for t in transcript(scene)] == [1, 2, 3]
