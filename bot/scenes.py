@@ -13,7 +13,7 @@ import shutil
 import discord
 from discord import app_commands
 
-from bot.binding import Binding, can_direct, list_scenes, read_binding
+from bot.binding import Binding, can_direct, list_scenes, read_binding, visible_scenes
 from bot.edge import bot_of, defer, language, reply
 from bot.errors import BotProblem, MissingPermission, NotDirector
 from bot.i18n import t
@@ -99,7 +99,7 @@ def build(templates: list[str]) -> app_commands.Group:
         bot = bot_of(interaction)
         scenes = [
             (name, getattr(read_binding(bot.scenes_dir / name), "thread_id", None))
-            for name in list_scenes(bot.scenes_dir)
+            for name in visible_scenes(bot.scenes_dir, interaction.guild_id)
         ]
         await reply(interaction, render_scene_list(scenes, language(interaction)))
 
@@ -113,7 +113,10 @@ def build(templates: list[str]) -> app_commands.Group:
         old = read_binding(bot.scenes_dir / name)
         directors: tuple[int, ...] = (interaction.user.id,)
         if old is not None and old.directors:
-            manage = bool(interaction.permissions.manage_threads)
+            # Manage Threads overrides only in the scene's own server: a moderator elsewhere
+            # must not take over a scene (and its directors' DMs of every thought).
+            same_guild = interaction.guild_id == old.guild_id
+            manage = same_guild and bool(interaction.permissions.manage_threads)
             if not can_direct(interaction.user.id, old, manage):
                 raise NotDirector(", ".join(f"<@{d}>" for d in old.directors))
             directors = old.with_director(interaction.user.id).directors
@@ -126,7 +129,8 @@ def build(templates: list[str]) -> app_commands.Group:
     async def scene_names(
         interaction: discord.Interaction, current: str
     ) -> list[app_commands.Choice[str]]:
-        names = autocomplete_names(current, list_scenes(bot_of(interaction).scenes_dir))
+        scenes = visible_scenes(bot_of(interaction).scenes_dir, interaction.guild_id)
+        names = autocomplete_names(current, scenes)
         return [app_commands.Choice(name=n, value=n) for n in names]
 
     return group
