@@ -115,6 +115,15 @@ def test_help_answers_fast_and_lists_every_command(tmp_path: Path) -> None:
         assert command in result.stdout
     assert circus("run", "--help", cwd=tmp_path).returncode == 0
     assert circus("bot", "--help", cwd=tmp_path).returncode == 0
+    # what keeps it fast: nothing heavy is imported to build the parser
+    probe = (
+        "import sys, circus.cli; circus.cli.build_parser();"
+        "print(sorted(m for m in ('litellm', 'discord', 'llama_cpp', 'engine.llm') if m in sys.modules))"
+    )
+    loaded = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True
+    )
+    assert loaded.stdout.strip() == "[]"
 
 
 def test_templates_and_new(tmp_path: Path) -> None:
