@@ -30,6 +30,7 @@ from engine.events import (
     TurnStarted,
 )
 from engine.llm import ModelError
+from engine.models import actor_model, turn_timeout
 from engine.notes import add_note, empty_notes
 from engine.performance import Performance, Usage, ask_stage_manager, perform
 from engine.scene import (
@@ -56,6 +57,7 @@ from engine.turns import Turn, parse_transcript, render_thought, render_turn
 USAGE_LOG = ".circus/usage.jsonl"
 log = logging.getLogger("circus.engine")
 MAX_RUN = 500
+TURN_DEADLINE_FACTOR = 3  # a turn may span a few model calls (retry, repair, fallback)
 
 
 @dataclass(frozen=True)
@@ -260,8 +262,17 @@ class Rehearsal:
                     )
                 )
         self.events.emit(TurnStarted(self.name, take, number, actor, reason, index, total))
+        # One deadline for the whole turn, however many retries, repairs and fallbacks it takes.
+        deadline = TURN_DEADLINE_FACTOR * turn_timeout(state.settings)
         try:
-            result = await perform(state, actor, direction, neglected=reason == "neglect")
+            async with asyncio.timeout(deadline):
+                result = await perform(state, actor, direction, neglected=reason == "neglect")
+        except TimeoutError:
+            raise ModelError(
+                actor_model(state.souls[actor], state.settings),
+                f"the turn took longer than {deadline:g} s",
+                actor,
+            ) from None
         except ModelError as exc:
             exc.actor = actor
             raise

@@ -439,3 +439,28 @@ async def test_an_edit_made_while_a_model_is_thinking_is_honoured_next_turn(scen
     await Rehearsal(scene).run(3, start="林小姐")
     assert "改寫過的台詞" in scripted.calls[2].prompt
     assert [t.number for t in transcript(scene)] == [1, 2, 3]
+
+
+async def test_a_turn_has_one_deadline_across_retries_and_fallbacks(scene, scripted):
+    context = scene / "context.md"
+    context.write_text(
+        context.read_text("utf-8").replace("---\n", "---\nturn_timeout: 0.1\n", 1), "utf-8"
+    )
+    soul = scene / "actors" / "林小姐" / "soul.md"
+    soul.write_text(
+        soul.read_text("utf-8").replace("---\n", "---\nfallback_model: scripted/improv\n", 1),
+        "utf-8",
+    )
+
+    async def slow_failure(request: ScriptedRequest) -> str:
+        await asyncio.sleep(0.09)  # each call stays inside its own timeout...
+        raise ScriptedFailure(503, "overloaded")
+
+    scripted.register("improv", slow_failure)
+    rehearsal = Rehearsal(scene)
+    events = collect(rehearsal)
+    result = await rehearsal.cue("林小姐")
+    error = next(e for e in events if isinstance(e, ErrorEvent))
+    assert "the turn took longer than" in error.message
+    assert result.reason == "error" and len(scripted.calls) < 6  # ...but not the whole turn
+    assert not (scene / "transcript.md").exists()
