@@ -12,7 +12,7 @@ import re
 from collections.abc import Iterable, Sequence
 
 from bot.i18n import ZH, lang_of, t
-from engine.rehearsal import Status
+from engine.scene_commands import Status
 from engine.takes import TakeInfo
 
 LIMIT = 2000

@@ -6,6 +6,7 @@ the events it emits. Importing the engine is cheap; litellm loads on the first m
 
 from engine.errors import CircusError
 from engine.events import Event, EventHub
-from engine.rehearsal import Rehearsal, ReplayResult, RunResult, Status
+from engine.rehearsal import Rehearsal, RunResult
+from engine.scene_commands import ReplayResult, Status
 
 __all__ = ["CircusError", "Event", "EventHub", "Rehearsal", "ReplayResult", "RunResult", "Status"]

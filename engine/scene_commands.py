@@ -1,0 +1,239 @@
+"""The director's commands that are not a run: whispers, souls, takes, replay and status.
+
+A mixin of Rehearsal (it uses the scene's files, events and lock). Every whole-scene change
+takes the cross-process run lock, so a take or a replay never sees another process's half-made
+turn; notes are read-modify-written under their own short lock.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from engine import frontmatter
+from engine.errors import BadRequest, BadSceneFile, SceneBusy
+from engine.events import EventHub, NoteAdded, TakeSaved
+from engine.notes import add_note, empty_notes
+from engine.scene import (
+    NOTES,
+    STAGE_MANAGER_LOG,
+    TRANSCRIPT,
+    SceneFiles,
+    SceneState,
+    backstage_path,
+    soul_path,
+)
+from engine.soul import check_settings, replace_prior_story
+from engine.takes import (
+    TakeInfo,
+    cut_log,
+    resolve_take,
+    save_take,
+    take_dir,
+    take_info,
+    take_numbers,
+)
+from engine.turns import parse_transcript
+
+USAGE_LOG = ".circus/usage.jsonl"
+
+
+@dataclass(frozen=True)
+class Status:
+    scene: str
+    take: int
+    turns: int
+    cast: tuple[str, ...]
+    mode: str  # idle | running
+    progress: str
+    prompt_tokens: int
+    completion_tokens: int
+    cost_usd: float | None
+    model_calls: int
+    saved_takes: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class ReplayResult:
+    take: int  # the take the new attempt will be saved as
+    from_take: int
+    kept_turns: int
+    autosaved: int | None  # the take the unsaved work was saved as first, if any
+
+
+class SceneCommands:
+    """Whispers, souls, takes, replay and status for one scene folder."""
+
+    files: SceneFiles
+    root: Path
+    name: str
+    events: EventHub
+    _progress: str
+
+    @property
+    def running(self) -> bool:  # provided by Rehearsal
+        raise NotImplementedError
+
+    async def state(self) -> SceneState:  # provided by Rehearsal
+        raise NotImplementedError
+
+    async def resolve_actor(self, name: str) -> str:  # provided by Rehearsal
+        raise NotImplementedError
+
+    async def current_take(self) -> int:
+        numbers = await take_numbers(self.files.store)
+        return (numbers[-1] if numbers else 0) + 1
+
+    # ----------------------------------------------------------------- whispers
+    async def note(self, text: str, actor: str | None = None) -> None:
+        """Whisper to everyone (actor None) or to one actor; used from the next turn."""
+        if not text or not text.strip():
+            raise BadRequest("A note needs some text.", "耳語需要內容。")
+        state = await self.state()
+        target = await self.resolve_actor(actor) if actor else None
+        with self.files.store.notes_lock():  # a whisper from the bot and one from a terminal
+            current = await self.files.store.read(NOTES)
+            if current is None:
+                current = empty_notes(state.cast, state.language)
+            await self.files.store.write_atomic(
+                NOTES, add_note(current, text, target, state.language)
+            )
+        self.events.emit(NoteAdded(self.name, target, text.strip()))
+
+    # ----------------------------------------------------------------- souls
+    async def soul_text(self, actor: str) -> str:
+        name = await self.resolve_actor(actor)
+        return await self.files.store.read(soul_path(name)) or ""
+
+    async def set_soul(self, actor: str, text: str) -> None:
+        """Replace an actor's soul.md; refused (nothing written) if its front matter is broken."""
+        name = await self.resolve_actor(actor)
+        path = self.root / soul_path(name)
+        settings, body = frontmatter.split(text, path)
+        check_settings(settings, path)
+        if not body.strip():
+            raise BadSceneFile(
+                path,
+                "the new soul.md has no text — nothing was written",
+                "新的 soul.md 沒有內容——什麼都沒寫入",
+            )
+        if self.running:
+            raise SceneBusy(self.name)
+        await self.files.store.write_atomic(soul_path(name), text)
+
+    async def summarize_for(self, actor: str, full_history: str, write: bool = True) -> str:
+        """Draft part 2 of `actor`'s soul (what they know) from the director's full backstory."""
+        from engine import llm
+        from engine.models import api_base, extra_params, stage_manager_model, turn_timeout
+        from engine.prompts import summarize_messages
+        from engine.soul import bio_part
+
+        if not full_history.strip():
+            raise BadRequest("summarize_for needs the full backstory text.", "需要完整的前情文字。")
+        name = await self.resolve_actor(actor)
+        state = await self.state()
+        soul = state.souls[name]
+        model = stage_manager_model(state.settings)
+        reply = await llm.complete(
+            llm.ModelCall(
+                model=model,
+                messages=summarize_messages(
+                    name, bio_part(soul.body), full_history, state.language
+                ),
+                api_base=api_base(soul, state.settings),
+                timeout=turn_timeout(state.settings),
+                extra=extra_params(model),
+            )
+        )
+        story = reply.text.strip()
+        if write and story:
+            text = await self.files.store.read(soul_path(name)) or ""
+            settings, body = frontmatter.split(text, self.root / soul_path(name))
+            new_body = replace_prior_story(body, story, state.language)
+            header = text[: len(text) - len(body)] if body and text.endswith(body) else ""
+            await self.files.store.write_atomic(soul_path(name), header + new_body)
+        return story
+
+    # ----------------------------------------------------------------- takes
+    async def save_take(self) -> int:
+        if self.running:
+            raise SceneBusy(self.name)
+        with self.files.store.held(self.name):  # never snapshot another process's half-turn
+            self.files.forget()
+            state = await self.state()
+            number = await save_take(self.files.store)
+        self.events.emit(TakeSaved(self.name, number, len(state.turns)))
+        return number
+
+    async def list_takes(self) -> list[TakeInfo]:
+        return [await take_info(self.files.store, n) for n in await take_numbers(self.files.store)]
+
+    async def show_take(self, ref: str | int) -> str:
+        number = await resolve_take(self.files.store, ref)
+        return await self.files.store.read(f"{take_dir(number)}/{TRANSCRIPT}") or ""
+
+    async def replay(self, ref: str | int, until: int | None = None) -> ReplayResult:
+        """Start a new attempt from a saved take (up to turn `until`) with today's souls/notes."""
+        if self.running:
+            raise SceneBusy(self.name)
+        store = self.files.store
+        number = await resolve_take(store, ref)
+        source = take_dir(number)
+        take_text = await store.read(f"{source}/{TRANSCRIPT}") or ""
+        last = max((t.number for t in parse_transcript(take_text)), default=0)
+        if until is None:
+            until = last
+        if not isinstance(until, int) or until < 0 or until > last:
+            raise BadRequest(
+                f"take_{number} has turns 1–{last}; --until must be in that range.",
+                f"take_{number} 只有第 1–{last} 輪；until 必須在這個範圍內。",
+            )
+        with store.held(self.name):  # no run may start (here or in another process) mid-replay
+            self.files.forget()
+            state = await self.state()
+            autosaved = None
+            if state.turns and not await self._is_saved(await store.read(TRANSCRIPT) or ""):
+                autosaved = await save_take(store)
+                self.events.emit(TakeSaved(self.name, autosaved, len(state.turns)))
+            files = {TRANSCRIPT: cut_log(take_text, until)}
+            for rel in [backstage_path(a) for a in state.cast] + [STAGE_MANAGER_LOG]:
+                files[rel] = cut_log(await store.read(f"{source}/{rel}") or "", until)
+            await store.commit_rewrites(files)
+        return ReplayResult(await self.current_take(), number, until, autosaved)
+
+    async def _is_saved(self, transcript: str) -> bool:
+        for n in await take_numbers(self.files.store):
+            if await self.files.store.read(f"{take_dir(n)}/{TRANSCRIPT}") == transcript:
+                return True
+        return False
+
+    # ----------------------------------------------------------------- status
+    async def status(self) -> Status:
+        state = await self.state()
+        text = await self.files.store.read(USAGE_LOG) or ""
+        prompt = completion = calls = 0
+        cost: float | None = None
+        for line in text.splitlines():
+            try:
+                row = json.loads(line)
+            except ValueError:
+                continue
+            prompt += int(row.get("prompt_tokens", 0))
+            completion += int(row.get("completion_tokens", 0))
+            calls += int(row.get("calls", 1))
+            if row.get("cost_usd") is not None:
+                cost = (cost or 0.0) + float(row["cost_usd"])
+        return Status(
+            scene=self.name,
+            take=await self.current_take(),
+            turns=len(state.turns),
+            cast=tuple(state.cast),
+            mode="running" if self.running else "idle",
+            progress=self._progress,
+            prompt_tokens=prompt,
+            completion_tokens=completion,
+            cost_usd=cost,
+            model_calls=calls,
+            saved_takes=tuple(await take_numbers(self.files.store)),
+        )
