@@ -8,7 +8,7 @@ to disk: the caller commits the result whole.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from engine import llm
 from engine.casting import longest_silent, read_stage_manager
@@ -21,6 +21,7 @@ from engine.prompts import (
     is_zh,
     repair_messages,
     stage_manager_messages,
+    stage_manager_reask,
 )
 from engine.reply import Reply, parse_reply
 from engine.scene import SceneState
@@ -117,11 +118,8 @@ async def perform(
     if reply.ok:
         return Performance(reply, usage, raw=first.text)
     again = await llm.complete(
-        ModelCall(
-            **{
-                **call.__dict__,
-                "messages": repair_messages(messages, first.text, reply.problems, state.language),
-            }
+        replace(
+            call, messages=repair_messages(messages, first.text, reply.problems, state.language)
         )
     )
     usage = usage + _usage(again)
@@ -185,24 +183,9 @@ async def ask_stage_manager(state: SceneState, exclude: str | None = None) -> De
         if picked is not None:
             return Decision(picked, reason or answer.text.strip()[:300], usage)
         text = answer.text
-        zh = is_zh(state.language)
-        names = "、".join(aliases) if zh else ", ".join(aliases)
-        call = ModelCall(
-            **{
-                **call.__dict__,
-                "messages": messages
-                + (
-                    {"role": "assistant", "content": answer.text},
-                    {
-                        "role": "user",
-                        "content": (
-                            f"「{answer.text.strip()[:80]}」不是在場角色。只能從這些名字選一個：{names}。回答 NEXT: 名字"
-                            if zh
-                            else f"“{answer.text.strip()[:80]}” is not on stage. Pick exactly one of: {names}. Answer NEXT: name"
-                        ),
-                    },
-                ),
-            }
+        call = replace(
+            call,
+            messages=stage_manager_reask(messages, answer.text, tuple(aliases), state.language),
         )
     chosen = longest_silent(candidates, speakers)
     why = f"fallback: longest silent (stage manager said: {text.strip()[:200] or 'nothing'})"

@@ -232,6 +232,22 @@ def stage_manager_messages(brief: StageBrief) -> tuple[dict[str, str], ...]:
     return ({"role": "system", "content": system}, {"role": "user", "content": "\n\n".join(parts)})
 
 
+def stage_manager_reask(
+    messages: Sequence[Mapping[str, str]], answer: str, names: Sequence[str], language: str
+) -> tuple[dict[str, str], ...]:
+    """The stage manager's one re-ask after naming nobody on stage, listing who may answer."""
+    said = answer.strip()[:80]
+    ask = (
+        f"「{said}」不是在場角色。只能從這些名字選一個：{'、'.join(names)}。回答 NEXT: 名字"
+        if is_zh(language)
+        else f"“{said}” is not on stage. Pick exactly one of: {', '.join(names)}. Answer NEXT: name"
+    )
+    return tuple(dict(m) for m in messages) + (
+        {"role": "assistant", "content": answer},
+        {"role": "user", "content": ask},
+    )
+
+
 def summarize_messages(
     actor: str, bio: str, full_history: str, language: str
 ) -> tuple[dict[str, str], ...]:

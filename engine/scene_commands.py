@@ -11,10 +11,12 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from engine import frontmatter
+from engine import frontmatter, llm
 from engine.errors import BadRequest, BadSceneFile, SceneBusy
 from engine.events import EventHub, NoteAdded, TakeSaved
+from engine.models import api_base, extra_params, stage_manager_model, turn_timeout
 from engine.notes import add_note, empty_notes
+from engine.prompts import summarize_messages
 from engine.scene import (
     NOTES,
     STAGE_MANAGER_LOG,
@@ -24,7 +26,7 @@ from engine.scene import (
     backstage_path,
     soul_path,
 )
-from engine.soul import check_settings, replace_prior_story
+from engine.soul import bio_part, check_settings, replace_prior_story
 from engine.takes import (
     TakeInfo,
     cut_log,
@@ -124,11 +126,6 @@ class SceneCommands:
 
     async def summarize_for(self, actor: str, full_history: str, write: bool = True) -> str:
         """Draft part 2 of `actor`'s soul (what they know) from the director's full backstory."""
-        from engine import llm
-        from engine.models import api_base, extra_params, stage_manager_model, turn_timeout
-        from engine.prompts import summarize_messages
-        from engine.soul import bio_part
-
         if not full_history.strip():
             raise BadRequest("summarize_for needs the full backstory text.", "需要完整的前情文字。")
         name = await self.resolve_actor(actor)
@@ -149,7 +146,7 @@ class SceneCommands:
         story = reply.text.strip()
         if write and story:
             text = await self.files.store.read(soul_path(name)) or ""
-            settings, body = frontmatter.split(text, self.root / soul_path(name))
+            _, body = frontmatter.split(text, self.root / soul_path(name))
             new_body = replace_prior_story(body, story, state.language)
             header = text[: len(text) - len(body)] if body and text.endswith(body) else ""
             await self.files.store.write_atomic(soul_path(name), header + new_body)
