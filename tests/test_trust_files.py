@@ -327,6 +327,29 @@ async def test_a_badly_named_visible_actor_folder_is_still_refused(scene):
         await Rehearsal(scene).state()
 
 
+async def test_odd_numbers_on_disk_are_text_never_a_crash(scene):
+    from engine.takes import parse_take_ref
+
+    (scene / "takes" / "take_²").mkdir(parents=True)
+    (scene / "takes" / f"take_{'9' * 200}").mkdir()
+    (scene / "transcript.md").write_text(
+        f"# 審訊室\n\n## 1 · 林小姐\n**台詞**: 嗯。\n\n## {'7' * 5000} · 刑警\n", encoding="utf-8"
+    )
+    (scene / "backstage").mkdir()
+    (scene / "backstage" / "林小姐.log").write_text(f"## 1\n想。\n\n## {'3' * 5000}\n", "utf-8")
+    rehearsal = Rehearsal(scene)
+    state = await rehearsal.state()
+    assert [t.number for t in state.turns] == [1] and list(state.thoughts["林小姐"]) == [1]
+    assert await rehearsal.list_takes() == []
+    assert [parse_take_ref(r) for r in ("3", "take_3", "²", "9" * 5000, "٣")] == [
+        3,
+        3,
+        None,
+        None,
+        None,
+    ]
+
+
 # ----------------------------------------------------------------------------- everyone words
 @pytest.mark.parametrize("word", [*EVERYONE_WORDS, "ＡＬＬ", "all hands", "@大家", "EVERYONE"])
 def test_every_word_for_everyone_means_the_same_everywhere(word):
