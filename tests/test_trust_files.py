@@ -471,6 +471,22 @@ async def test_a_soul_from_discord_may_change_the_character_never_where_requests
         assert error.value.in_language("zh").startswith("不能從 Discord 設定")
 
 
+@pytest.mark.parametrize(
+    "text, says",
+    [
+        ("## 角色小傳\n\ud800 壞掉的字\n", "not valid text"),
+        ("## 角色小傳\n" + "長" * 100_000, "larger than 256 KB"),
+        ("---\ntemperature: 1\n---\n   \n", "has no text"),
+    ],
+)
+async def test_a_new_soul_that_is_not_a_soul_is_refused_and_nothing_is_written(scene, text, says):
+    before = soul_file(scene).read_bytes()
+    with pytest.raises(BadSceneFile, match=says) as refused:
+        await Rehearsal(scene).set_soul("律師", text, origin="discord")
+    assert refused.value.rel == LAWYER
+    assert soul_file(scene).read_bytes() == before
+
+
 async def test_the_operator_on_disk_stays_trusted(scene, monkeypatch):
     monkeypatch.setenv("CIRCUS_ALLOWED_MODELS", ALLOWED)
     text = "---\nmodel: anthropic/claude-3-opus\napi_base: http://gpu-box:8000\n---\n## 角色小傳\n律師。\n"
