@@ -51,12 +51,17 @@ async def cut_seconds(runs: int) -> list[float]:
         new_scene(folder, "wake")
         text = (folder / "context.md").read_text("utf-8")
         (folder / "context.md").write_text(
-            text.replace("---\n", "---\nmodel: scripted/improv\n"
-                         "stage_manager_model: scripted/improv\n", 1), "utf-8")
+            text.replace(
+                "---\n", "---\nmodel: scripted/improv\nstage_manager_model: scripted/improv\n", 1
+            ),
+            "utf-8",
+        )
         rehearsal = Rehearsal(folder)
         second = asyncio.Event()
         rehearsal.events.listen(
-            lambda e: second.set() if isinstance(e, TurnStarted) and e.turn == 2 else None
+            lambda e, second=second: (
+                second.set() if isinstance(e, TurnStarted) and e.turn == 2 else None
+            )
         )
         task = await rehearsal.start_run(10)
         await second.wait()
