@@ -304,13 +304,7 @@ class Console:
         else:
             name, remainder, colon = split_name(stripped)
             if colon:
-                if is_everyone(name):
-                    forms = await self._forms()
-                    if any(_key(name) == _key(f) for fs in forms.values() for f in fs):
-                        raise ConsoleError(  # an alias that is also an everyone-word
-                            f"{name!r} is both an actor's name and a word for everyone — write"
-                            " NOTE ACTOR: text with the actor's own name, or NOTE all: text"
-                        )
+                if is_everyone(name):  # never an actor's name or alias (engine.names)
                     text = remainder
                 else:
                     # A private whisper must never reach everyone because of a typo.

@@ -16,7 +16,6 @@ from engine.turns import parse_transcript
 
 TAKES = "takes"
 _TAKE = re.compile(r"^take_(\d+)$")
-_DIGITS = re.compile(r"[0-9]{1,9}")
 _BLOCK = re.compile(r"^## (?:before turn )?(\d+)\b", re.M)
 
 
@@ -37,10 +36,9 @@ def take_dir(number: int) -> str:
 
 
 def parse_take_ref(ref: str | int) -> int | None:
-    """`3`, `take_3` or `take3` → 3; anything else → None (also "²" and 5,000 digits, which
-    str.isdigit accepts and int() then refuses with a traceback)."""
+    """`3`, `take_3` or `take3` → 3; anything else → None."""
     text = str(ref).strip().lower().removeprefix("take").lstrip("_ ")
-    return int(text) if _DIGITS.fullmatch(text) else None
+    return int(text) if text.isascii() and text.isdigit() and len(text) <= 9 else None
 
 
 async def resolve_take(store: SceneStore, ref: str | int) -> int:

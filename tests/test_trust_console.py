@@ -96,15 +96,6 @@ async def test_note_to_everyone_needs_an_everyone_word_and_a_private_note_stays_
     assert err.count("circus:") == 3
 
 
-async def test_an_alias_that_is_also_an_everyone_word_is_refused(scene):
-    soul = scene / "actors" / "律師" / "soul.md"
-    soul.write_text(soul.read_text("utf-8").replace("[張律師]", "[張律師, All]"), "utf-8")
-    before = (scene / "director_notes.md").read_text(encoding="utf-8")
-    _, err, _ = await console(scene, "NOTE all: AMBIGUOUS")
-    assert "both an actor's name and a word for everyone" in err
-    assert (scene / "director_notes.md").read_text(encoding="utf-8") == before
-
-
 # ----------------------------------------------------------------------------- numbers
 
 
