@@ -101,9 +101,11 @@ def test_said_tags_that_are_not_private_stay_in_the_line():
     assert parsed.dialogue == "他說「<cue>刑警</cue>」是 <b>暗號" and parsed.thought == "t"
 
 
+@pytest.mark.parametrize("language", ["zh", "en"])
 async def test_a_nested_thought_reaches_no_transcript_no_other_actor_no_stage_manager(
-    scene, scripted
+    tmp_path, scripted, language
 ):
+    scene = write_scene(tmp_path / "s", language=language)
     scripted.register("improv", once_then_ordinary(attack("nested_thought_reply.txt")))
     rehearsal = Rehearsal(scene)
     await rehearsal.run(4, start="林小姐")
