@@ -160,6 +160,19 @@ STRINGS: dict[str, tuple[str, str]] = {
         "心聲都保存在磁碟上的 `backstage/`。",
     ),
     "sm_decided": ("stage manager → {actor}: {reason}", "舞台監督 → {actor}：{reason}"),
+    "mark_repaired": (
+        "🔧 repaired: the model's first reply was malformed; it was asked again",
+        "🔧 修復過：模型第一次的回覆格式不對，已重新要求一次",
+    ),
+    "mark_fallback": (
+        "⚠ fallback: the model gave no usable reply, even when asked again — Circus played this "
+        "turn (a silence unless something parsed); the actor did not choose it",
+        "⚠ 代演：模型重問後仍沒有可用的回覆——這一輪由 Circus 代為處理（能解析的保留，否則沉默），"
+        "不是演員自己的選擇",
+    ),
+    "mark_cut": ("✂ cut at its cap: {fields}", "✂ 超過長度上限已截斷：{fields}"),
+    "mark_cut_reply": ("the whole reply (too long)", "整個回覆（太長）"),
+    "mark_cut_field": ("{field} at {cap} characters", "{field}（{cap} 字）"),
     "run_error_dm": (
         "⚠ **{scene}** turn {turn}{actor}: {message}",
         "⚠ **{scene}** 第 {turn} 輪{actor}：{message}",

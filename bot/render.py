@@ -12,6 +12,7 @@ import re
 from collections.abc import Iterable, Sequence
 
 from bot.i18n import ZH, lang_of, t
+from engine.reply import CAPS
 from engine.scene_commands import Status
 from engine.takes import TakeInfo
 
@@ -125,10 +126,34 @@ def thought_label(scene: str, take: int, turn: int, actor: str, lang: str) -> st
     return f"🎭 **{scene}** · take {take} · turn {turn} · **{actor}**"
 
 
-def thought_dm(scene: str, take: int, turn: int, actor: str, thought: str, lang: str) -> str:
-    """The DM a director receives for one actor's thought (private: DMs only)."""
+def turn_marks(repaired: bool, fallback: bool, cut: Sequence[str], lang: str) -> list[str]:
+    """How a turn was made, for its directors: repaired, a fallback Circus played, cut at a cap."""
+    marks = []
+    if fallback:
+        marks.append(t("mark_fallback", lang))
+    elif repaired:
+        marks.append(t("mark_repaired", lang))
+    fields = [t("mark_cut_reply", lang)] if "reply" in cut else []
+    fields += [t("mark_cut_field", lang, field=f, cap=CAPS[f]) for f in cut if f in CAPS]
+    if fields:
+        marks.append(t("mark_cut", lang, fields=", ".join(fields)))
+    return marks
+
+
+def thought_dm(
+    scene: str,
+    take: int,
+    turn: int,
+    actor: str,
+    thought: str,
+    lang: str,
+    marks: Sequence[str] = (),
+) -> str:
+    """The DM a director receives for one actor's thought (private: DMs only), with the turn's
+    marks (see `turn_marks`) so a fallback silence is never read as the actor's choice."""
     body = _quote(thought) if thought.strip() else "> …"
-    return thought_label(scene, take, turn, actor, lang) + "\n" + body
+    lines = [thought_label(scene, take, turn, actor, lang)] + [f"-# {m}" for m in marks]
+    return "\n".join(lines) + "\n" + body
 
 
 def stage_manager_dm(scene: str, take: int, turn: int, actor: str, reason: str, lang: str) -> str:

@@ -23,7 +23,13 @@ from bot.binding import Binding, write_binding
 from bot.errors import BotProblem
 from bot.i18n import lang_of, t
 from bot.personas import Personas, Post
-from bot.render import render_turn_message, split_message, stage_manager_dm, thought_dm
+from bot.render import (
+    render_turn_message,
+    split_message,
+    stage_manager_dm,
+    thought_dm,
+    turn_marks,
+)
 from engine.events import (
     Cut,
     ErrorEvent,
@@ -31,6 +37,7 @@ from engine.events import (
     RunFinished,
     RunStarted,
     StageManagerDecided,
+    StillWaiting,
     TakeSaved,
     TurnCompleted,
     TurnStarted,
@@ -103,6 +110,9 @@ class Stage:
             self.backstage.reopen(self.binding.directors)
         elif isinstance(event, TurnStarted):
             self._start_typing()
+        elif isinstance(event, StillWaiting):
+            if self._typing is None or self._typing.done():  # typing stopped (e.g. a 429)
+                self._start_typing()
         elif isinstance(event, TurnCompleted):
             self._stop_typing()
             self._post_turn(event)
@@ -150,8 +160,11 @@ class Stage:
                 ),
                 event.turn,
             )
+        marks = turn_marks(event.repaired, event.fallback, event.cut, self.lang)
         self._whisper(
-            thought_dm(self.name, event.take, event.turn, event.actor, event.thought, self.lang)
+            thought_dm(
+                self.name, event.take, event.turn, event.actor, event.thought, self.lang, marks
+            )
         )
 
     def status_line(self, text: str) -> None:

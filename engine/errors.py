@@ -155,6 +155,7 @@ class TakeNotFound(CircusError):
     def __init__(self, take: object, available: Iterable[int]) -> None:
         numbers = list(available)
         have = ", ".join(f"take_{n}" for n in numbers)
+        take = str(take) if len(str(take)) <= 20 else str(take)[:20] + "…"  # 5,000 digits
         super().__init__(
             f"No take {take} in this scene — takes: {have or 'none yet (save one with take save)'}.",
             f"這場戲沒有排演 {take}——現有：{have or '還沒有（用 take save 存一個）'}。",

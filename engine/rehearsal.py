@@ -9,8 +9,12 @@ state: a new Rehearsal on the same folder continues exactly where the last one s
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
+import os
+import time
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -23,6 +27,7 @@ from engine.events import (
     RunFinished,
     RunStarted,
     StageManagerDecided,
+    StillWaiting,
     TurnCompleted,
     TurnStarted,
 )
@@ -37,11 +42,19 @@ from engine.scene import (
     backstage_path,
 )
 from engine.scene_commands import USAGE_LOG, SceneCommands
-from engine.turns import Turn, render_thought, render_turn
+from engine.turns import Turn, render_decision, render_thought, render_turn
 
 log = logging.getLogger("circus.engine")
 MAX_RUN = 500
 TURN_DEADLINE_FACTOR = 3  # a turn may span a few model calls (retry, repair, fallback)
+WAITING_SECONDS = 10.0  # how often a slow turn says it is still waiting (CIRCUS_WAITING_SECONDS)
+
+
+def waiting_interval() -> float:
+    try:
+        return max(float(os.environ.get("CIRCUS_WAITING_SECONDS") or WAITING_SECONDS), 0.01)
+    except ValueError:
+        return WAITING_SECONDS
 
 
 @dataclass(frozen=True)
@@ -212,7 +225,7 @@ class Rehearsal(SceneCommands):
                 actor, reason, sm_usage = decision.actor, "stage_manager", decision.usage
                 if decision.fallback:
                     reason = "fallback"
-                sm_log = f"## before turn {number} → {actor}\n{decision.reason.strip()}\n\n"
+                sm_log = render_decision(number, actor, decision.reason)
                 self.events.emit(
                     StageManagerDecided(
                         self.name, take, number, actor, decision.reason, decision.fallback
@@ -222,7 +235,7 @@ class Rehearsal(SceneCommands):
         # One deadline for the whole turn, however many retries, repairs and fallbacks it takes.
         deadline = TURN_DEADLINE_FACTOR * turn_timeout(state.settings)
         try:
-            async with asyncio.timeout(deadline):
+            async with asyncio.timeout(deadline), self._still_waiting(take, number, actor):
                 result = await perform(state, actor, direction, neglected=reason == "neglect")
         except TimeoutError:
             raise ModelError(
@@ -240,10 +253,28 @@ class Rehearsal(SceneCommands):
                 self.name, take, number, actor, reply.action, reply.dialogue, reply.cue,
                 reply.thought, result.repaired, result.fallback, result.usage.prompt_tokens,
                 result.usage.completion_tokens, result.usage.cost_usd, index, total,
+                reply.cut,
             )
         )  # fmt: skip
         if cut_during_commit:
             raise asyncio.CancelledError  # the turn landed whole; now honour the cut
+
+    @contextlib.asynccontextmanager
+    async def _still_waiting(self, take: int, number: int, actor: str) -> AsyncIterator[None]:
+        """Say every few seconds that `actor`'s model has not answered yet, until it has."""
+        interval, started = waiting_interval(), time.monotonic()
+
+        async def tick() -> None:
+            while True:
+                await asyncio.sleep(interval)
+                waited = time.monotonic() - started
+                self.events.emit(StillWaiting(self.name, take, number, actor, waited))
+
+        ticker = asyncio.create_task(tick(), name=f"waiting-{self.name}")
+        try:
+            yield
+        finally:
+            ticker.cancel()
 
     async def _commit(
         self,

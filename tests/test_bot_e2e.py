@@ -303,10 +303,16 @@ async def test_an_archived_thread_is_revived_and_a_deleted_one_is_reported(tmp_p
 
 
 async def test_long_lines_are_split_under_2000_characters(tmp_path):
-    speech = " ".join(f"Sentence number {i} is here." for i in range(300))
+    speech = " ".join(f"Sentence number {i} is here." for i in range(52))  # < 1500 chars
+    gesture = " ".join(f"Gesture {i}." for i in range(50))  # < 600 chars
 
     def long_script(request: scripted.ScriptedRequest) -> str:
-        return f"<thought>t</thought><dialogue>{speech}</dialogue><cue>ANY</cue>"
+        if request.index == 0:
+            return (
+                f"<thought>t</thought><action>{gesture}</action><dialogue>{speech}</dialogue>"
+                "<cue>ANY</cue>"
+            )
+        return "<thought>t</thought><dialogue>" + "Blah. " * 20_000 + "</dialogue><cue>ANY</cue>"
 
     scripted.register("long", long_script)
     async with room(tmp_path) as r:
@@ -321,8 +327,18 @@ async def test_long_lines_are_split_under_2000_characters(tmp_path):
         await r.ask("cue", {"actor": "Ruth"}, channel=thread)
         await finished(r, thread)
         posts = [m["content"] for m in r.thread(thread) if m["username"] == "Ruth"]
-        assert len(posts) >= 5 and all(len(p) <= 2000 for p in posts)
-        assert " ".join(posts).split() == (speech + " -# → anyone").split()
+        assert len(posts) == 2 and all(len(p) <= 2000 for p in posts)
+        assert (
+            " ".join(posts).replace("*", "").split()
+            == (gesture + " " + speech + " -# → anyone").split()
+        )
+
+        # A 120 KB reply is cut at the cap: two posts at most, and the directors are told.
+        await r.ask("cue", {"actor": "Ruth"}, channel=thread)
+        await finished(r, thread, 2)
+        posts = [m["content"] for m in r.thread(thread) if m["username"] == "Ruth"][2:]
+        assert 1 <= len(posts) <= 2 and all(len(p) <= 2000 for p in posts)
+        assert any("✂" in d and "dialogue" in d for d in r.dms("alice"))
 
 
 async def test_a_missing_permission_gives_an_actionable_message(tmp_path):
