@@ -337,6 +337,32 @@ async def test_a_repair_reask_that_would_cross_drops_the_whole_turn(scene, scrip
     assert not (scene / "backstage" / "林小姐.log").exists()
 
 
+async def test_a_fallback_model_that_would_cross_is_never_called(scene, scripted, priced):
+    from engine.scripted import ScriptedFailure
+
+    fallback = priced("scripted/pricey-fallback", 0.0, 1000.0)  # a full reply may cost $2
+    soul = scene / "actors" / "林小姐" / "soul.md"
+    soul.write_text(
+        soul.read_text("utf-8").replace(
+            "---\n", f"---\nmodel: scripted/down\nfallback_model: {fallback}\n", 1
+        ),
+        "utf-8",
+    )
+    set_context(scene, budget_usd=1)
+
+    def down(request: ScriptedRequest) -> str:
+        raise ScriptedFailure(503, "provider down")
+
+    scripted.register("down", down)
+    rehearsal = Rehearsal(scene)
+    events = collect(rehearsal)
+    result = await rehearsal.cue("林小姐")
+    assert result.reason == "budget"
+    assert [c.model for c in scripted.calls] == ["down"] * 3  # retried, then no fallback call
+    assert "budget_usd" in next(e for e in events if isinstance(e, ErrorEvent)).message
+    assert transcript(scene) == []
+
+
 async def test_a_token_budget_bounds_models_without_a_price(scene, scripted, monkeypatch):
     monkeypatch.setenv("CIRCUS_MAX_REPLY_TOKENS", "100")
     set_context(scene, budget_tokens=3000)
