@@ -250,19 +250,14 @@ class SpendGuard:
             return Spend()
         return day_spend(self.ledger.rows(utc_day(now)), now)
 
-    def current(self, now: datetime) -> tuple[Budget, ...]:
-        day = self.day_spent(now) if any(lim.scope == "day" for lim in self.limits) else Spend()
-        return budgets(self.limits, self.landed + self.unlanded, day)
-
     def admit(self, call: llm.ModelCall, model: str) -> _Ticket:
         role = call.shape.speaker or call.shape.kind
-        if not self.limits:  # no budget: no estimate, no price lookup
-            return _Ticket(model, role, Spend(), 0.0, 0)
+        prompt = prompt_tokens(call.messages)
+        if not self.limits:  # no budget: nothing to check, no price lookup
+            return _Ticket(model, role, Spend(), 0.0, prompt)
         wants_usd = any(lim.unit == "usd" for lim in self.limits)
         price = llm.price(model) if wants_usd else None
-        cap = call.max_tokens or reply_cap(call.shape.kind)
-        cost = estimate(call.messages, cap, price)
-        prompt = prompt_tokens(call.messages)
+        cost = estimate(call.messages, call.max_tokens or reply_cap(call.shape.kind), price)
         prompt_usd = prompt * price.input if price is not None else 0.0
         now = self.clock()
         key = self.ledger.folder if self.ledger is not None else None

@@ -642,6 +642,24 @@ def test_litellms_own_prices_reach_the_estimate():
     assert llm.price("nobody/knows-this-model") is None
 
 
+@pytest.mark.parametrize(
+    "content",
+    [
+        "not json",
+        "[1, 2]",
+        '{"my/model": {"input_cost_per_token": 1e-6}}',
+        '{"my/model": {"input_cost_per_token": -1, "output_cost_per_token": 1e-6}}',
+    ],
+)
+def test_a_broken_prices_file_is_refused_naming_the_variable(tmp_path, content):
+    path = tmp_path / "prices.json"
+    path.write_text(content, encoding="utf-8")
+    with pytest.raises(CircusError, match="CIRCUS_MODEL_PRICES"):
+        llm.register_prices(llm.litellm_module(), str(path))
+    with pytest.raises(CircusError, match="CIRCUS_MODEL_PRICES"):
+        llm.register_prices(llm.litellm_module(), str(tmp_path / "missing.json"))
+
+
 # ----------------------------------------------------------------------------- frontends
 def test_the_console_honours_budget_usd_and_exits_1_with_the_message(tmp_path):
     from test_cli import circus, cli_env
