@@ -125,8 +125,8 @@ def estimate_tokens(text: str) -> int:
     (CJK takes 1–2 tokens a character, rarer ones more), rounded up: a budget check would
     rather stop one call early than cross.
     """
-    wide = sum(1 for ch in text if ord(ch) > 0x7F)
-    narrow = len(text) - wide
+    narrow = len(text.encode("ascii", "ignore"))  # counted in C: prompts run to 100 KB
+    wide = len(text) - narrow
     return (narrow + 2) // 3 + (3 * wide + 1) // 2
 
 
@@ -231,6 +231,7 @@ class SpendGuard:
         self.landed = Spend()  # the scene's usage rows at the start of this turn
         self.pending = Spend()  # this turn's calls so far
         self.lost = Spend()  # calls of this run's turns that never landed (cut, failed)
+        self._day_seen: tuple[date | None, int, Spend] = (None, 0, Spend())
 
     def begin_turn(self, limits: tuple[Limit, ...], landed: Spend) -> None:
         self.limits = limits
@@ -248,7 +249,16 @@ class SpendGuard:
     def day_spent(self, now: datetime) -> Spend:
         if self.ledger is None:
             return Spend()
-        return day_spend(self.ledger.rows(utc_day(now)), now)
+        day = utc_day(now)
+        rows = self.ledger.rows(day)
+        # The ledger only grows: add up only the rows appended since the last look.
+        last_day, seen, spent = self._day_seen
+        if last_day != day or seen > len(rows):  # a new day, or a file replaced by hand
+            seen, spent = 0, Spend()
+            seen, spent = 0, Spend()
+        spent = spent + day_spend(rows[seen:], now)
+        self._day_seen = (day, len(rows), spent)
+        return spent
 
     def admit(self, call: llm.ModelCall, model: str) -> _Ticket:
         role = call.shape.speaker or call.shape.kind
