@@ -124,6 +124,19 @@ STRINGS: dict[str, tuple[str, str]] = {
         "演員：{cast}\n已存的條：{takes}\n"
         "模型呼叫：{calls} 次 · token 輸入 {prompt} / 輸出 {completion} · 費用 {cost}",
     ),
+    "status_turn_marks": (
+        "Turns repaired by a re-ask: {repairs} · turns a stand-in played (unreadable reply): "
+        "{fallbacks}",
+        "重問後修好的輪：{repairs} · 回覆無法解析、以替代動作代演的輪：{fallbacks}",
+    ),
+    "status_budget_scene": (
+        "Scene budget ({setting}): {spent} of {limit} spent · {left} left",
+        "這場戲的預算（{setting}）：{limit} 已花 {spent} · 剩 {left}",
+    ),
+    "status_budget_day": (
+        "This server's budget today (UTC, {setting}): {spent} of {limit} spent · {left} left",
+        "本伺服器今天的預算（UTC，{setting}）：{limit} 已花 {spent} · 剩 {left}",
+    ),
     "mode_idle": ("idle", "待機"),
     "mode_running": ("running ({progress})", "排練中（{progress}）"),
     "none": ("none", "無"),
@@ -186,6 +199,10 @@ STRINGS: dict[str, tuple[str, str]] = {
     "line_error": (
         "-# ⚠ the run stopped on an error — the directors have the details",
         "-# ⚠ 排練因錯誤停下——細節已私訊導演",
+    ),
+    "line_budget": (
+        "-# 💰 the run stopped before crossing its budget — the directors have the details",
+        "-# 💰 排練在超出預算前停下——細節已私訊導演",
     ),
     "line_take_saved": (
         "-# 🎬 take {take} saved · {turns} turns",

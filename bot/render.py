@@ -181,7 +181,29 @@ def scene_card(
 
 
 def render_status(status: Status, lang: str) -> str:
-    """`/status`: cast, turns, mode, tokens and cost."""
+    """`/status`: cast, turns, mode, tokens and cost; repaired turns and budgets when any."""
+    lines = [_status_main(status, lang)]
+    if status.repairs or status.fallbacks:
+        lines.append(
+            t("status_turn_marks", lang, repairs=status.repairs, fallbacks=status.fallbacks)
+        )
+    word = " token" if lang_of(lang) == ZH else " tokens"
+    for b in status.budgets:
+        amount = (lambda v: f"${v:.4f}") if b.unit == "usd" else (lambda v: f"{int(v):,}{word}")
+        lines.append(
+            t(
+                "status_budget_scene" if b.scope == "scene" else "status_budget_day",
+                lang,
+                setting=b.setting,
+                spent=amount(b.spent),
+                limit=amount(b.limit),
+                left=amount(b.left),
+            )
+        )
+    return "\n".join(lines)
+
+
+def _status_main(status: Status, lang: str) -> str:
     if status.mode == "running":
         mode = t("mode_running", lang, progress=status.progress or "…")
     else:

@@ -60,7 +60,7 @@ class Stage:
         personas: Personas,
         backstage: Backstage,
     ) -> None:
-        self.rehearsal = Rehearsal(root)
+        self.rehearsal = Rehearsal(root, account=f"discord-{binding.guild_id}")
         self.name = self.rehearsal.name
         self.binding = binding
         self.client = client
@@ -146,6 +146,8 @@ class Stage:
                 )
             elif event.reason == "error":
                 self.status_line(t("line_error", self.lang))
+            elif event.reason == "budget":
+                self.status_line(t("line_budget", self.lang))
         elif isinstance(event, TakeSaved):
             self.status_line(t("line_take_saved", self.lang, take=event.take, turns=event.turns))
         # NoteAdded and any other private event: nothing leaves the bot.

@@ -80,6 +80,14 @@ def format_cost(cost: float | None, known: bool = True) -> str:
     return f"${cost:.4f}" + ("" if known else "+ (some prices unknown)")
 
 
+def format_budget(scope: str, unit: str, setting: str, limit: float, spent: float) -> str:
+    """One budget for `circus status`: which one, what is spent and what is left."""
+    amount = (lambda v: f"${v:.4f}") if unit == "usd" else (lambda v: format_tokens(int(v)))
+    left = max(0.0, limit - spent)
+    which = "scene" if scope == "scene" else "today (UTC)"
+    return f"{which}, {setting}: {amount(spent)} of {amount(limit)} spent · {amount(left)} left"
+
+
 class Renderer:
     """An EventHub listener that prints a run as it happens."""
 

@@ -13,7 +13,14 @@ from dataclasses import dataclass, replace
 from engine import llm
 from engine.casting import longest_silent, read_stage_manager
 from engine.llm import ModelCall, ReplyShape
-from engine.models import actor_model, api_base, extra_params, stage_manager_model, turn_timeout
+from engine.models import (
+    actor_model,
+    api_base,
+    extra_params,
+    sent_reply_cap,
+    stage_manager_model,
+    turn_timeout,
+)
 from engine.prompts import (
     ActorBrief,
     StageBrief,
@@ -112,6 +119,7 @@ async def perform(
         timeout=turn_timeout(state.settings),
         fallback_model=soul.fallback_model,
         shape=ReplyShape("actor", tuple(state.cast), actor),
+        max_tokens=sent_reply_cap(model, "actor"),
         extra=extra_params(model),
         retries=int(os.environ.get("CIRCUS_MODEL_RETRIES", "2")),
     )
@@ -171,6 +179,7 @@ async def ask_stage_manager(state: SceneState, exclude: str | None = None) -> De
         api_base=api_base(None, state.settings),
         timeout=turn_timeout(state.settings),
         shape=ReplyShape("stage_manager", tuple(a for a in state.cast if a not in barred)),
+        max_tokens=sent_reply_cap(model, "stage_manager"),
         extra=extra_params(model),
         retries=int(os.environ.get("CIRCUS_MODEL_RETRIES", "2")),
     )

@@ -508,3 +508,28 @@ async def test_scene_open_refuses_someone_elses_scene_and_autocomplete_caps_at_2
         handle = await r.fake.autocomplete("cue", {"actor": ""}, focused="actor", channel_id=thread)
         await handle.response()
         assert len(handle.choices) == 25
+
+
+async def test_a_servers_daily_budget_stops_a_run_and_status_shows_what_is_left(
+    tmp_path, monkeypatch
+):
+    monkeypatch.setenv("CIRCUS_DAILY_BUDGET_TOKENS", "20000")
+    monkeypatch.setenv("CIRCUS_MAX_REPLY_TOKENS", "100")
+    async with room(tmp_path) as r:
+        thread = await r.new_scene("審訊室")
+        assert "▶" in await r.ask("run", {"turns": 40}, channel=thread)
+        await until(
+            lambda: any("💰" in m["content"] for m in r.thread(thread)),
+            timeout=120,  # generous: the first model call imports litellm
+            what="the budget line",
+        )
+        await r.drain()
+        assert 1 <= len(r.lines(thread)) < 40
+        notice = [d for d in r.dms("alice") if "CIRCUS_DAILY_BUDGET_TOKENS" in d]
+        assert notice and "明天" in notice[0]  # the director is told which budget, and when
+        assert "CIRCUS_DAILY_BUDGET_TOKENS" not in r.everything_public()
+
+        status = await r.ask("status", channel=thread)
+        assert "本伺服器今天的預算" in status and "CIRCUS_DAILY_BUDGET_TOKENS" in status
+        spend = r.scenes_dir / ".circus" / "spend" / f"discord-{r.fake.guild_id}"
+        assert len(list(spend.glob("*.jsonl"))) == 1
