@@ -209,3 +209,30 @@ def test_a_server_sees_only_its_own_scenes_and_unbound_ones(tmp_path):
     )
     assert visible_scenes(tmp_path, 1) == ["loose", "ours"]
     assert visible_scenes(tmp_path, 9) == ["loose", "theirs"]
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("{root}/審訊室/actors/律師/soul.md: bad", "actors/律師/soul.md: bad"),
+        ("{root}/my scene/context.md：壞了", "context.md：壞了"),
+        ("No scene at {root}/x (no context.md there)", "No scene at x (no context.md there)"),
+        ("`{root}/審訊室/transcript.md`", "`transcript.md`"),
+        ("the scenes are fine", "the scenes are fine"),  # the folder's name alone is no path
+        ("/elsewhere{root}/a/b.md", "/elsewhere{root}/a/b.md"),  # only the root itself
+    ],
+)
+def test_scrub_removes_server_paths(tmp_path, text, expected):
+    from bot.render import scrub
+
+    root = tmp_path / "scenes"
+    root.mkdir()
+    assert scrub(text.format(root=root), root) == expected.format(root=root)
+
+
+def test_scrub_with_a_relative_scenes_folder():
+    from pathlib import Path
+
+    from bot.render import scrub
+
+    assert scrub("see scenes/x/a.md, not myscenes/y", Path("scenes")) == "see a.md, not myscenes/y"
