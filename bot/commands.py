@@ -178,7 +178,7 @@ async def soul_edit(
     name = await stage.rehearsal.resolve_actor(actor)
     if file is not None:
         await defer(interaction)
-        await stage.rehearsal.set_soul(name, await uploaded_text(file))
+        await stage.rehearsal.set_soul(name, await uploaded_text(file), origin="discord")
         await reply(interaction, t("soul_saved", stage.lang, actor=name))
         return
     text = await stage.rehearsal.soul_text(name)
@@ -220,7 +220,7 @@ class SoulModal(discord.ui.Modal):
     async def on_submit(self, interaction: discord.Interaction) -> None:
         stage = directed(interaction)
         await defer(interaction)
-        await stage.rehearsal.set_soul(self.actor, self.body.value)
+        await stage.rehearsal.set_soul(self.actor, self.body.value, origin="discord")
         await reply(interaction, t("soul_saved", stage.lang, actor=self.actor))
 
     async def on_error(self, interaction: discord.Interaction, error: Exception, /) -> None:

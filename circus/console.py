@@ -15,6 +15,7 @@ import threading
 from typing import TextIO
 
 from circus.render import Renderer
+from engine.names import is_everyone  # the one list of words meaning everyone
 
 HELP = """\
 Director's console — verbs (case-insensitive):
@@ -34,7 +35,6 @@ Director's console — verbs (case-insensitive):
   HELP                     this text
   QUIT                     leave (cuts a run in progress)"""
 
-EVERYONE = {"all", "everyone", "全體", "全体", "全場", "全场", "大家"}
 DEFAULT_TURNS = 6
 
 
@@ -237,7 +237,7 @@ class Console:
         else:
             name, remainder, colon = split_name(stripped)
             if colon:
-                if name.casefold() in EVERYONE:
+                if is_everyone(name):
                     text = remainder
                 else:
                     # A private whisper must never reach everyone because of a typo.
