@@ -19,11 +19,12 @@ from bot.errors import BotProblem
 from bot.i18n import t
 from bot.render import autocomplete_names, render_status, render_takes
 from bot.stage import Stage
+from engine.settings import MAX_FILE_BYTES
 
 log = logging.getLogger("circus.bot")
 
 MODAL_LIMIT = 4000
-UPLOAD_LIMIT = 100_000  # bytes: a soul.md is a few pages; refuse bigger files before reading
+UPLOAD_LIMIT = MAX_FILE_BYTES  # the engine's cap for a soul.md, checked before downloading
 INLINE_LIMIT = 1900
 
 Turns = app_commands.Range[int, 1, 50]
@@ -220,6 +221,8 @@ class SoulModal(discord.ui.Modal):
     async def on_submit(self, interaction: discord.Interaction) -> None:
         stage = directed(interaction)
         await defer(interaction)
+        # What arrives through Discord is data, not configuration: origin="discord" refuses
+        # api_base and models outside the operator's allow-list.
         await stage.rehearsal.set_soul(self.actor, self.body.value, origin="discord")
         await reply(interaction, t("soul_saved", stage.lang, actor=self.actor))
 

@@ -105,16 +105,6 @@ async def reply(
 LOAD_ERRORS = (BadSceneFile, BadName, SceneNotFound)
 
 
-def for_director(error: CircusError, lang: str) -> str:
-    """An engine error as a director reads it in Discord: a file by its path in the scene."""
-    if isinstance(error, BadSceneFile):
-        try:
-            return error.in_language(lang, relative=True)  # type: ignore[call-arg]
-        except TypeError:  # an engine without relative paths: scrub() does it
-            pass
-    return error.in_language(lang)
-
-
 async def describe(interaction: discord.Interaction, error: BaseException) -> str:
     """The sentence a person sees for `error`, in the scene's language."""
     lang = language(interaction)
@@ -133,7 +123,8 @@ async def describe(interaction: discord.Interaction, error: BaseException) -> st
             cast = (await stage.rehearsal.state()).cast
             return t("unknown_actor", lang, name=name, cast=", ".join(cast))
     if isinstance(error, CircusError):
-        return scrub(for_director(error, lang), bot.scenes_dir)
+        # relative=True: a file by its path inside the scene; scrub() is the second lock.
+        return scrub(error.in_language(lang, relative=True), bot.scenes_dir)
     if isinstance(error, discord.Forbidden):
         where = f"<#{interaction.channel_id}>"
         return t("missing_permission", lang, channel=where, what=error.text or "403")

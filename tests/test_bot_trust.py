@@ -18,6 +18,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from aiohttp import web
 
 from bot.binding import Binding, read_binding, write_binding
 from engine.turns import parse_transcript
@@ -119,6 +120,73 @@ async def test_an_unbound_console_scene_is_opened_only_by_members_allowed_to(tmp
 
 
 # ---------------------------------------------------------------------- souls from Discord
+class Attacker:
+    """A loopback HTTP server standing in for a member's own "model provider"."""
+
+    def __init__(self) -> None:
+        self.requests: list[tuple[str, dict[str, str]]] = []
+        self.url = ""
+        self._runner: web.AppRunner | None = None
+
+    async def __aenter__(self) -> Attacker:
+        async def record(request: web.Request) -> web.Response:
+            self.requests.append((request.path, dict(request.headers)))
+            return web.json_response({"error": "stolen"}, status=500)
+
+        app = web.Application()
+        app.router.add_route("*", "/{tail:.*}", record)
+        self._runner = web.AppRunner(app, access_log=None, handle_signals=False)
+        await self._runner.setup()
+        site = web.TCPSite(self._runner, "127.0.0.1", 0)
+        await site.start()
+        port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+        self.url = f"http://127.0.0.1:{port}/v1"
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        assert self._runner is not None
+        await self._runner.cleanup()
+
+
+async def test_a_soul_from_discord_cannot_redirect_requests_or_pick_models(tmp_path):
+    async with Attacker() as attacker, room(tmp_path) as r:
+        thread = await r.new_scene("審訊室")
+        await r.ask("director add", {"user": "bob"}, channel=thread)  # a member-director
+        soul = r.scenes_dir / "審訊室" / "actors" / "刑警" / "soul.md"
+        before = soul.read_bytes()
+
+        stolen = (ATTACKS / "discord_soul_api_base.md").read_text("utf-8")
+        stolen = stolen.replace("ATTACKER_URL", attacker.url).encode()
+        text = await r.ask(
+            "soul edit", {"actor": "刑警", "file": ("soul.md", stolen)}, user="bob", channel=thread
+        )
+        assert "api_base" in text and "已保存" not in text
+        assert soul.read_bytes() == before
+
+        shown = await r.slash("soul edit", {"actor": "刑警"}, user="bob", channel=thread)
+        expensive = (ATTACKS / "discord_soul_model.md").read_text("utf-8")
+        submitted = await r.fake.submit_modal(shown, {"soul": expensive})
+        await submitted.response()
+        text = await r.answer(submitted)
+        assert "anthropic/claude-opus-4-1" in text and "scripted/improv" in text
+        assert soul.read_bytes() == before
+
+        await r.ask("cue", {"actor": "刑警"}, user="bob", channel=thread)
+        await finished(r, thread)
+        assert r.lines(thread)[-1].startswith("刑警:")
+        assert attacker.requests == []  # no request, so no Authorization header either
+
+        # What a character is made of may change through Discord.
+        allowed = "---\nmodel: scripted/improv\ntemperature: 0.4\n---\n## 角色小傳\n新刑警。\n"
+        text = await r.ask(
+            "soul edit",
+            {"actor": "刑警", "file": ("soul.md", ("\ufeff" + allowed).encode())},
+            user="bob",
+            channel=thread,
+        )
+        assert "已保存" in text and soul.read_text("utf-8") == allowed  # a BOM is dropped
+
+
 async def test_an_upload_that_is_not_utf8_is_refused_naming_the_file(tmp_path):
     big5 = (ATTACKS / "discord_upload_big5.md").read_bytes()
     async with room(tmp_path) as r:
@@ -129,7 +197,7 @@ async def test_an_upload_that_is_not_utf8_is_refused_naming_the_file(tmp_path):
             "soul edit", {"actor": "刑警", "file": ("舊檔.md", big5)}, channel=thread
         )
         assert "舊檔.md" in text and "UTF-8" in text and soul.read_bytes() == before
-        huge = b"#" * 200_000
+        huge = b"#" * 300_000  # over the 256 KB a soul.md may be: refused before download
         text = await r.ask("soul edit", {"actor": "刑警", "file": ("big.md", huge)}, channel=thread)
         assert "big.md" in text and soul.read_bytes() == before
 
@@ -211,6 +279,7 @@ async def test_a_bound_scene_with_a_non_utf8_file_does_not_stop_the_bot(tmp_path
         await r.start_bot()
         assert await r.ask("status", user="bob", channel=thread)  # answered
         director = await r.ask("status", channel=thread)
+        assert "actors/刑警/soul.md" in director and "UTF-8" in director
         assert str(tmp_path) not in director
         assert "審訊室" in await r.ask("scene list")
 
