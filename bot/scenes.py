@@ -18,7 +18,7 @@ import shutil
 import discord
 from discord import app_commands
 
-from bot.binding import Binding, can_direct, list_scenes, read_binding, visible_scenes
+from bot.binding import Binding, list_scenes, opening, read_binding, visible_scenes
 from bot.edge import bot_of, defer, language, reply
 from bot.errors import BotProblem, MissingPermission, NotDirector
 from bot.i18n import t
@@ -72,23 +72,14 @@ async def open_thread(
 
 
 def may_open(interaction: discord.Interaction, scene: str, old: Binding | None) -> tuple[int, ...]:
-    """The directors `scene` will have once this member opens it, or a refusal.
-
-    Discord already let only members allowed to use /scene get here. An unbound scene (made in
-    the console) is theirs to open. A bound one keeps its directors: a member joins them only
-    if they already direct it, or hold Manage Threads in the scene's own server (or it has no
-    directors left there) — a moderator elsewhere must not take over a scene (and its
-    directors' DMs of every thought)."""
-    user = interaction.user.id
-    if old is None:
-        return (user,)
-    same_guild = interaction.guild_id == old.guild_id
-    manage = same_guild and bool(interaction.permissions.manage_threads)
-    if can_direct(user, old, manage) or (same_guild and not old.directors):
-        return old.with_director(user).directors
-    if not same_guild:
+    """The directors `scene` will have once this member opens it (see `binding.opening`)."""
+    manage = bool(interaction.permissions.manage_threads)
+    decision = opening(interaction.user.id, interaction.guild_id, manage, old)
+    if decision == "elsewhere":
         raise BotProblem("scene_elsewhere", scene=scene)
-    raise NotDirector(", ".join(f"<@{d}>" for d in old.directors))
+    if isinstance(decision, str):
+        raise NotDirector(", ".join(f"<@{d}>" for d in old.directors) if old else "")
+    return decision
 
 
 def build(templates: list[str]) -> app_commands.Group:

@@ -148,6 +148,25 @@ def test_who_may_direct(user, directors, manage_threads, allowed):
     assert can_direct(user, Binding(9, 8, 7, directors), manage_threads) is allowed
 
 
+@pytest.mark.parametrize(
+    "user, guild, manage_threads, old, expected",
+    [
+        (1, 9, False, None, (1,)),  # unbound: Discord let them use /scene, so it is theirs
+        (1, 9, False, Binding(9, 8, 7, (2,)), "not_director"),
+        (1, 9, True, Binding(9, 8, 7, (2,)), (2, 1)),  # Manage Threads in the scene's server
+        (2, 9, False, Binding(9, 8, 7, (2,)), (2,)),
+        (1, 5, True, Binding(9, 8, 7, (2,)), "elsewhere"),  # a moderator of another server
+        (2, 5, False, Binding(9, 8, 7, (2,)), (2,)),  # its own director, from anywhere
+        (1, 9, False, Binding(9, 8, 7, ()), (1,)),  # nobody directs it any more, here
+        (1, 5, True, Binding(9, 8, 7, ()), "elsewhere"),
+    ],
+)
+def test_who_may_open_a_scene(user, guild, manage_threads, old, expected):
+    from bot.binding import opening
+
+    assert opening(user, guild, manage_threads, old) == expected
+
+
 def test_binding_round_trips_atomically_and_scans(tmp_path):
     scene = tmp_path / "審訊室"
     (scene / "actors").mkdir(parents=True)
