@@ -28,6 +28,7 @@ from bot.edge import on_tree_error
 from bot.i18n import CommandTranslator
 from bot.personas import Personas
 from bot.stage import Stage
+from engine import llm
 from engine.errors import CircusError
 from engine.templates import list_templates
 
@@ -60,10 +61,14 @@ class CircusBot(discord.Client):
         self.personas = Personas(self, on_webhook=self._webhook_changed)
         self.backstage = Backstage(self)
         self.stages: dict[str, Stage] = {}
+        self._warming: asyncio.Task[None] | None = None
         self._threads: dict[int, str] = {}
 
     # ------------------------------------------------------------------ startup
     async def setup_hook(self) -> None:
+        # litellm takes seconds to import: load it off the event loop now, not in the middle
+        # of the first run (where it would stall every scene and interaction meanwhile).
+        self._warming = asyncio.create_task(self._warm_models(), name="warm-litellm")
         await self.tree.set_translator(CommandTranslator())
         self.tree.add_command(scenes.build(list_templates()))
         for command in commands.COMMANDS:
@@ -77,6 +82,13 @@ class CircusBot(discord.Client):
             await self.tree.sync(guild=guild)
         else:
             await self.tree.sync()
+
+    @staticmethod
+    async def _warm_models() -> None:
+        try:
+            await asyncio.to_thread(llm.litellm_module)
+        except Exception:  # the first model call will say what is wrong, to a director
+            log.warning("could not preload litellm", exc_info=True)
 
     async def reattach(self) -> None:
         """Attach every scene bound on disk to its thread (after a restart)."""
