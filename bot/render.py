@@ -8,8 +8,10 @@ Every message a renderer returns is cut by `split_message` to Discord's 2000-cha
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Iterable, Sequence
+from pathlib import Path
 
 from bot.i18n import ZH, lang_of, t
 from engine.reply import CAPS
@@ -279,3 +281,14 @@ def autocomplete_names(
         elif any(typed in f for f in forms):
             inside.append(name)
     return (prefix + inside)[:limit]
+
+
+def scrub(text: str, scenes_dir: Path) -> str:
+    """Drop the scenes folder's server path from `text`: `actors/律師/soul.md` stays."""
+    roots = {str(scenes_dir), str(scenes_dir.resolve()), os.path.abspath(scenes_dir)}
+    for root in sorted(roots, key=len, reverse=True):
+        prefix = r"(?<![\w./-])" + re.escape(root.rstrip(os.sep) + os.sep)
+        # "<root>/<scene>/<file>" -> "<file>", then any remaining "<root>/" -> ""
+        text = re.sub(prefix + r"[^/\n]+/", "", text)
+        text = re.sub(prefix, "", text)
+    return text

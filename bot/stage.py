@@ -25,6 +25,7 @@ from bot.i18n import lang_of, t
 from bot.personas import Personas, Post
 from bot.render import (
     render_turn_message,
+    scrub,
     split_message,
     stage_manager_dm,
     thought_dm,
@@ -67,6 +68,8 @@ class Stage:
         self.personas = personas
         self.backstage = backstage
         self.lang = "zh"
+        self.lang_known = False  # until the scene has loaded once: replies use the locale
+        self.stopping = False  # the bot is shutting down: a cut is the operator's, not a director's
         self.avatars: dict[str, str | None] = {}
         self.run_interaction: discord.Interaction | None = None
         # seconds from a turn's event to its post being queued (the bot's own overhead)
@@ -87,6 +90,7 @@ class Stage:
         """Re-read what rendering needs (language, avatars) from the scene folder."""
         state = await self.rehearsal.state()
         self.lang = lang_of(state.language)
+        self.lang_known = True
         self.avatars = {name: soul.avatar_url for name, soul in state.souls.items()}
 
     # ------------------------------------------------------------------ events
@@ -132,12 +136,16 @@ class Stage:
                     scene=self.name,
                     turn=event.turn or "?",
                     actor=actor,
-                    message=event.message,
+                    message=scrub(event.message, self.rehearsal.root.parent),
                 )
             )
         elif isinstance(event, Cut):
             self._stop_typing()
-            self.status_line(t("line_cut", self.lang, turn=event.turn))
+            if self.stopping:
+                self.status_line(t("line_shutdown", self.lang, turn=event.turn))
+                self._whisper(t("shutdown_dm", self.lang, scene=self.name, turn=event.turn))
+            else:
+                self.status_line(t("line_cut", self.lang, turn=event.turn))
         elif isinstance(event, RunFinished):
             self._stop_typing()
             if event.reason == "completed":
@@ -227,6 +235,14 @@ class Stage:
                 await asyncio.Event().wait()
 
     # ------------------------------------------------------------------ lifecycle
+    async def stop_for_shutdown(self) -> bool:
+        """Cut a running scene because the bot is stopping; its directors are told (thread
+        line and DM, rendered from the Cut event). True if a run was cut."""
+        if not self.rehearsal.running:
+            return False
+        self.stopping = True
+        return await self.rehearsal.cut()
+
     async def drain(self) -> None:
         """Wait until every event emitted so far has been rendered."""
         await self._queue.join()

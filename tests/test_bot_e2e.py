@@ -98,6 +98,7 @@ async def test_private_text_never_reaches_the_thread_only_directors_dms(tmp_path
     scripted.register("walls", walls_script)
     async with room(tmp_path) as r:
         write_scene(r.scenes_dir / "密室", model="scripted/walls")
+        r.let_open_scenes("bob")
         await r.ask("scene open", {"name": "密室"}, user="bob")
         thread = int(r.fake.thread_by_name("🎭 密室")["id"])
 
@@ -123,6 +124,7 @@ async def test_private_text_never_reaches_the_thread_only_directors_dms(tmp_path
 async def test_a_non_director_is_refused_privately_and_nothing_changes(tmp_path):
     async with room(tmp_path) as r:
         r.fake.add_user("dave")
+        r.let_open_scenes("bob")
         thread = await r.new_scene("審訊室", user="bob")
         for command, options in [
             ("run", {"turns": 2}),
@@ -152,6 +154,7 @@ async def test_a_non_director_is_refused_privately_and_nothing_changes(tmp_path)
 
 async def test_closed_dms_are_explained_once_and_nothing_goes_to_the_thread(tmp_path):
     async with room(tmp_path) as r:
+        r.let_open_scenes("carol")
         thread = await r.new_scene("審訊室", user="carol")
         first = await r.slash("run", {"turns": 2}, user="carol", channel=thread)
         await finished(r, thread)
@@ -495,6 +498,7 @@ async def test_engine_refusals_are_answered_in_a_chinese_scenes_language(tmp_pat
 async def test_scene_open_refuses_someone_elses_scene_and_autocomplete_caps_at_25(tmp_path):
     async with room(tmp_path) as r:
         r.fake.add_user("dave")
+        r.let_open_scenes("bob", "dave")
         await r.new_scene("審訊室", user="bob")
         text = await r.ask("scene open", {"name": "審訊室"}, user="dave")
         assert "/director add" in text and len(r.fake.threads) == 1
