@@ -1,0 +1,159 @@
+"""Embedded-model benchmark: memory and turn time over a long rehearsal on SmolLM2.
+
+Each scenario runs in its own child process (so peak RSS is its own) on the real embedded
+model: the actors and the stage manager all use circus-local/smollm2. Per turn it records the
+wall time, the resident memory after the turn, and how many prompt tokens llama.cpp evaluated
+(llama_perf_context's n_p_eval) — the measure that load on a shared machine does not distort:
+a turn that re-reads the whole prompt instead of resuming a cached prefix shows up there.
+
+    python bench/bench_embedded.py                 # wake 40 turns, interrogation 20 turns
+    python bench/bench_embedded.py --only wake:10  # one scenario
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+SCENARIOS = ("wake:40", "interrogation:20")
+MARKS = (1, 10, 20, 40)
+
+
+def _rss_mib() -> float:
+    with open("/proc/self/status", encoding="ascii") as status:
+        for line in status:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    return 0.0
+
+
+def _peak_mib() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+async def _child(template: str, turns: int) -> dict[str, object]:
+    for key in ("CIRCUS_MODEL", "CIRCUS_STAGE_MANAGER_MODEL", "CIRCUS_API_BASE"):
+        os.environ.pop(key, None)
+    sys.path.insert(0, str(ROOT))
+    from engine import Rehearsal, embedded, llm
+    from engine.events import TurnCompleted
+    from engine.templates import new_scene
+
+    llm.litellm_module()
+    embedded.warm_up()
+    llama = embedded.load()
+    llama_cpp = embedded._llama_cpp()
+
+    def evaluated() -> int:
+        return int(llama_cpp.llama_perf_context(llama._ctx.ctx).n_p_eval)
+
+    rows: list[dict[str, float]] = []
+    mark = {"t": time.perf_counter(), "eval": evaluated()}
+
+    def on_event(event: object) -> None:
+        if isinstance(event, TurnCompleted):
+            now, done = time.perf_counter(), evaluated()
+            cache = getattr(embedded, "cache_bytes", None)
+            rows.append(
+                {
+                    "turn": event.turn,
+                    "seconds": now - mark["t"],
+                    "rss_mib": _rss_mib(),
+                    "prompt_eval": done - mark["eval"],
+                    "prompt_tokens": event.prompt_tokens,
+                    "cache_mib": (cache() / 2**20) if cache else -1.0,
+                }
+            )
+            mark["t"], mark["eval"] = now, done
+
+    with tempfile.TemporaryDirectory() as tmp:
+        scene = new_scene(Path(tmp) / template, template)
+        rehearsal = Rehearsal(scene)
+        rehearsal.events.listen(on_event)
+        began = time.perf_counter()
+        mark["t"] = began
+        await rehearsal.run(turns)
+        total = time.perf_counter() - began
+    return {
+        "template": template,
+        "turns": turns,
+        "rows": rows,
+        "peak_rss_mib": _peak_mib(),
+        "total_seconds": total,
+        "load": os.getloadavg(),
+    }
+
+
+def _run(spec: str) -> dict[str, object]:
+    template, turns = spec.split(":")
+    out = subprocess.run(
+        [sys.executable, __file__, "--child", f"{template}:{turns}"],
+        check=True,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def _table(result: dict[str, object]) -> list[str]:
+    rows = result["rows"]
+    assert isinstance(rows, list)
+    by_turn = {int(r["turn"]): r for r in rows}
+    marks = [m for m in MARKS if m in by_turn] or [int(rows[-1]["turn"])]
+    warm = rows[min(4, len(rows) - 1)]["rss_mib"] if rows else 0.0
+    lines = [
+        f"### {result['template']}, {result['turns']} turns "
+        f"(load avg before/after: {result['load_before']}, {tuple(result['load'])})",
+        "",
+        "| turn | seconds | prompt tokens evaluated | prompt tokens | RSS MiB | cache MiB |",
+        "| ---- | ------- | ----------------------- | ------------- | ------- | --------- |",
+    ]
+    for m in marks:
+        r = by_turn[m]
+        cache = f"{r['cache_mib']:.0f}" if r["cache_mib"] >= 0 else "n/a"
+        lines.append(
+            f"| {m} | {r['seconds']:.1f} | {r['prompt_eval']} | {r['prompt_tokens']} "
+            f"| {r['rss_mib']:.0f} | {cache} |"
+        )
+    last = rows[-1] if rows else {"rss_mib": 0.0}
+    lines += [
+        "",
+        f"peak RSS {result['peak_rss_mib']:.0f} MiB; RSS after turn 5 {warm:.0f} MiB, "
+        f"at the end {last['rss_mib']:.0f} MiB; whole run {result['total_seconds']:.0f} s; "
+        f"prompt tokens evaluated, total {sum(int(r['prompt_eval']) for r in rows)}",
+        "",
+    ]
+    return lines
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--only", action="append", help="template:turns (repeatable)")
+    parser.add_argument("--child", help=argparse.SUPPRESS)
+    parser.add_argument("--json", action="store_true", help="print raw results as JSON too")
+    args = parser.parse_args()
+    if args.child:
+        template, turns = args.child.split(":")
+        print(json.dumps(asyncio.run(_child(template, int(turns)))))
+        return
+    for spec in args.only or SCENARIOS:
+        before = tuple(round(x, 2) for x in os.getloadavg())
+        result = _run(spec)
+        result["load_before"] = before
+        print("\n".join(_table(result)), flush=True)
+        if args.json:
+            print(json.dumps(result))
+
+
+if __name__ == "__main__":
+    main()
