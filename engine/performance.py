@@ -13,7 +13,14 @@ from dataclasses import dataclass, replace
 from engine import llm
 from engine.casting import longest_silent, read_stage_manager
 from engine.llm import ModelCall, ReplyShape
-from engine.models import actor_model, api_base, extra_params, stage_manager_model, turn_timeout
+from engine.models import (
+    actor_model,
+    api_base,
+    context_tokens,
+    extra_params,
+    stage_manager_model,
+    turn_timeout,
+)
 from engine.prompts import (
     ActorBrief,
     StageBrief,
@@ -86,6 +93,7 @@ async def perform(
 ) -> Performance:
     """Ask `actor`'s model for one turn; repair once; fall back so the turn always exists."""
     soul = state.souls[actor]
+    model = actor_model(soul, state.settings)
     brief = ActorBrief(
         name=actor,
         soul=soul.body,
@@ -98,9 +106,10 @@ async def perform(
         direction=direction,
         neglected=neglected,
         language=state.language,
+        model=model,
+        context_tokens=context_tokens(model),
     )
     messages = actor_messages(brief)
-    model = actor_model(soul, state.settings)
     call = ModelCall(
         model=model,
         messages=messages,
@@ -149,15 +158,17 @@ async def ask_stage_manager(state: SceneState, exclude: str | None = None) -> De
     candidates = [a for a in state.cast if a not in barred] or list(state.cast)
     if len(candidates) == 1:  # nothing to decide: no model call
         return Decision(candidates[0], "the only actor who can answer", None)
+    model = stage_manager_model(state.settings)
     brief = StageBrief(
         context=state.context,
         cast=tuple(state.cast),
         turns=tuple(state.turns),
         whisper_all=state.whispers.everyone,
         language=state.language,
+        model=model,
+        context_tokens=context_tokens(model),
     )
     messages = stage_manager_messages(brief)
-    model = stage_manager_model(state.settings)
     call = ModelCall(
         model=model,
         messages=messages,
