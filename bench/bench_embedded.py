@@ -8,6 +8,7 @@ a turn that re-reads the whole prompt instead of resuming a cached prefix shows 
 
     python bench/bench_embedded.py                 # wake 40 turns, interrogation 20 turns
     python bench/bench_embedded.py --only wake:10  # one scenario
+    python bench/bench_embedded.py --max-minutes 30  # stop a scenario early, report its turns
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import resource
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -28,19 +30,16 @@ SCENARIOS = ("wake:40", "interrogation:20")
 MARKS = (1, 10, 20, 40)
 
 
-def _rss_mib() -> float:
+def _status_mib(field: str) -> float:
+    """VmRSS (resident now) or VmHWM (peak resident so far) of this process, in MiB."""
     with open("/proc/self/status", encoding="ascii") as status:
         for line in status:
-            if line.startswith("VmRSS:"):
+            if line.startswith(field + ":"):
                 return int(line.split()[1]) / 1024
-    return 0.0
-
-
-def _peak_mib() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
-async def _child(template: str, turns: int) -> dict[str, object]:
+async def _child(template: str, turns: int) -> None:
     for key in ("CIRCUS_MODEL", "CIRCUS_STAGE_MANAGER_MODEL", "CIRCUS_API_BASE"):
         os.environ.pop(key, None)
     sys.path.insert(0, str(ROOT))
@@ -56,23 +55,23 @@ async def _child(template: str, turns: int) -> dict[str, object]:
     def evaluated() -> int:
         return int(llama_cpp.llama_perf_context(llama._ctx.ctx).n_p_eval)
 
-    rows: list[dict[str, float]] = []
     mark = {"t": time.perf_counter(), "eval": evaluated()}
 
     def on_event(event: object) -> None:
         if isinstance(event, TurnCompleted):
             now, done = time.perf_counter(), evaluated()
             cache = getattr(embedded, "cache_bytes", None)
-            rows.append(
-                {
-                    "turn": event.turn,
-                    "seconds": now - mark["t"],
-                    "rss_mib": _rss_mib(),
-                    "prompt_eval": done - mark["eval"],
-                    "prompt_tokens": event.prompt_tokens,
-                    "cache_mib": (cache() / 2**20) if cache else -1.0,
-                }
-            )
+            row = {
+                "turn": event.turn,
+                "seconds": now - mark["t"],
+                "rss_mib": _status_mib("VmRSS"),
+                "peak_mib": _status_mib("VmHWM"),
+                "prompt_eval": done - mark["eval"],
+                "prompt_tokens": event.prompt_tokens,
+                "cache_mib": (cache() / 2**20) if cache else -1.0,
+                "load": os.getloadavg()[0],
+            }
+            print("ROW " + json.dumps(row), flush=True)  # the parent may stop us any time
             mark["t"], mark["eval"] = now, done
 
     with tempfile.TemporaryDirectory() as tmp:
@@ -82,38 +81,53 @@ async def _child(template: str, turns: int) -> dict[str, object]:
         began = time.perf_counter()
         mark["t"] = began
         await rehearsal.run(turns)
-        total = time.perf_counter() - began
+        print(f"DONE {time.perf_counter() - began}", flush=True)
+
+
+def _run(spec: str, max_seconds: float) -> dict[str, object]:
+    """Run one scenario in a child; stop it after max_seconds and report the turns it did."""
+    template, turns = spec.split(":")
+    child = subprocess.Popen(
+        [sys.executable, __file__, "--child", f"{template}:{turns}"],
+        stdout=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
+    began = time.monotonic()
+    rows: list[dict[str, float]] = []
+    timer = threading.Timer(max_seconds, child.kill)
+    timer.start()
+    assert child.stdout is not None
+    for line in child.stdout:
+        if line.startswith("ROW "):
+            rows.append(json.loads(line[4:]))
+            print(f"  {template} turn {rows[-1]['turn']}: {line[4:].strip()}", file=sys.stderr)
+    timer.cancel()
+    stopped = child.wait() != 0
     return {
         "template": template,
         "turns": turns,
         "rows": rows,
-        "peak_rss_mib": _peak_mib(),
-        "total_seconds": total,
-        "load": os.getloadavg(),
+        "peak_rss_mib": max((r["peak_mib"] for r in rows), default=0.0),
+        "total_seconds": time.monotonic() - began,
+        "stopped": stopped,
     }
-
-
-def _run(spec: str) -> dict[str, object]:
-    template, turns = spec.split(":")
-    out = subprocess.run(
-        [sys.executable, __file__, "--child", f"{template}:{turns}"],
-        check=True,
-        capture_output=True,
-        text=True,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
-    )
-    return json.loads(out.stdout.strip().splitlines()[-1])
 
 
 def _table(result: dict[str, object]) -> list[str]:
     rows = result["rows"]
     assert isinstance(rows, list)
     by_turn = {int(r["turn"]): r for r in rows}
-    marks = [m for m in MARKS if m in by_turn] or [int(rows[-1]["turn"])]
+    last_turn = int(rows[-1]["turn"])
+    marks = sorted({m for m in MARKS if m in by_turn} | {last_turn})
+    if len(rows) <= 12:  # a short run: every turn
+        marks = sorted(by_turn)
     warm = rows[min(4, len(rows) - 1)]["rss_mib"] if rows else 0.0
+    loads = [r["load"] for r in rows]
+    done = f"{len(rows)} of {result['turns']} turns" + (" (stopped)" if result["stopped"] else "")
     lines = [
-        f"### {result['template']}, {result['turns']} turns "
-        f"(load avg before/after: {result['load_before']}, {tuple(result['load'])})",
+        f"### {result['template']}, {done}; 1-min load average {min(loads, default=0):.1f}–"
+        f"{max(loads, default=0):.1f} on {os.cpu_count()} CPUs",
         "",
         "| turn | seconds | prompt tokens evaluated | prompt tokens | RSS MiB | cache MiB |",
         "| ---- | ------- | ----------------------- | ------------- | ------- | --------- |",
@@ -141,15 +155,17 @@ def main() -> None:
     parser.add_argument("--only", action="append", help="template:turns (repeatable)")
     parser.add_argument("--child", help=argparse.SUPPRESS)
     parser.add_argument("--json", action="store_true", help="print raw results as JSON too")
+    parser.add_argument("--max-minutes", type=float, default=120.0, help="per scenario")
     args = parser.parse_args()
     if args.child:
         template, turns = args.child.split(":")
-        print(json.dumps(asyncio.run(_child(template, int(turns)))))
+        asyncio.run(_child(template, int(turns)))
         return
     for spec in args.only or SCENARIOS:
-        before = tuple(round(x, 2) for x in os.getloadavg())
-        result = _run(spec)
-        result["load_before"] = before
+        result = _run(spec, args.max_minutes * 60)
+        if not result["rows"]:
+            print(f"### {spec}: no turn finished", flush=True)
+            continue
         print("\n".join(_table(result)), flush=True)
         if args.json:
             print(json.dumps(result))
