@@ -9,6 +9,12 @@ a turn that re-reads the whole prompt instead of resuming a cached prefix shows 
     python bench/bench_embedded.py                 # wake 40 turns, interrogation 20 turns
     python bench/bench_embedded.py --only wake:10  # one scenario
     python bench/bench_embedded.py --max-minutes 30  # stop a scenario early, report its turns
+    python bench/bench_embedded.py --replay        # cheap: replay a scripted scene's prompts
+
+--replay plays the scene on the scripted model first, then sends each turn's actor prompt (as
+engine.prompts builds it for the embedded model) to the embedded model with a 4-token reply:
+the memory and the prompt re-evaluation of a long run at a fraction of its CPU time, for a
+machine too loaded to generate whole turns.
 """
 
 from __future__ import annotations
@@ -37,6 +43,92 @@ def _status_mib(field: str) -> float:
             if line.startswith(field + ":"):
                 return int(line.split()[1]) / 1024
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def _replay_prompts(template: str, turns: int, root: Path) -> list[tuple[str, list, tuple]]:
+    """(speaker, messages, cast) of each turn of a scripted run, rebuilt for the embedded model."""
+    import dataclasses
+
+    from engine import Rehearsal, prompts, scripted
+    from engine.templates import new_scene
+
+    def script(request: scripted.ScriptedRequest) -> str:
+        others = [a for a in request.shape.cast if a != request.shape.speaker]
+        if request.shape.kind == "stage_manager":
+            return f"NEXT: {request.shape.cast[0]}"
+        i = request.index
+        if zh:
+            return (
+                f"<thought>第{i}輪：她在藏那封信，我現在確定了。</thought>\n"
+                f"<action>把杯子重重放下，看向門口。</action>\n"
+                f"<dialogue>你說九點，律師說八點，到底是幾點？</dialogue>\n"
+                f"<cue>{others[i % len(others)]}</cue>"
+            )
+        return (
+            f"<thought>Turn {i}: she is hiding the letter, I am sure of it now.</thought>\n"
+            f"<action>Sets the cup down hard and looks at the door.</action>\n"
+            f"<dialogue>You said nine o'clock. The lawyer says eight. Which is it?</dialogue>\n"
+            f"<cue>{others[i % len(others)]}</cue>"
+        )
+
+    zh = template == "interrogation"
+    scripted.register("replay", script)
+    os.environ["CIRCUS_MODEL"] = os.environ["CIRCUS_STAGE_MANAGER_MODEL"] = "scripted/replay"
+    scene = new_scene(root / template, template)
+    asyncio.run(Rehearsal(scene).run(turns))
+    state = asyncio.run(Rehearsal(scene).state())
+    for key in ("CIRCUS_MODEL", "CIRCUS_STAGE_MANAGER_MODEL"):
+        os.environ.pop(key, None)
+    fields = {f.name for f in dataclasses.fields(prompts.ActorBrief)}
+    extra = {"model": "circus-local/smollm2"} if "model" in fields else {}
+    if "context_tokens" in fields:
+        extra["context_tokens"] = 8192
+    out = []
+    for i, turn in enumerate(state.turns):
+        brief = prompts.ActorBrief(
+            name=turn.actor,
+            soul=state.souls[turn.actor].body,
+            context=state.context,
+            cast=tuple(state.cast),
+            turns=tuple(state.turns[:i]),
+            own_thoughts=state.thoughts.get(turn.actor, {}),
+            whisper_all=state.whispers.everyone,
+            whisper_private=state.whispers.for_actor(turn.actor),
+            language=state.language,
+            **extra,
+        )
+        out.append((turn.actor, list(prompts.actor_messages(brief)), tuple(state.cast)))
+    return out
+
+
+def _replay_child(template: str, turns: int) -> None:
+    sys.path.insert(0, str(ROOT))
+    from engine import embedded, llm
+
+    llm.litellm_module()
+    with tempfile.TemporaryDirectory() as tmp:
+        calls = _replay_prompts(template, turns, Path(tmp))
+    embedded.warm_up()
+    llama = embedded.load()
+    llama_cpp = embedded._llama_cpp()
+    cache = getattr(embedded, "cache_bytes", None)
+    for number, (speaker, messages, cast) in enumerate(calls, 1):
+        before = int(llama_cpp.llama_perf_context(llama._ctx.ctx).n_p_eval)
+        began = time.perf_counter()
+        response = embedded.generate(
+            messages, kind="actor", cast=cast, speaker=speaker, max_tokens=4
+        )
+        row = {
+            "turn": number,
+            "seconds": time.perf_counter() - began,
+            "rss_mib": _status_mib("VmRSS"),
+            "peak_mib": _status_mib("VmHWM"),
+            "prompt_eval": int(llama_cpp.llama_perf_context(llama._ctx.ctx).n_p_eval) - before,
+            "prompt_tokens": response["usage"]["prompt_tokens"],
+            "cache_mib": (cache() / 2**20) if cache else -1.0,
+            "load": os.getloadavg()[0],
+        }
+        print("ROW " + json.dumps(row), flush=True)
 
 
 async def _child(template: str, turns: int) -> None:
@@ -84,11 +176,11 @@ async def _child(template: str, turns: int) -> None:
         print(f"DONE {time.perf_counter() - began}", flush=True)
 
 
-def _run(spec: str, max_seconds: float) -> dict[str, object]:
+def _run(spec: str, max_seconds: float, replay: bool) -> dict[str, object]:
     """Run one scenario in a child; stop it after max_seconds and report the turns it did."""
     template, turns = spec.split(":")
     child = subprocess.Popen(
-        [sys.executable, __file__, "--child", f"{template}:{turns}"],
+        [sys.executable, __file__, "--replay-child" if replay else "--child", spec],
         stdout=subprocess.PIPE,
         text=True,
         env={**os.environ, "PYTHONPATH": str(ROOT)},
@@ -126,7 +218,7 @@ def _table(result: dict[str, object]) -> list[str]:
     loads = [r["load"] for r in rows]
     done = f"{len(rows)} of {result['turns']} turns" + (" (stopped)" if result["stopped"] else "")
     lines = [
-        f"### {result['template']}, {done}; 1-min load average {min(loads, default=0):.1f}–"
+        f"### {result['template']} ({result['mode']}), {done}; 1-min load average {min(loads, default=0):.1f}–"
         f"{max(loads, default=0):.1f} on {os.cpu_count()} CPUs",
         "",
         "| turn | seconds | prompt tokens evaluated | prompt tokens | RSS MiB | cache MiB |",
@@ -154,6 +246,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--only", action="append", help="template:turns (repeatable)")
     parser.add_argument("--child", help=argparse.SUPPRESS)
+    parser.add_argument("--replay-child", help=argparse.SUPPRESS)
+    parser.add_argument("--replay", action="store_true", help="replay prompts, 4-token replies")
     parser.add_argument("--json", action="store_true", help="print raw results as JSON too")
     parser.add_argument("--max-minutes", type=float, default=120.0, help="per scenario")
     args = parser.parse_args()
@@ -161,8 +255,13 @@ def main() -> None:
         template, turns = args.child.split(":")
         asyncio.run(_child(template, int(turns)))
         return
+    if args.replay_child:
+        template, turns = args.replay_child.split(":")
+        _replay_child(template, int(turns))
+        return
     for spec in args.only or SCENARIOS:
-        result = _run(spec, args.max_minutes * 60)
+        result = _run(spec, args.max_minutes * 60, args.replay)
+        result["mode"] = "replayed prompts, 4-token replies" if args.replay else "rehearsal"
         if not result["rows"]:
             print(f"### {spec}: no turn finished", flush=True)
             continue
