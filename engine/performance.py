@@ -16,6 +16,7 @@ from engine.llm import ModelCall, ReplyShape
 from engine.models import (
     actor_model,
     api_base,
+    context_tokens,
     extra_params,
     sent_reply_cap,
     stage_manager_model,
@@ -96,6 +97,7 @@ async def perform(
 ) -> Performance:
     """Ask `actor`'s model for one turn; repair once; fall back so the turn always exists."""
     soul = state.souls[actor]
+    model = actor_model(soul, state.settings)
     brief = ActorBrief(
         name=actor,
         soul=soul.body,
@@ -108,9 +110,10 @@ async def perform(
         direction=direction,
         neglected=neglected,
         language=state.language,
+        model=model,
+        context_tokens=context_tokens(model),
     )
     messages = actor_messages(brief)
-    model = actor_model(soul, state.settings)
     call = ModelCall(
         model=model,
         messages=messages,
@@ -163,15 +166,17 @@ async def ask_stage_manager(state: SceneState, exclude: str | None = None) -> De
     candidates = [a for a in state.cast if a not in barred] or list(state.cast)
     if len(candidates) == 1:  # nothing to decide: no model call
         return Decision(candidates[0], "the only actor who can answer", None)
+    model = stage_manager_model(state.settings)
     brief = StageBrief(
         context=state.context,
         cast=tuple(state.cast),
         turns=tuple(state.turns),
         whisper_all=state.whispers.everyone,
         language=state.language,
+        model=model,
+        context_tokens=context_tokens(model),
     )
     messages = stage_manager_messages(brief)
-    model = stage_manager_model(state.settings)
     call = ModelCall(
         model=model,
         messages=messages,
