@@ -7,10 +7,11 @@ to disk: the caller commits the result whole.
 
 from __future__ import annotations
 
+import asyncio
 import os
 from dataclasses import dataclass, replace
 
-from engine import llm
+from engine import llm, tokens
 from engine.casting import longest_silent, read_stage_manager
 from engine.llm import ModelCall, ReplyShape
 from engine.models import (
@@ -98,6 +99,9 @@ async def perform(
     """Ask `actor`'s model for one turn; repair once; fall back so the turn always exists."""
     soul = state.souls[actor]
     model = actor_model(soul, state.settings)
+    # The first count for a model loads its tokenizer (or litellm): off the event loop, so
+    # every other scene and reply keeps going meanwhile.
+    await asyncio.to_thread(tokens.counter, model)
     brief = ActorBrief(
         name=actor,
         soul=soul.body,
@@ -167,6 +171,7 @@ async def ask_stage_manager(state: SceneState, exclude: str | None = None) -> De
     if len(candidates) == 1:  # nothing to decide: no model call
         return Decision(candidates[0], "the only actor who can answer", None)
     model = stage_manager_model(state.settings)
+    await asyncio.to_thread(tokens.counter, model)  # load its tokenizer off the event loop
     brief = StageBrief(
         context=state.context,
         cast=tuple(state.cast),
