@@ -136,6 +136,8 @@ class HarvestCommands:
         """Remove a pick (by None) or one vote; returns what is left of the pick, if anything."""
         number, _ = await self._take_number(take)
         by = _voter(by) if by is not None else None
+        if remove_vote(await self.picks(), number, turn, by) is None:
+            raise NotPicked(number, turn, by)  # refused before even the lock file is made
         with self.files.store.short_lock("picks"):
             result = remove_vote(await self.picks(), number, turn, by)
             if result is None:
