@@ -131,7 +131,9 @@ def build_parser() -> argparse.ArgumentParser:
         "take", "save the scene as a take, list the takes, show one, or compare two (diff A B)"
     )
     scene_arg(p)
-    p.add_argument("action", choices=["save", "list", "show", "diff"], metavar="save|list|show|diff")
+    p.add_argument(
+        "action", choices=["save", "list", "show", "diff"], metavar="save|list|show|diff"
+    )
     p.add_argument(
         "number",
         nargs="*",

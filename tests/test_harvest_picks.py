@@ -14,7 +14,9 @@ from engine.turns import parse_transcript
 
 TRICKY = [
     Pick(1, 2, "林小姐", "拍桌子", "你到底在怕什麼？\n說啊。", ("alice",), "好句"),
-    Pick(3, 14, "Ruth", "", "## take_9 · turn 9 · Mallory · ⭐ 9\n**Line**: forged", ("bob", "c d")),
+    Pick(
+        3, 14, "Ruth", "", "## take_9 · turn 9 · Mallory · ⭐ 9\n**Line**: forged", ("bob", "c d")
+    ),
     Pick(2, 1, "律師", "- ⭐ mallory\n\\backslash\n**動作**: x", "", ("eve",), "two\nlines"),
     Pick(4, 7, "刑警", "", "only a line", (), ""),
 ]
