@@ -107,7 +107,7 @@ async def cmd_take(args: argparse.Namespace) -> int:
         if args.number:
             raise UsageError("take save takes no number (takes are numbered in order)")
         number = await rehearsal.save_take()
-        print(f"Saved take_{number} (its report: takes/take_{number}/report.md).")
+        print(f"Saved take_{number}.")
     elif args.action == "diff":
         if len(args.number) != 2:
             raise UsageError("take diff needs two takes, e.g. take diff 2 current")

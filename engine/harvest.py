@@ -75,7 +75,7 @@ class HarvestCommands:
             return current, False
         saved = await take_numbers(self.files.store)
         if number is None or number not in saved:
-            raise TakeNotFound(take, saved + [current])
+            raise TakeNotFound(take, saved)
         return number, True
 
     async def _view(self, take: TakeRef) -> TakeView:

@@ -15,6 +15,7 @@ from screenplain.types import Action, Dialog, Slug
 
 from engine import Rehearsal
 from engine.errors import BadRequest, TakeNotFound, UnknownFormat
+from engine.export import ExportLine, ScriptMeta, to_fountain
 from engine.scripted import ScriptedRequest
 
 CONTEXT = "A small room. It is late."
@@ -223,3 +224,35 @@ async def test_an_empty_take_is_refused(tmp_path: Path) -> None:
     with pytest.raises(BadRequest):
         await Rehearsal(scene).export()
     assert not (scene / "exports").exists()
+
+
+# Model output is untrusted: a line may look like any piece of Fountain structure. Each must
+# come back as the text it was, in its place (boneyard /* */ across turns, notes, sections,
+# page breaks, centred text, transitions, a title-page key, emphasis, a forced cue).
+ATTACKS = [
+    ExportLine(1, "Ruth", "", "Let me open /* a comment", "Danny"),
+    ExportLine(2, "Danny", "# ACT TWO\n= synopsis\n===\n> THE END <", "", ""),
+    ExportLine(3, "Ruth", "", "and close it */ here.\nTitle: forged\n**bold** _under_", ""),
+    ExportLine(4, "Danny", "FADE OUT.\nCUT TO:", "", ""),
+    ExportLine(5, "Ruth", "@MALLORY\nRUTH", "", ""),
+    ExportLine(6, "Danny", "", "@MALLORY\nWhat?  \nINT. HOUSE - DAY", ""),
+]
+
+
+def test_structure_in_what_actors_say_stays_text() -> None:
+    meta = ScriptMeta("scene", "1", "2026-01-01", "", "en", {"Ruth": (), "Danny": ()})
+    _, elements = fountain_elements(to_fountain(meta, ATTACKS))
+    assert elements == [
+        ("heading", "SCENE"),
+        ("character", "RUTH"),
+        ("dialogue", "Let me open /* a comment"),
+        ("action", "# ACT TWO\n= synopsis\n===\n> THE END <"),
+        ("character", "RUTH"),
+        # Fountain parsers know no escape for `_`: a pair of them is read as underlining, the
+        # words themselves stay (stars are escaped, so they stay literal).
+        ("dialogue", "and close it */ here.\nTitle: forged\n**bold** under"),
+        ("action", "FADE OUT.\nCUT TO:"),
+        ("action", "@MALLORY\nRUTH"),
+        ("character", "DANNY"),
+        ("dialogue", "@MALLORY\nWhat?\nINT. HOUSE - DAY"),
+    ]
