@@ -33,6 +33,7 @@ from engine.events import (
     TurnCompleted,
     TurnStarted,
 )
+from engine.harvest import HarvestCommands
 from engine.ledger import Ledger
 from engine.llm import ModelError
 from engine.models import actor_model, turn_timeout
@@ -67,7 +68,7 @@ class RunResult:
     last_turn: int
 
 
-class Rehearsal(SceneCommands):
+class Rehearsal(HarvestCommands, SceneCommands):
     """Director commands for one scene folder. Frontends hold one per scene."""
 
     def __init__(
