@@ -142,7 +142,7 @@ class HarvestCommands:
         view = await self._view(await self._pick_take(take))
         t = self._turn_of(view, turn)
         new = Pick(view.number, t.number, t.actor, t.action, t.dialogue)
-        with self.files.store.short_lock("picks"):
+        async with self.files.store.file_lock("picks"):
             before = await self.picks()
             after, pick = add_vote(before, new, by, " ".join(note.split()))
             if after != before:
@@ -157,7 +157,7 @@ class HarvestCommands:
         by = _voter(by) if by is not None else None
         if remove_vote(await self.picks(), number, turn, by) is None:
             raise NotPicked(number, turn, by)  # refused before even the lock file is made
-        with self.files.store.short_lock("picks"):
+        async with self.files.store.file_lock("picks"):
             result = remove_vote(await self.picks(), number, turn, by)
             if result is None:
                 raise NotPicked(number, turn, by)
@@ -198,7 +198,7 @@ class HarvestCommands:
         if saved_as is not None and saved_as != current:
             # The working take is already saved as take_<saved_as>: its picks and posts move
             # there, before the new attempt (which keeps this number) replaces its turns.
-            with store.short_lock("picks"):
+            async with store.file_lock("picks"):
                 before = await self.picks()
                 after = retarget(before, current, saved_as)
                 if after != before:

@@ -144,7 +144,7 @@ class SceneCommands:
             raise BadRequest("A note needs some text.", "耳語需要內容。")
         state = await self.state()
         target = await self.resolve_actor(actor) if actor else None
-        with self.files.store.notes_lock():  # a whisper from the bot and one from a terminal
+        async with self.files.store.file_lock("notes"):  # the bot and a terminal may both whisper
             current = await self.files.store.read(NOTES)
             if current is None:
                 current = empty_notes(state.cast, state.language)

@@ -21,7 +21,7 @@ import json
 import os
 import shutil
 import stat
-from collections.abc import Collection, Iterable, Iterator
+from collections.abc import AsyncIterator, Collection, Iterable, Iterator
 from pathlib import Path
 
 import aiofiles
@@ -32,6 +32,8 @@ from engine.errors import BadSceneFile, SceneBusy
 STATE_DIR = ".circus"
 JOURNAL = f"{STATE_DIR}/pending.json"
 Signature = tuple[int, int] | None
+# One asyncio lock per (event loop, scene folder, lock name): see SceneStore.file_lock.
+_FILE_LOCKS: dict[tuple[int, str, str], asyncio.Lock] = {}
 _BOM = b"\xef\xbb\xbf"
 
 
@@ -229,18 +231,31 @@ class SceneStore:
         finally:
             self.unlock()
 
-    @contextlib.contextmanager
-    def short_lock(self, name: str) -> Iterator[None]:
-        """Serialise one file's read-modify-write across processes (briefly), e.g. picks.md."""
-        path = self.root / STATE_DIR / f"{name}.lock"
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX)
-            yield
-        finally:
-            fcntl.flock(fd, fcntl.LOCK_UN)
-            os.close(fd)
+    @contextlib.asynccontextmanager
+    async def file_lock(self, name: str) -> AsyncIterator[None]:
+        """Serialise one file's read-modify-write (picks.md, director_notes.md), briefly.
+
+        Across processes by flock; within this process first by an asyncio lock, because two
+        coroutines blocking on the same flock would freeze the event loop. The flock is taken
+        in a thread so a holder in another process never blocks the loop either.
+        """
+        key = (id(asyncio.get_running_loop()), str(self.root.resolve()), name)
+        async with _FILE_LOCKS.setdefault(key, asyncio.Lock()):
+            path = self.root / STATE_DIR / f"{name}.lock"
+            path.parent.mkdir(parents=True, exist_ok=True)
+            fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+            try:
+                taking = asyncio.ensure_future(asyncio.to_thread(fcntl.flock, fd, fcntl.LOCK_EX))
+                try:
+                    await asyncio.shield(taking)
+                except asyncio.CancelledError:
+                    await asyncio.wait([taking])  # the thread takes it anyway: release below
+                    raise
+                yield
+            finally:
+                with contextlib.suppress(OSError):
+                    fcntl.flock(fd, fcntl.LOCK_UN)
+                os.close(fd)
 
     async def append_line(self, rel: str, line: str) -> None:
         """Append one short line with a single O_APPEND write (no journal: it may run beside a
@@ -256,19 +271,6 @@ class SceneStore:
             os.write(fd, data)
             os.fsync(fd)
         finally:
-            os.close(fd)
-
-    @contextlib.contextmanager
-    def notes_lock(self) -> Iterator[None]:
-        """Serialise read-modify-write of director_notes.md across processes (briefly)."""
-        path = self.root / STATE_DIR / "notes.lock"
-        self._mkdirs(STATE_DIR)
-        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX)
-            yield
-        finally:
-            fcntl.flock(fd, fcntl.LOCK_UN)
             os.close(fd)
 
     def unlock(self) -> None:

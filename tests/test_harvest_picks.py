@@ -156,3 +156,22 @@ async def test_the_message_map_survives_a_restart_and_follows_a_saved_take(scene
     with open(scene / ".circus" / "posts.jsonl", "a", encoding="utf-8") as f:
         f.write('{"message": 9')
     assert await Rehearsal(scene).post_of(3001) == (2, 2)
+
+
+async def test_many_picks_and_whispers_at_once_in_one_process_all_land(scene: Path) -> None:
+    """Two directors (two Rehearsals on one folder, as the bot and a console share it) vote and
+    whisper at the same moment: every vote and every whisper lands, and nothing deadlocks (a
+    blocking file lock held across awaits used to freeze the whole event loop here)."""
+    import asyncio
+
+    first, second = Rehearsal(scene), Rehearsal(scene)
+    await first.run(3, start="律師")
+    voters = [f"v{i}" for i in range(12)]
+    await asyncio.gather(
+        *((first if i % 2 else second).pick(1 + i % 3, by=name) for i, name in enumerate(voters)),
+        *((first if i % 2 else second).note(f"WHISPER-{i}") for i in range(6)),
+    )
+    votes = {p.turn: set(p.votes) for p in await first.picks()}
+    assert votes == {t: {v for i, v in enumerate(voters) if 1 + i % 3 == t} for t in (1, 2, 3)}
+    notes = (scene / "director_notes.md").read_text(encoding="utf-8")
+    assert all(f"WHISPER-{i}" in notes for i in range(6))
