@@ -12,6 +12,7 @@ import asyncio
 import json
 import logging
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 
 from engine.casting import longest_silent, match_cue, next_speaker
@@ -26,6 +27,7 @@ from engine.events import (
     TurnCompleted,
     TurnStarted,
 )
+from engine.harvest import HarvestCommands
 from engine.llm import ModelError
 from engine.models import actor_model, turn_timeout
 from engine.performance import Performance, Usage, ask_stage_manager, perform
@@ -51,7 +53,7 @@ class RunResult:
     last_turn: int
 
 
-class Rehearsal(SceneCommands):
+class Rehearsal(HarvestCommands, SceneCommands):
     """Director commands for one scene folder. Frontends hold one per scene."""
 
     def __init__(self, root: Path | str, hub: EventHub | None = None) -> None:
@@ -233,7 +235,8 @@ class Rehearsal(SceneCommands):
         except ModelError as exc:
             exc.actor = actor
             raise
-        cut_during_commit = await self._commit(state, number, actor, result, sm_log, sm_usage)
+        meta = {"take": take, "reason": reason}
+        cut_during_commit = await self._commit(state, number, actor, result, sm_log, sm_usage, meta)
         reply = result.reply
         self.events.emit(
             TurnCompleted(
@@ -253,15 +256,27 @@ class Rehearsal(SceneCommands):
         result: Performance,
         sm_log: str,
         sm_usage: Usage | None,
+        meta: dict[str, object],
     ) -> bool:
         """Land the turn whole. Returns True if a cut arrived meanwhile (honoured after)."""
         reply = result.reply
         turn = Turn(number, actor, reply.action, reply.dialogue, reply.cue)
+        # What a take's report needs is recorded when it happens (usage rows, contract §4).
+        at = datetime.now(UTC).isoformat(timespec="seconds")
+        take = {"take": meta["take"], "at": at}
         usage = [
-            {"turn": number, "role": actor, **result.usage.__dict__},
+            {
+                "turn": number,
+                "role": actor,
+                **result.usage.__dict__,
+                **take,
+                "reason": meta["reason"],
+                "repaired": result.repaired,
+                "fallback": result.fallback,
+            },
         ]
         if sm_usage is not None:
-            usage.append({"turn": number, "role": "stage_manager", **sm_usage.__dict__})
+            usage.append({"turn": number, "role": "stage_manager", **sm_usage.__dict__, **take})
         appends = [
             (backstage_path(actor), render_thought(number, reply.thought)),
             (TRANSCRIPT, render_turn(turn, state.language)),
