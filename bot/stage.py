@@ -24,6 +24,8 @@ from bot.errors import BotProblem
 from bot.i18n import lang_of, t
 from bot.personas import Personas, Post
 from bot.render import render_turn_message, split_message, stage_manager_dm, thought_dm
+from bot.reports import send_report
+from bot.votes import Votes
 from engine.events import (
     Cut,
     ErrorEvent,
@@ -55,6 +57,7 @@ class Stage:
     ) -> None:
         self.rehearsal = Rehearsal(root)
         self.name = self.rehearsal.name
+        self.votes = Votes(self.rehearsal)  # which message is which line, for ⭐ votes
         self.binding = binding
         self.client = client
         self.personas = personas
@@ -138,18 +141,18 @@ class Stage:
                 self.status_line(t("line_error", self.lang))
         elif isinstance(event, TakeSaved):
             self.status_line(t("line_take_saved", self.lang, take=event.take, turns=event.turns))
+            await send_report(self, event.take)  # to the directors only, by DM
         # NoteAdded and any other private event: nothing leaves the bot.
 
     def _post_turn(self, event: TurnCompleted) -> None:
         text = render_turn_message(event.action, event.dialogue, event.cue, self.lang)
         avatar = self.avatars.get(event.actor)
         for chunk in split_message(text):
-            self._watch(
-                self.personas.post(
-                    self.binding.channel_id, self.binding.thread_id, event.actor, avatar, chunk
-                ),
-                event.turn,
+            post = self.personas.post(
+                self.binding.channel_id, self.binding.thread_id, event.actor, avatar, chunk
             )
+            self._watch(post, event.turn)
+            self.votes.remember(post, event.take, event.turn)
         self._whisper(
             thought_dm(self.name, event.take, event.turn, event.actor, event.thought, self.lang)
         )
