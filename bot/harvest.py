@@ -124,13 +124,19 @@ async def picks(interaction: discord.Interaction) -> None:
 
 # ---------------------------------------------------------------------- compare
 @take_group.command(name="compare", description="Compare two takes")
-@app_commands.describe(a="A take number, or current", b="A take number, or current")
+@app_commands.describe(
+    a="A take number, or current",
+    b="A take number, or current",
+    full="Show the shared opening in full too",
+)
 @app_commands.autocomplete(a=take_choices, b=take_choices)
-async def take_compare(interaction: discord.Interaction, a: str, b: str = "current") -> None:
+async def take_compare(
+    interaction: discord.Interaction, a: str, b: str = "current", full: bool = False
+) -> None:
     stage = scene_of(interaction)
     first, second = take_of(a), take_of(b)
     await defer(interaction)
-    text = await stage.rehearsal.diff(first, second)
+    text = await stage.rehearsal.diff(first, second, full=full)
     if len(text) <= INLINE_LIMIT:
         await reply(interaction, text)
         return

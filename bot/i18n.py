@@ -315,6 +315,7 @@ COMMAND_TEXT: dict[str, tuple[str, str]] = {
         "列出精选台词与票数（只有你看得到）",
     ),
     "Compare two takes": ("比較兩條", "比较两条"),
+    "Show the shared opening in full too": ("共同的開頭也完整列出", "共同的开头也完整列出"),
     "A take number, or current": ("條數，或 current（目前這條）", "条数，或 current（当前这条）"),
     "Export a take as a screenplay, a storyboard or a script": (
         "把一條匯出成劇本、分鏡表或文字稿",

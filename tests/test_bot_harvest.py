@@ -13,6 +13,8 @@ import xml.etree.ElementTree as ET
 
 import discord
 import pytest
+from screenplain.parsers import fountain as fountain_parser
+from screenplain.types import Dialog
 
 from bot.harvest import parse_take, render_pick_line, voter_name
 from bot.reports import report_numbers
@@ -296,10 +298,49 @@ async def test_take_compare_is_private_and_long_ones_come_as_a_file(tmp_path):
         await r.ask("take save", channel=thread)
         await r.ask("run", {"turns": 2}, channel=thread)
         await finished(r, thread, 2)
+        # a spectator may compare; r.ask asserts the answer is private
         text = await r.ask("take compare", {"a": "1", "b": "current"}, channel=thread, user="bob")
-        assert text  # privately (r.ask asserts the reply is ephemeral)
+        expected = await r.bot.stages["審訊室"].rehearsal.diff(1, "current")
+        assert text == expected and "3" in text
+
+        handle = await r.slash("take compare", {"a": "1", "full": True}, user="bob", channel=thread)
+        text = await r.answer(handle)
+        full = await r.bot.stages["審訊室"].rehearsal.diff(1, "current", full=True)
+        files = attached(r, handle)
+        assert text == full or files["take_1-vs-take_2.md"].decode("utf-8") == full
+
         refused = await r.ask("take compare", {"a": "banana"}, channel=thread, user="bob")
         assert "banana" in refused
+        assert "take_" in await r.ask("take compare", {"a": "9"}, channel=thread, user="bob")
+
+
+def wordy(request: scripted.ScriptedRequest) -> str:
+    """Long lines, so that a comparison of a few turns outgrows one Discord message."""
+    shape = request.shape
+    if shape.kind == "stage_manager":
+        return f"NEXT: {shape.cast[request.index % len(shape.cast)]}\nREASON: turn"
+    words = " ".join(f"word{request.index}-{i}" for i in range(40))
+    return f"<thought>t</thought>\n<dialogue>{words}</dialogue>\n<cue>ANY</cue>"
+
+
+async def test_a_long_comparison_comes_as_a_file(tmp_path):
+    scripted.register("wordy", wordy)
+    async with room(tmp_path) as r:
+        write_scene(r.scenes_dir / "長", model="scripted/wordy")
+        await r.ask("scene open", {"name": "長"})
+        thread = int(r.fake.thread_by_name("🎭 長")["id"])
+        await r.ask("run", {"turns": 4}, channel=thread)
+        await finished(r, thread)
+        await r.ask("take save", channel=thread)
+        await r.ask("replay", {"take": 1, "until": 0}, channel=thread)
+        await r.ask("resume", {"turns": 4}, channel=thread)
+        await finished(r, thread, 2)
+        handle = await r.slash("take compare", {"a": "1", "b": "2", "full": True}, channel=thread)
+        text = await r.answer(handle)
+        full = await r.bot.stages["長"].rehearsal.diff(1, 2, full=True)
+        assert len(full) > 2000
+        assert attached(r, handle) == {"take_1-vs-take_2.md": full.encode("utf-8")}
+        assert "1" in text and "2" in text
 
 
 async def test_export_attaches_files_a_screenwriter_opens(tmp_path):
@@ -332,7 +373,13 @@ async def test_export_attaches_files_a_screenwriter_opens(tmp_path):
         assert rows[0][0] == "鏡號" and len(rows) == 1 + len(turns)
 
         fountain = files["screenplay.fountain"].decode("utf-8")
-        assert all(f"@{t.actor}" in fountain for t in turns)
+        play = fountain_parser.parse(io.StringIO(fountain))  # an independent Fountain parser
+        spoken = [
+            (str(p.character), " ".join(str(text) for paren, text in p.blocks if not paren))
+            for p in play
+            if isinstance(p, Dialog)
+        ]
+        assert spoken == [(t.actor, t.dialogue) for t in turns]
         assert "weighs what was said" not in fountain  # no thoughts unless asked
         assert not (r.scenes_dir / "審訊室" / "exports").exists()  # nothing left behind
 
