@@ -27,6 +27,9 @@ Director's console — verbs (case-insensitive):
   RESUME [N]               back to RUN mode from where the scene stopped
   TAKE SAVE | TAKE LIST | TAKE SHOW n
   REPLAY take [until]      start a new attempt from a saved take (up to turn `until`)
+  PICK n [note]            put turn n of this take in the line bin (picks.md)
+  UNPICK n                 take it out again
+  PICKS                    list the line bin
   STATUS                   cast, models, turns, takes, tokens and cost
   SOUL ACTOR               show an actor's soul.md
   BACKSTAGE [ON|OFF]       show the actors' thoughts as turns land
@@ -309,6 +312,35 @@ class Console:
             f"will be take {result.take}. RUN, RESUME or CUE to play on."
         )
 
+    async def do_pick(self, rest: str) -> None:
+        from circus.commands import _user
+        from circus.harvest_text import pick_line
+
+        turn, note = self._turn_and_rest(rest, "PICK")
+        pick = await self.rehearsal.pick(turn, by=_user(), note=note)
+        self.say(f"Picked: {pick_line(pick)}")
+
+    async def do_unpick(self, rest: str) -> None:
+        turn, _ = self._turn_and_rest(rest, "UNPICK")
+        await self.rehearsal.unpick(turn)
+        self.say(f"Unpicked turn {turn}.")
+
+    async def do_picks(self, rest: str) -> None:
+        from circus.harvest_text import pick_line
+
+        picks = await self.rehearsal.picks()
+        if not picks:
+            self.say("Nothing picked yet (PICK n).")
+        for pick in picks:
+            self.say(pick_line(pick))
+
+    @staticmethod
+    def _turn_and_rest(rest: str, verb: str) -> tuple[int, str]:
+        first, _, tail = rest.strip().partition(" ")
+        if not first.isdigit():
+            raise ConsoleError(f"{verb} needs a turn number, e.g. {verb} 5")
+        return int(first), tail.strip()
+
     async def do_status(self, rest: str) -> None:
         from circus.session import status_text
 
@@ -341,5 +373,6 @@ class Console:
 
 VERBS = {
     "run", "resume", "cue", "cut", "wait", "note", "take", "replay", "status", "soul",
+    "pick", "unpick", "picks",
     "backstage", "help", "quit", "exit",
 }  # fmt: skip

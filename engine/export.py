@@ -209,8 +209,10 @@ def to_markdown(meta: ScriptMeta, lines: Sequence[ExportLine], thoughts: bool = 
         if ref:
             out += [f"<small>{ref}</small>", ""]
         if line.action.strip():
+            left, right = ("（", "）") if meta.zh else ("(", ")")
             out += [
-                f"*（{a.strip()}）*" if a.strip() else "" for a in line.action.strip().split("\n")
+                f"*{left}{a.strip()}{right}*" if a.strip() else ""
+                for a in line.action.strip().split("\n")
             ]
             out.append("")
         if line.dialogue.strip():

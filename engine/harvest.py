@@ -57,7 +57,9 @@ class HarvestCommands:
     files: SceneFiles
     root: Path
     name: str
-    current_take: Callable[[], Awaitable[int]]  # provided by SceneCommands (later in the MRO)
+    # provided by SceneCommands (later in the MRO)
+    current_take: Callable[[], Awaitable[int]]
+    _is_saved: Callable[[str], Awaitable[int | None]]
 
     async def state(self) -> SceneState:  # provided by Rehearsal
         raise NotImplementedError
@@ -73,7 +75,7 @@ class HarvestCommands:
             return current, False
         saved = await take_numbers(self.files.store)
         if number is None or number not in saved:
-            raise TakeNotFound(take, saved + [current])
+            raise TakeNotFound(take, saved)
         return number, True
 
     async def _view(self, take: TakeRef) -> TakeView:
@@ -109,6 +111,16 @@ class HarvestCommands:
         return found
 
     # ----------------------------------------------------------------- picks
+    async def _pick_take(self, take: TakeRef) -> int:
+        """The take a pick is filed under: the saved take the current one still equals (just
+        saved, or replayed whole), else the take's own number."""
+        number, saved = await self._take_number(take)
+        if not saved:
+            text = await self.files.store.read(TRANSCRIPT) or ""
+            if text.strip() and (same := await self._is_saved(text)) is not None:
+                return same
+        return number
+
     async def picks(self) -> list[Pick]:
         """The line bin, in pick order."""
         return parse_picks(await self.files.store.read(PICKS) or "")
@@ -120,7 +132,7 @@ class HarvestCommands:
     async def pick(self, turn: int, *, take: TakeRef = "current", by: str, note: str = "") -> Pick:
         """Pick a turn (or add `by`'s vote to it; the same voter twice changes nothing)."""
         by = _voter(by)
-        view = await self._view(take)
+        view = await self._view(await self._pick_take(take))
         t = self._turn_of(view, turn)
         new = Pick(view.number, t.number, t.actor, t.action, t.dialogue)
         with self.files.store.short_lock("picks"):
@@ -134,8 +146,10 @@ class HarvestCommands:
         self, turn: int, *, take: TakeRef = "current", by: str | None = None
     ) -> Pick | None:
         """Remove a pick (by None) or one vote; returns what is left of the pick, if anything."""
-        number, _ = await self._take_number(take)
+        number = await self._pick_take(take)
         by = _voter(by) if by is not None else None
+        if remove_vote(await self.picks(), number, turn, by) is None:
+            raise NotPicked(number, turn, by)  # refused before even the lock file is made
         with self.files.store.short_lock("picks"):
             result = remove_vote(await self.picks(), number, turn, by)
             if result is None:

@@ -93,7 +93,7 @@ def parse_picks(text: str) -> list[Pick]:
             fields = {k: "\n".join(v).strip() for k, v in values.items()}
             picks.append(replace(current, votes=tuple(votes), **fields))
 
-    for line in text.split("\n"):
+    for line in text.replace("\r\n", "\n").split("\n"):
         heading = _HEADING.match(line)
         if heading:
             close()

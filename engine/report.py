@@ -220,7 +220,8 @@ def build_report(data: ReportInput) -> str:
             target["prompt"] += int(row.get("prompt_tokens", 0) or 0)
             target["completion"] += int(row.get("completion_tokens", 0) or 0)
         if role != STAGE_MANAGER:
-            m["repairs"] += bool(row.get("repaired"))
+            # A fallback reply was also a failed repair: count it once, as a fallback.
+            m["repairs"] += bool(row.get("repaired")) and not row.get("fallback")
             m["fallbacks"] += bool(row.get("fallback"))
         if row.get("cost_usd") is not None:
             costs[model] = (costs.get(model) or 0.0) + float(row["cost_usd"])
