@@ -322,6 +322,11 @@ COMMAND_TEXT: dict[str, tuple[str, str]] = {
         "把一条导出成剧本、分镜表或文字稿",
     ),
     "Which files (default: all four)": ("哪些檔案（預設：全部四種）", "哪些文件（默认：全部四种）"),
+    "all four": ("全部四種", "全部四种"),
+    "Fountain screenplay (.fountain)": ("Fountain 劇本（.fountain）", "Fountain 剧本（.fountain）"),
+    "Final Draft (.fdx)": ("Final Draft 劇本（.fdx）", "Final Draft 剧本（.fdx）"),
+    "Readable script (.md)": ("好讀的文字稿（.md）", "好读的文字稿（.md）"),
+    "Storyboard (.csv)": ("分鏡表（.csv）", "分镜表（.csv）"),
     "Only the picked lines": ("只匯出精選台詞", "只导出精选台词"),
     "With the actors' thoughts as notes (directors only)": (
         "附上演員心聲作為註記（限導演）",

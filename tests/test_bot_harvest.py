@@ -9,12 +9,9 @@ from __future__ import annotations
 
 import csv
 import io
-import xml.etree.ElementTree as ET
 
 import discord
 import pytest
-from screenplain.parsers import fountain as fountain_parser
-from screenplain.types import Dialog
 
 from bot.harvest import parse_take, render_pick_line, voter_name
 from bot.reports import report_numbers
@@ -24,6 +21,7 @@ from engine.picks import Pick, parse_picks
 from engine.turns import parse_transcript
 from tests.botkit import room, until
 from tests.conftest import write_scene
+from tests.test_harvest_export import fdx_elements, fountain_elements
 
 RUN_WAIT = 60.0  # only bounds how long a broken run can hang a test (the machine may be busy)
 
@@ -358,28 +356,24 @@ async def test_export_attaches_files_a_screenwriter_opens(tmp_path):
         }
         assert all(name in text for name in files)
 
-        root = ET.fromstring(files["screenplay.fdx"])
-        assert root.tag == "FinalDraft" and root.get("DocumentType") == "Script"
-        cues = [
-            "".join(p.itertext()).strip()
-            for p in root.iter("Paragraph")
-            if p.get("Type") == "Character"
-        ]
-        assert cues == [t.actor for t in turns]
-
+        # The files read back (with the harvest branch's parsers: screenplain for Fountain,
+        # XML for Final Draft) into the take's sequence of characters and lines...
+        fountain = files["screenplay.fountain"].decode("utf-8")
+        spoken = [(t.actor, t.dialogue) for t in turns]
+        for elements in (
+            fountain_elements(fountain)[1],
+            fdx_elements(files["screenplay.fdx"].decode("utf-8")),
+        ):
+            said = [text for kind, text in elements if kind in ("character", "dialogue")]
+            assert list(zip(said[::2], said[1::2], strict=True)) == spoken
         data = files["storyboard.csv"]
         assert data.startswith(b"\xef\xbb\xbf")  # a BOM, so spreadsheets read the Chinese
-        rows = list(csv.reader(io.StringIO(data.decode("utf-8-sig"))))
+        rows = list(csv.reader(io.StringIO(data.decode("utf-8-sig"), newline="")))
         assert rows[0][0] == "鏡號" and len(rows) == 1 + len(turns)
-
-        fountain = files["screenplay.fountain"].decode("utf-8")
-        play = fountain_parser.parse(io.StringIO(fountain))  # an independent Fountain parser
-        spoken = [
-            (str(p.character), " ".join(str(text) for paren, text in p.blocks if not paren))
-            for p in play
-            if isinstance(p, Dialog)
-        ]
-        assert spoken == [(t.actor, t.dialogue) for t in turns]
+        # ...and are exactly what `circus export` writes for the same take.
+        stage = r.bot.stages["審訊室"]
+        for path in await stage.rehearsal.export(out=tmp_path / "cli"):
+            assert files[path.name] == path.read_bytes(), path.name
         assert "weighs what was said" not in fountain  # no thoughts unless asked
         assert not (r.scenes_dir / "審訊室" / "exports").exists()  # nothing left behind
 
