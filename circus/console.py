@@ -25,7 +25,7 @@ Director's console — verbs (case-insensitive):
   NOTE text                whisper to everyone, from the next turn
   NOTE ACTOR: text         whisper to one actor only (NOTE all: text also means everyone)
   RESUME [N]               back to RUN mode from where the scene stopped
-  TAKE SAVE | TAKE LIST | TAKE SHOW n
+  TAKE SAVE | TAKE LIST | TAKE SHOW n | TAKE DIFF a b
   REPLAY take [until]      start a new attempt from a saved take (up to turn `until`)
   PICK n [note]            put turn n of this take in the line bin (picks.md)
   UNPICK n                 take it out again
@@ -287,12 +287,16 @@ class Console:
                 self.say("No takes saved yet (TAKE SAVE).")
             for info in takes:
                 self.say(f"take_{info.number}  {info.turns:>3} turns  {info.last_line}")
+        elif sub == "DIFF":
+            if len(words) != 3:
+                raise ConsoleError("TAKE DIFF needs two takes, e.g. TAKE DIFF 1 current")
+            self.say((await self.rehearsal.diff(words[1], words[2])).rstrip("\n"))
         elif sub == "SHOW":
             if len(words) < 2:
                 raise ConsoleError("TAKE SHOW needs a take number, e.g. TAKE SHOW 2")
             self.say((await self.rehearsal.show_take(words[1])).rstrip("\n"))
         else:
-            raise ConsoleError("TAKE SAVE, TAKE LIST or TAKE SHOW n")
+            raise ConsoleError("TAKE SAVE, TAKE LIST, TAKE SHOW n or TAKE DIFF a b")
 
     async def do_replay(self, rest: str) -> None:
         words = rest.split()

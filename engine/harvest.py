@@ -16,12 +16,19 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from engine import frontmatter
-from engine.errors import BadRequest, NotPicked, TakeNotFound, TurnNotFound, UnknownFormat
+from engine.errors import (
+    BadRequest,
+    BadSceneFile,
+    NotPicked,
+    TakeNotFound,
+    TurnNotFound,
+    UnknownFormat,
+)
 from engine.export import FORMATS, ExportLine, ScriptMeta, render_exports
 from engine.picks import PICKS, Pick, add_vote, parse_picks, remove_vote, render_picks, retarget
 from engine.report import ReportInput, build_report
 from engine.scene import CONTEXT, TRANSCRIPT, SceneFiles, SceneState, backstage_path
-from engine.store import STATE_DIR
+from engine.store import STATE_DIR, SceneStore
 from engine.takediff import diff_takes
 from engine.takemeta import TURNS_FILE, carried_rows, parse_rows, render_rows, rows_for_take
 from engine.takes import parse_take_ref, take_dir, take_numbers
@@ -91,7 +98,7 @@ class HarvestCommands:
         context_text = await store.read(base + CONTEXT) or ""
         try:
             _, body = frontmatter.split(context_text)
-        except Exception:  # a take's old context.md is only read for its public text
+        except BadSceneFile:  # a take's old context.md is only read for its public text
             body = context_text
         return TakeView(number, saved, tuple(turns), tuple(rows), body.strip())
 
@@ -300,8 +307,6 @@ class HarvestCommands:
             aliases=aliases,
         )
         texts = render_exports(meta, lines, wanted, thoughts=thoughts)
-        from engine.store import SceneStore
-
         target = Path(out) if out is not None else self.root / "exports" / folder
         return await SceneStore(target).write_files(texts)
 

@@ -25,6 +25,7 @@ CONVERGE_SHARE = 0.3  # of an actor's distinct 4-grams also said by one other ac
 CONVERGE_MIN_GRAMS = 8  # too few phrases to judge below this
 NEAR_REPEAT_RATIO = 0.8  # token-level similarity of two lines
 NEAR_REPEAT_MIN_TOKENS = 4
+NEAR_REPEAT_PREFILTER = 0.5  # token-bigram overlap below which two lines cannot be near repeats
 NEAR_REPEAT_WARN = 2  # this many near repeats is a pattern worth a warning
 
 REASONS = ("director_cue", "cue", "self_cue", "neglect", "stage_manager", "fallback", "start",
@@ -103,19 +104,28 @@ def converging_pairs(by_actor: Mapping[str, Sequence[str]]) -> list[tuple[str, s
 
 
 def near_repeats(turns: Sequence[Turn]) -> list[tuple[Turn, Turn, float]]:
-    """(later, earlier, similarity): lines that nearly repeat an earlier line of the take."""
-    seen: list[tuple[Turn, list[str]]] = []
+    """(later, earlier, similarity): lines that nearly repeat an earlier line of the take.
+
+    Similarity is difflib's ratio over tokens; it is computed only for pairs whose token-bigram
+    sets already overlap (Dice ≥ NEAR_REPEAT_PREFILTER), which keeps a 500-turn take quick.
+    """
+    seen: list[tuple[Turn, list[str], frozenset]] = []
     out = []
+    matcher = SequenceMatcher(None, autojunk=False)
     for turn in turns:
         toks = tokens(turn.dialogue)
         if len(toks) < NEAR_REPEAT_MIN_TOKENS:
             continue
-        for earlier, etoks in seen:
-            matcher = SequenceMatcher(None, toks, etoks, autojunk=False)
-            if matcher.quick_ratio() >= NEAR_REPEAT_RATIO and matcher.ratio() >= NEAR_REPEAT_RATIO:
-                out.append((turn, earlier, matcher.ratio()))
+        grams = frozenset(ngrams(toks, 2))
+        matcher.set_seq2(toks)  # indexed once per line, compared with the earlier ones
+        for earlier, etoks, egrams in seen:
+            if 2 * len(grams & egrams) < NEAR_REPEAT_PREFILTER * (len(grams) + len(egrams)):
+                continue
+            matcher.set_seq1(etoks)
+            if (ratio := matcher.ratio()) >= NEAR_REPEAT_RATIO:
+                out.append((turn, earlier, ratio))
                 break
-        seen.append((turn, toks))
+        seen.append((turn, toks, grams))
     return out
 
 

@@ -100,11 +100,15 @@ def test_bad_harvest_input_exits_2_with_one_line_and_writes_nothing(wake: Path, 
 
 def test_console_pick_and_picks(wake: Path) -> None:
     result = circus(
-        "console", str(wake), cwd=wake.parent, stdin="PICK 1 what a line\nPICKS\nPICK x\nUNPICK 1\n"
+        "console",
+        str(wake),
+        cwd=wake.parent,
+        stdin="PICK 1 what a line\nPICKS\nPICK x\nUNPICK 1\nTAKE SAVE\nTAKE DIFF 1 current\n",
     )
     assert result.returncode == 0, result.stderr
     out = result.stdout
     assert "Picked: take_1 · turn 1 · Ruth" in out and "what a line" in out
     assert "PICK needs a turn number" in out + result.stderr
     assert "Unpicked turn 1." in out
+    assert "Shared opening: 3 turns (1–3)." in out and "The takes are identical." in out
     assert "## take_1 · turn 1" not in (wake / "picks.md").read_text(encoding="utf-8")
