@@ -55,7 +55,10 @@ class Votes:
         self.rehearsal = rehearsal
         self._landed: dict[int, tuple[int, int]] = {}  # landed posts not yet on disk
         self._writes: set[asyncio.Task[None]] = set()
-        self._lock = asyncio.Lock()  # one vote at a time per scene: read picks, then change
+        # One change of picks.md at a time per scene (votes, and a replay re-filing picks):
+        # the engine's file lock on picks.md blocks the event loop while it waits, so two
+        # holders in this one process would deadlock the whole bot.
+        self.lock = asyncio.Lock()
 
     # ------------------------------------------------------------------ the map
     def remember(self, post: Post, take: int, turn: int) -> None:
@@ -104,7 +107,7 @@ class Votes:
             return
         take, turn = found
         tag = voter_tag(event.user_id)
-        async with self._lock:
+        async with self.lock:
             try:
                 pick = next(
                     (p for p in await self.rehearsal.picks() if (p.take, p.turn) == (take, turn)),

@@ -437,3 +437,22 @@ async def test_reports_go_to_directors_privately_and_by_dm_when_a_take_is_saved(
         assert r.dms("bob") == []  # not a director: no report
         public = r.everything_public()
         assert "report.md" not in public
+
+
+async def test_a_replay_waits_for_a_vote_in_progress(tmp_path):
+    # picks.md's file lock blocks the event loop while it waits: a replay re-filing picks beside
+    # a ⭐ vote in the same bot would freeze every scene, so the two take turns.
+    async with room(tmp_path) as r:
+        thread = await rehearsed(r)
+        await r.ask("take save", channel=thread)
+        votes = r.bot.stages["審訊室"].votes
+        async with votes.lock:  # a vote is being counted
+            handle = await r.slash("replay", {"take": 1, "until": 1}, channel=thread)
+            assert handle.deferred and handle.followups == []
+            assert len(parse_transcript(transcript_of(r, "審訊室"))) == 3  # not replayed yet
+        assert "2" in await r.answer(handle)
+        assert len(parse_transcript(transcript_of(r, "審訊室"))) == 1
+
+
+def transcript_of(r, scene: str) -> str:
+    return (r.scenes_dir / scene / "transcript.md").read_text(encoding="utf-8")
