@@ -17,7 +17,9 @@ class CircusError(Exception):
         super().__init__(message)
         self.zh = zh
 
-    def in_language(self, language: str) -> str:
+    def in_language(self, language: str, *, relative: bool = False) -> str:
+        """The message in the scene's language. `relative=True` promises no server path in it
+        (Discord); errors that name a path override this to name it inside the scene."""
         if self.zh and language.lower().startswith("zh"):
             return self.zh
         return str(self)
@@ -36,23 +38,100 @@ class BadName(CircusError):
 
 class SceneNotFound(CircusError):
     def __init__(self, path: object) -> None:
+        self.scene = _last_part(path)
         super().__init__(
             f"No scene at {path} (no context.md there) — create one with `circus new {path}`.",
             f"{path} 不是場景（那裡沒有 context.md）——用 `circus new {path}` 建一個。",
         )
 
+    def in_language(self, language: str, *, relative: bool = False) -> str:
+        if not relative:
+            return super().in_language(language)
+        if language.lower().startswith("zh"):
+            return f"「{self.scene}」不是場景（那裡沒有 context.md）。"
+        return f"{self.scene} is not a scene (it has no context.md)."
+
 
 class SceneExists(CircusError):
     def __init__(self, path: object) -> None:
+        self.scene = _last_part(path)
         super().__init__(
             f"{path} already exists — choose another name; nothing was written.",
             f"{path} 已經存在——換個名字；什麼都沒寫入。",
         )
 
+    def in_language(self, language: str, *, relative: bool = False) -> str:
+        if not relative:
+            return super().in_language(language)
+        if language.lower().startswith("zh"):
+            return f"「{self.scene}」已經存在——換個名字；什麼都沒寫入。"
+        return f"{self.scene} already exists — choose another name; nothing was written."
+
+
+def _last_part(path: object) -> str:
+    return str(path).replace("\\", "/").rstrip("/").rsplit("/", 1)[-1]
+
 
 class BadSceneFile(CircusError):
-    def __init__(self, path: object, why: str, why_zh: str | None = None) -> None:
+    """A file in a scene folder that can't be used as it is.
+
+    `path` is where it is on this machine (for the console); `rel` is its path inside the scene
+    folder (`actors/律師/soul.md`), the only form shown in Discord (`relative=True`).
+    """
+
+    def __init__(
+        self, path: object, why: str, why_zh: str | None = None, *, rel: str | None = None
+    ) -> None:
+        self.path = path
+        self.rel = rel if rel is not None else _last_part(path)
+        self.why = why
+        self.why_zh = why_zh
         super().__init__(f"{path}: {why}", f"{path}：{why_zh}" if why_zh else None)
+
+    def in_language(self, language: str, *, relative: bool = False) -> str:
+        if not relative:
+            return super().in_language(language)
+        if self.why_zh and language.lower().startswith("zh"):
+            return f"{self.rel}：{self.why_zh}"
+        return f"{self.rel}: {self.why}"
+
+
+class Refused(CircusError):
+    """A change that arrived through an untrusted door (Discord) and may not set `key`.
+
+    Files the operator writes on disk are trusted configuration; text a Discord member sends
+    is data, so it may change a character but never where a model request goes or which
+    model (and bill) it uses beyond the operator's allow-list.
+    """
+
+    def __init__(self, key: str, value: object = None, allowed: Iterable[str] = ()) -> None:
+        self.key = key
+        self.value = value
+        self.allowed = tuple(allowed)
+        if key == "api_base":
+            super().__init__(
+                "`api_base` can't be set from Discord — where model requests go is the "
+                "operator's setting (soul.md on disk, context.md or CIRCUS_API_BASE). Remove the "
+                "api_base line and send the soul again; nothing was written.",
+                "不能從 Discord 設定 `api_base`——模型請求送到哪裡由營運者決定（磁碟上的 soul.md、"
+                "context.md 或 CIRCUS_API_BASE）。刪掉 api_base 那一行再送一次；什麼都沒寫入。",
+            )
+            return
+        names = ", ".join(self.allowed)
+        shown = str(value)[:80]
+        if self.allowed:
+            en = f"the allowed models are {names}"
+            zh = f"可以用的模型是 {'、'.join(self.allowed)}"
+        else:
+            en = "no model may be chosen from Discord on this server"
+            zh = "這台伺服器不允許從 Discord 選模型"
+        super().__init__(
+            f"`{key}: {shown}` isn't allowed from Discord — {en} (the operator sets "
+            f"CIRCUS_ALLOWED_MODELS). Pick one of them or remove the {key} line; nothing was "
+            "written.",
+            f"不能從 Discord 設定 `{key}: {shown}`——{zh}（由營運者以 CIRCUS_ALLOWED_MODELS "
+            f"設定）。改用其中一個，或刪掉 {key} 那一行；什麼都沒寫入。",
+        )
 
 
 class UnknownActor(CircusError):
@@ -76,6 +155,7 @@ class TakeNotFound(CircusError):
     def __init__(self, take: object, available: Iterable[int]) -> None:
         numbers = list(available)
         have = ", ".join(f"take_{n}" for n in numbers)
+        take = str(take) if len(str(take)) <= 20 else str(take)[:20] + "…"  # 5,000 digits
         super().__init__(
             f"No take {take} in this scene — takes: {have or 'none yet (save one with take save)'}.",
             f"這場戲沒有排演 {take}——現有：{have or '還沒有（用 take save 存一個）'}。",
@@ -96,6 +176,69 @@ class ModelError(CircusError):
             "or set a fallback_model in the actor's soul.md.",
             f"模型 {model} 失敗：{why}。請檢查模型名稱、API 金鑰或 api_base，"
             "或在角色的 soul.md 設定 fallback_model。",
+        )
+
+
+def _amount(unit: str, value: float, zh: bool = False) -> str:
+    if unit == "usd":
+        return f"${value:.4f}"
+    return f"{int(value):,} " + ("個 token" if zh else "tokens")
+
+
+class BudgetExceeded(CircusError):
+    """A model call would cross a spend budget, so it was not made (nothing was written).
+
+    `scope` is scene (context.md's budget_usd/budget_tokens) or day (the operator's
+    CIRCUS_DAILY_BUDGET_* for one Discord server); `estimate` is None when the budget is
+    simply used up.
+    """
+
+    def __init__(
+        self,
+        scope: str,
+        unit: str,  # usd | tokens
+        limit: float,
+        spent: float,
+        estimate: float | None = None,
+        setting: str = "",
+    ) -> None:
+        self.scope, self.unit, self.limit, self.spent = scope, unit, limit, spent
+        self.estimate = estimate
+        self.setting = setting
+        left = max(0.0, limit - spent)
+        today, today_zh = (" today", "今天") if scope == "day" else ("", "")
+        spent_en, spent_zh = _amount(unit, spent), _amount(unit, spent, True)
+        if estimate is None:
+            lead, lead_zh = "The run cannot start", "排演無法開始"
+            state = f"is used up — {spent_en} spent{today}"
+            state_zh = f"已經用完——{today_zh}已花 {spent_zh}"
+        else:
+            lead, lead_zh = (
+                "The run stopped before the next model call",
+                "排演在下一次模型呼叫前停了",
+            )
+            state = (
+                f"would be crossed — {spent_en} spent{today}, {_amount(unit, left)} left, and the "
+                f"call may cost up to {_amount(unit, estimate)}"
+            )
+            state_zh = (
+                f"會被超過——{today_zh}已花 {spent_zh}，剩 {_amount(unit, left, True)}，"
+                f"這次呼叫最多可能要 {_amount(unit, estimate, True)}"
+            )
+        if scope == "scene":
+            which = f"this scene's budget ({setting}: {_amount(unit, limit)} in context.md)"
+            which_zh = f"這場戲的預算（context.md 的 {setting}: {_amount(unit, limit, True)}）"
+            todo = f"To go on, raise {setting}: in the scene's context.md."
+            todo_zh = f"要繼續，請調高這場戲 context.md 裡的 {setting}:。"
+        else:
+            which = f"this server's daily budget ({setting} = {_amount(unit, limit)} per UTC day)"
+            which_zh = (
+                f"這個伺服器每天的預算（{setting} = 每個 UTC 日 {_amount(unit, limit, True)}）"
+            )
+            todo = "Wait until tomorrow (00:00 UTC), or ask the bot's operator to raise it."
+            todo_zh = "請等到明天（UTC 00:00），或請機器人的管理者調高預算。"
+        super().__init__(
+            f"{lead}: {which} {state}. {todo}", f"{lead_zh}：{which_zh}{state_zh}。{todo_zh}"
         )
 
 

@@ -9,14 +9,19 @@ state: a new Rehearsal on the same folder continues exactly where the last one s
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
+import os
+import time
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from pathlib import Path
 
+from engine import llm
+from engine.budget import SpendGuard, utcnow
 from engine.casting import longest_silent, match_cue, next_speaker
-from engine.errors import BadRequest, CircusError, SceneBusy, UnknownActor
+from engine.errors import BadRequest, BudgetExceeded, CircusError, SceneBusy, UnknownActor
 from engine.events import (
     Cut,
     ErrorEvent,
@@ -24,10 +29,12 @@ from engine.events import (
     RunFinished,
     RunStarted,
     StageManagerDecided,
+    StillWaiting,
     TurnCompleted,
     TurnStarted,
 )
 from engine.harvest import HarvestCommands
+from engine.ledger import Ledger
 from engine.llm import ModelError
 from engine.models import actor_model, turn_timeout
 from engine.performance import Performance, Usage, ask_stage_manager, perform
@@ -39,28 +46,44 @@ from engine.scene import (
     backstage_path,
 )
 from engine.scene_commands import USAGE_LOG, SceneCommands
-from engine.turns import Turn, render_thought, render_turn
+from engine.turns import Turn, render_decision, render_thought, render_turn
 
 log = logging.getLogger("circus.engine")
 MAX_RUN = 500
 TURN_DEADLINE_FACTOR = 3  # a turn may span a few model calls (retry, repair, fallback)
+WAITING_SECONDS = 10.0  # how often a slow turn says it is still waiting (CIRCUS_WAITING_SECONDS)
+
+
+def waiting_interval() -> float:
+    try:
+        return max(float(os.environ.get("CIRCUS_WAITING_SECONDS") or WAITING_SECONDS), 0.01)
+    except ValueError:
+        return WAITING_SECONDS
 
 
 @dataclass(frozen=True)
 class RunResult:
     turns_done: int
-    reason: str  # completed | cut | error
+    reason: str  # completed | cut | error | budget
     last_turn: int
 
 
 class Rehearsal(HarvestCommands, SceneCommands):
     """Director commands for one scene folder. Frontends hold one per scene."""
 
-    def __init__(self, root: Path | str, hub: EventHub | None = None) -> None:
+    def __init__(
+        self, root: Path | str, hub: EventHub | None = None, *, account: str | None = None
+    ) -> None:
+        """`account` names whose daily budget the runs spend (the bot: discord-<guild id>);
+        its ledger lives beside the scene, under <scenes folder>/.circus/spend/."""
         self.files = SceneFiles(Path(root))
         self.root = self.files.root
         self.name = self.files.name
         self.events = hub or EventHub()
+        self.account = account
+        self.ledger = Ledger(self.root.parent, account) if account else None
+        self._spend: SpendGuard | None = None
+        self._language = "zh"
         self._task: asyncio.Task[RunResult] | None = None
         self._progress = ""
         self.recovered = self.files.store.recover_if_idle(self.name)
@@ -93,8 +116,10 @@ class Rehearsal(HarvestCommands, SceneCommands):
                 f"輪數必須在 1 到 {MAX_RUN} 之間，不是 {turns}。",
             )
         # Check everything before taking the lock, so a refused run writes nothing at all.
-        await self.state()
+        state = await self.state()
+        self._language = state.language
         first = await self.resolve_actor(start) if start else None
+        await self.refuse_if_spent(state)
         if self.files.store.lock(self.name):
             self.files.forget()  # a crashed turn was just completed on disk
         self._task = asyncio.create_task(self._run(turns, first, mode, direction))
@@ -135,6 +160,9 @@ class Rehearsal(HarvestCommands, SceneCommands):
     async def _run(self, turns: int, first: str | None, mode: str, direction: str) -> RunResult:
         done, reason, failures, take = 0, "completed", 0, 0
         avoid: str | None = None
+        # This run is its own task: the gate stays on every model call it makes, and only those.
+        self._spend = SpendGuard(self.name, self.ledger)
+        llm.gate_task(self._spend)
         try:
             take = await self.current_take()
             self.events.emit(RunStarted(self.name, take, turns, mode))
@@ -167,6 +195,10 @@ class Rehearsal(HarvestCommands, SceneCommands):
                 done += 1
         except asyncio.CancelledError:
             reason = "cut"
+        except BudgetExceeded as exc:  # stopped before a call: nothing of that turn landed
+            turn = self.files.last_turn_seen() + 1
+            self.events.emit(ErrorEvent(self.name, exc.in_language(self._language), turn))
+            reason = "budget"
         except CircusError as exc:  # e.g. a writer saved a broken soul.md mid-run
             self.events.emit(ErrorEvent(self.name, str(exc)))
             reason = "error"
@@ -194,6 +226,7 @@ class Rehearsal(HarvestCommands, SceneCommands):
         avoid: str | None,
     ) -> None:
         state = await self.state()
+        await self._budget_turn(state)
         number = state.last_turn + 1
         speakers = [t.actor for t in state.turns]
         sm_usage: Usage | None = None
@@ -214,7 +247,7 @@ class Rehearsal(HarvestCommands, SceneCommands):
                 actor, reason, sm_usage = decision.actor, "stage_manager", decision.usage
                 if decision.fallback:
                     reason = "fallback"
-                sm_log = f"## before turn {number} → {actor}\n{decision.reason.strip()}\n\n"
+                sm_log = render_decision(number, actor, decision.reason)
                 self.events.emit(
                     StageManagerDecided(
                         self.name, take, number, actor, decision.reason, decision.fallback
@@ -224,7 +257,7 @@ class Rehearsal(HarvestCommands, SceneCommands):
         # One deadline for the whole turn, however many retries, repairs and fallbacks it takes.
         deadline = TURN_DEADLINE_FACTOR * turn_timeout(state.settings)
         try:
-            async with asyncio.timeout(deadline):
+            async with asyncio.timeout(deadline), self._still_waiting(take, number, actor):
                 result = await perform(state, actor, direction, neglected=reason == "neglect")
         except TimeoutError:
             raise ModelError(
@@ -235,48 +268,83 @@ class Rehearsal(HarvestCommands, SceneCommands):
         except ModelError as exc:
             exc.actor = actor
             raise
-        meta = {"take": take, "reason": reason}
-        cut_during_commit = await self._commit(state, number, actor, result, sm_log, sm_usage, meta)
+        cut_during_commit = await self._commit(
+            state, take, number, actor, reason, result, sm_log, sm_usage
+        )
         reply = result.reply
         self.events.emit(
             TurnCompleted(
                 self.name, take, number, actor, reply.action, reply.dialogue, reply.cue,
                 reply.thought, result.repaired, result.fallback, result.usage.prompt_tokens,
                 result.usage.completion_tokens, result.usage.cost_usd, index, total,
+                reply.cut,
             )
         )  # fmt: skip
         if cut_during_commit:
             raise asyncio.CancelledError  # the turn landed whole; now honour the cut
 
+    @contextlib.asynccontextmanager
+    async def _still_waiting(self, take: int, number: int, actor: str) -> AsyncIterator[None]:
+        """Say every few seconds that `actor`'s model has not answered yet, until it has."""
+        interval, started = waiting_interval(), time.monotonic()
+
+        async def tick() -> None:
+            while True:
+                await asyncio.sleep(interval)
+                waited = time.monotonic() - started
+                self.events.emit(StillWaiting(self.name, take, number, actor, waited))
+
+        ticker = asyncio.create_task(tick(), name=f"waiting-{self.name}")
+        try:
+            yield
+        finally:
+            ticker.cancel()
+
+    async def _budget_turn(self, state: SceneState) -> None:
+        """Tell the run's spend gate the budgets and the scene's landed spend for this turn."""
+        if self._spend is not None:
+            self._language = state.language
+            self._spend.begin_turn(self._limits(state), await self._scene_spent(state))
+
     async def _commit(
         self,
         state: SceneState,
+        take: int,
         number: int,
         actor: str,
+        reason: str,
         result: Performance,
         sm_log: str,
         sm_usage: Usage | None,
-        meta: dict[str, object],
     ) -> bool:
         """Land the turn whole. Returns True if a cut arrived meanwhile (honoured after)."""
         reply = result.reply
         turn = Turn(number, actor, reply.action, reply.dialogue, reply.cue)
-        # What a take's report needs is recorded when it happens (usage rows, contract §4).
-        at = datetime.now(UTC).isoformat(timespec="seconds")
-        take = {"take": meta["take"], "at": at}
-        usage = [
+        at = utcnow().isoformat(timespec="seconds")
+        # contracts §4: the rows every reader of usage.jsonl expects (older rows lack the
+        # take/at/reason/repaired/fallback keys; readers tolerate that)
+        usage: list[dict[str, object]] = [
             {
                 "turn": number,
                 "role": actor,
                 **result.usage.__dict__,
-                **take,
-                "reason": meta["reason"],
+                "take": take,
+                "at": at,
+                "reason": reason,
                 "repaired": result.repaired,
                 "fallback": result.fallback,
-            },
+            }
         ]
         if sm_usage is not None:
-            usage.append({"turn": number, "role": "stage_manager", **sm_usage.__dict__, **take})
+            usage.append(
+                {
+                    "turn": number,
+                    "role": "stage_manager",
+                    **sm_usage.__dict__,
+                    "take": take,
+                    "at": at,
+                }
+            )
         appends = [
             (backstage_path(actor), render_thought(number, reply.thought)),
             (TRANSCRIPT, render_turn(turn, state.language)),
@@ -297,6 +365,8 @@ class Rehearsal(HarvestCommands, SceneCommands):
             cut = True
             await asyncio.wait([commit])
             commit.result()
+        if self._spend is not None:
+            self._spend.turn_landed()
         if fresh:
             state.turns.append(turn)
             state.thoughts.setdefault(actor, {})[number] = reply.thought

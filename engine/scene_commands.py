@@ -8,16 +8,28 @@ turn; notes are read-modify-written under their own short lock.
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
-from engine import frontmatter, llm
-from engine.errors import BadRequest, BadSceneFile, SceneBusy
+from engine import budget, frontmatter, llm
+from engine.budget import Budget, Limit, Spend, SpendGuard
+from engine.errors import BadRequest, BadSceneFile, CircusError, SceneBusy
 from engine.events import EventHub, NoteAdded, TakeSaved
-from engine.models import api_base, extra_params, stage_manager_model, turn_timeout
+from engine.frontmatter import BOM
+from engine.ledger import Ledger
+from engine.models import (
+    api_base,
+    extra_params,
+    sent_reply_cap,
+    stage_manager_model,
+    turn_timeout,
+)
 from engine.notes import add_note, empty_notes
 from engine.prompts import summarize_messages
 from engine.scene import (
+    CONTEXT,
     NOTES,
     STAGE_MANAGER_LOG,
     TRANSCRIPT,
@@ -26,7 +38,8 @@ from engine.scene import (
     backstage_path,
     soul_path,
 )
-from engine.soul import bio_part, check_settings, replace_prior_story
+from engine.settings import MAX_FILE_BYTES, ORIGINS, SoulSettings, check_untrusted_soul
+from engine.soul import bio_part, parse_soul, replace_prior_story
 from engine.takes import (
     TakeInfo,
     cut_log,
@@ -54,6 +67,31 @@ class Status:
     cost_usd: float | None
     model_calls: int
     saved_takes: tuple[int, ...]
+    repairs: int = 0  # turns a re-ask fixed
+    fallbacks: int = 0  # turns no reply could be read for: a stand-in (silence) was played
+    budgets: tuple[Budget, ...] = ()  # each budget that applies, with what is spent
+
+    def _left(self, scope: str, unit: str) -> float | None:
+        found = [b.left for b in self.budgets if (b.scope, b.unit) == (scope, unit)]
+        return found[0] if found else None
+
+    @property
+    def scene_usd_left(self) -> float | None:
+        return self._left("scene", "usd")
+
+    @property
+    def scene_tokens_left(self) -> int | None:
+        left = self._left("scene", "tokens")
+        return None if left is None else int(left)
+
+    @property
+    def daily_usd_left(self) -> float | None:
+        return self._left("day", "usd")
+
+    @property
+    def daily_tokens_left(self) -> int | None:
+        left = self._left("day", "tokens")
+        return None if left is None else int(left)
 
 
 @dataclass(frozen=True)
@@ -72,6 +110,8 @@ class SceneCommands:
     name: str
     events: EventHub
     _progress: str
+    account: str | None
+    ledger: Ledger | None
 
     @property
     def running(self) -> bool:  # provided by Rehearsal
@@ -118,21 +158,58 @@ class SceneCommands:
         name = await self.resolve_actor(actor)
         return await self.files.store.read(soul_path(name)) or ""
 
-    async def set_soul(self, actor: str, text: str) -> None:
-        """Replace an actor's soul.md; refused (nothing written) if its front matter is broken."""
+    async def set_soul(self, actor: str, text: str, *, origin: str = "operator") -> None:
+        """Replace an actor's soul.md; refused (nothing written) if its front matter is broken.
+
+        `origin="discord"`: the text came from an untrusted member, so it may not set
+        `api_base`, nor a `model`/`fallback_model` outside `allowed_models()` (Refused).
+        """
+        if origin not in ORIGINS:
+            raise ValueError(f"origin must be one of {ORIGINS}, not {origin!r}")
         name = await self.resolve_actor(actor)
-        path = self.root / soul_path(name)
-        settings, body = frontmatter.split(text, path)
-        check_settings(settings, path)
-        if not body.strip():
+        rel = soul_path(name)
+        path = self.root / rel
+        text = text.removeprefix(BOM)
+        try:
+            size = len(text.encode("utf-8"))
+        except UnicodeEncodeError:  # a lone surrogate (JSON can carry one): not text
+            raise BadSceneFile(
+                path,
+                "the new soul.md contains characters that are not valid text — nothing was written",
+                "新的 soul.md 含有無效的字元——什麼都沒寫入",
+                rel=rel,
+            ) from None
+        if size > MAX_FILE_BYTES:
+            raise BadSceneFile(
+                path,
+                f"the new soul.md is larger than {MAX_FILE_BYTES // 1024} KB — nothing was written",
+                f"新的 soul.md 超過 {MAX_FILE_BYTES // 1024} KB——什麼都沒寫入",
+                rel=rel,
+            )
+        new = parse_soul(name, text, path, rel)
+        if not new.body:
             raise BadSceneFile(
                 path,
                 "the new soul.md has no text — nothing was written",
                 "新的 soul.md 沒有內容——什麼都沒寫入",
+                rel=rel,
             )
+        if origin == "discord":
+            check_untrusted_soul(SoulSettings(**new.settings), await self._soul_on_disk(name))
         if self.running:
             raise SceneBusy(self.name)
-        await self.files.store.write_atomic(soul_path(name), text)
+        await self.files.store.write_atomic(rel, text)
+
+    async def _soul_on_disk(self, name: str) -> SoulSettings | None:
+        """The settings in `name`'s soul.md now (None if it is missing or unreadable)."""
+        rel = soul_path(name)
+        try:
+            text = await self.files.store.read(rel, limit=MAX_FILE_BYTES)
+            if text is None:
+                return None
+            return SoulSettings(**parse_soul(name, text, self.root / rel, rel).settings)
+        except CircusError:
+            return None
 
     async def summarize_for(self, actor: str, full_history: str, write: bool = True) -> str:
         """Draft part 2 of `actor`'s soul (what they know) from the director's full backstory."""
@@ -142,17 +219,18 @@ class SceneCommands:
         state = await self.state()
         soul = state.souls[name]
         model = stage_manager_model(state.settings)
-        reply = await llm.complete(
-            llm.ModelCall(
-                model=model,
-                messages=summarize_messages(
-                    name, bio_part(soul.body), full_history, state.language
-                ),
-                api_base=api_base(soul, state.settings),
-                timeout=turn_timeout(state.settings),
-                extra=extra_params(model),
-            )
+        guard = SpendGuard(self.name, self.ledger)  # a summary spends from the same budgets
+        guard.begin_turn(self._limits(state), await self._scene_spent(state))
+        call = llm.ModelCall(
+            model=model,
+            messages=summarize_messages(name, bio_part(soul.body), full_history, state.language),
+            api_base=api_base(soul, state.settings),
+            timeout=turn_timeout(state.settings),
+            max_tokens=sent_reply_cap(model, "free"),
+            extra=extra_params(model),
         )
+        with llm.gated(guard):
+            reply = await llm.complete(call)
         story = reply.text.strip()
         if write and story:
             text = await self.files.store.read(soul_path(name)) or ""
@@ -226,22 +304,73 @@ class SceneCommands:
                 return n
         return None
 
-    # ----------------------------------------------------------------- status
-    async def status(self) -> Status:
-        state = await self.state()
+    # ----------------------------------------------------------------- spend
+    async def usage_rows(self) -> list[dict[str, Any]]:
+        """The scene's usage rows (one per role per landed turn); unreadable lines skipped."""
         text = await self.files.store.read(USAGE_LOG) or ""
-        prompt = completion = calls = 0
-        cost: float | None = None
+        rows = []
         for line in text.splitlines():
             try:
                 row = json.loads(line)
             except ValueError:
                 continue
-            prompt += int(row.get("prompt_tokens", 0))
-            completion += int(row.get("completion_tokens", 0))
-            calls += int(row.get("calls", 1))
-            if row.get("cost_usd") is not None:
-                cost = (cost or 0.0) + float(row["cost_usd"])
+            if isinstance(row, dict):
+                rows.append(row)
+        return rows
+
+    def _limits(self, state: SceneState) -> tuple[Limit, ...]:
+        """The budgets that apply: the scene's own, and the account's daily ones if any."""
+        scene = budget.scene_limits(state.settings, self.root / CONTEXT)
+        return scene + (budget.daily_limits(os.environ) if self.ledger is not None else ())
+
+    async def _scene_spent(self, state: SceneState) -> Spend:
+        if not budget.scene_limits(state.settings, self.root / CONTEXT):
+            return Spend()  # nothing to compare it with: skip reading the usage log
+        return budget.total(await self.usage_rows())
+
+    def _day_spent(self) -> Spend:
+        if self.ledger is None:
+            return Spend()
+        now = budget.utcnow()
+        return budget.day_spend(self.ledger.rows(budget.utc_day(now)), now)
+
+    async def budgets(self, state: SceneState | None = None) -> tuple[Budget, ...]:
+        """Each budget that applies to this scene now, with what is spent against it."""
+        state = state or await self.state()
+        limits = self._limits(state)
+        if not limits:
+            return ()
+        return budget.budgets(limits, await self._scene_spent(state), self._day_spent())
+
+    async def refuse_if_spent(self, state: SceneState) -> None:
+        """BudgetExceeded now if a budget is used up: a run that cannot make one call never
+        starts (and never takes the lock)."""
+        refusal = budget.check(await self.budgets(state))
+        if refusal is not None:
+            raise refusal
+
+    # ----------------------------------------------------------------- status
+    async def status(self) -> Status:
+        state = await self.state()
+        rows = await self.usage_rows()
+        prompt = completion = calls = repairs = fallbacks = 0
+        cost: float | None = None
+        for row in rows:
+            if "carried_from" in row:  # a replay's copy of a kept turn: counted where it was made
+                continue
+            try:
+                prompt += int(row.get("prompt_tokens", 0))
+                completion += int(row.get("completion_tokens", 0))
+                calls += int(row.get("calls", 1))
+                if row.get("cost_usd") is not None:
+                    cost = (cost or 0.0) + float(row["cost_usd"])
+            except (TypeError, ValueError):
+                continue
+            fallback = row.get("fallback") is True
+            repairs += row.get("repaired") is True and not fallback
+            fallbacks += fallback
+        limits = self._limits(state)
+        scene = budget.total(rows) if limits else Spend()
         return Status(
             scene=self.name,
             take=await self.current_take(),
@@ -254,4 +383,7 @@ class SceneCommands:
             cost_usd=cost,
             model_calls=calls,
             saved_takes=tuple(await take_numbers(self.files.store)),
+            repairs=repairs,
+            fallbacks=fallbacks,
+            budgets=budget.budgets(limits, scene, self._day_spent()) if limits else (),
         )

@@ -380,7 +380,7 @@ async def test_broken_files_are_named_in_the_error(scene, tmp_path):
     with pytest.raises(BadSceneFile, match="context.md.*neglect_turns"):
         await Rehearsal(scene).run(1)
     (scene / "context.md").write_text("x", encoding="utf-8")
-    (scene / "actors" / "..bad").mkdir()
+    (scene / "actors" / "bad?name").mkdir()  # hidden folders (.obsidian) are not actors
     with pytest.raises(BadName):
         await Rehearsal(scene).run(1)
 

@@ -168,6 +168,8 @@ async def test_a_saved_take_carries_its_report_and_a_replay_its_metadata(
     chosen = replayed.split("## 誰怎麼拿到發言權")[1].split("##")[0]
     assert table_row(chosen, "律師") == ["1"]  # the kept turn still knows it opened the run
     assert table_row(replayed, "scripted/flaky")[:5] == ["0", "1", "0", "0", "0"]  # not re-spent
+    status = await rehearsal.status()  # the scene's totals count the kept turn once
+    assert (status.repairs, status.model_calls) == (1, 4)
     # a later report of take_1 is rebuilt from its own folder, with today's picks
     await rehearsal.pick(3, take=1, by="bob")
     again = await rehearsal.report(1)

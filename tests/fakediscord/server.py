@@ -14,6 +14,7 @@ from typing import Any
 
 from aiohttp import web
 
+from .command_permissions import CommandPermissionsMixin, Entry
 from .gateway import GatewayConn, GatewayMixin, GatewaySession
 from .guild import GuildMixin
 from .interactions import InteractionsMixin
@@ -49,6 +50,7 @@ class FakeDiscord(
     MessagesMixin,
     GatewayMixin,
     InteractionsMixin,
+    CommandPermissionsMixin,
     ChannelsMixin,
     WebhooksMixin,
     ReactionsMixin,
@@ -117,6 +119,8 @@ class FakeDiscord(
         self.attachments_data: dict[int, bytes] = {}
         self.global_commands: dict[int, dict[str, Any]] = {}
         self.guild_commands: dict[int, dict[str, Any]] = {}
+        # command id (or the application id: app-level) -> Integrations entries
+        self.command_permissions: dict[int, list[Entry]] = {}
         self.typing: list[tuple[int, float]] = []  # (channel id, loop time)
 
         # rate limiting of webhook executes
