@@ -235,12 +235,17 @@ async def test_a_bots_star_is_not_a_vote_and_a_forged_name_forges_nothing(tmp_pa
 
 
 async def test_every_post_of_a_long_line_is_that_turn(tmp_path):
-    long_line = "。".join(f"第{i}句話說得很長很長" for i in range(260))  # > 2000 characters
+    # the longest action and line a turn may have (engine.reply.CAPS): over 2000 characters
+    long_action = "。".join(f"他動作{i}很慢" for i in range(80))[:590]
+    long_line = "。".join(f"第{i}句話說得很長很長" for i in range(140))[:1490]
 
     def script(request: scripted.ScriptedRequest) -> str:
         if request.shape.kind == "stage_manager":
             return f"NEXT: {request.shape.cast[0]}\nREASON: first"
-        return f"<thought>想。</thought>\n<dialogue>{long_line}</dialogue>\n<cue>ANY</cue>"
+        return (
+            f"<thought>想。</thought>\n<action>{long_action}</action>\n"
+            f"<dialogue>{long_line}</dialogue>\n<cue>ANY</cue>"
+        )
 
     scripted.register("long", script)
     async with room(tmp_path) as r:
