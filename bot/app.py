@@ -3,8 +3,9 @@
 Invariants: one Stage per bound scene, found by its thread id; at start the bot re-attaches
 every scene bound on disk (.circus/discord.json) before it takes any interaction, and a scene
 that fails to load still answers (with the reason, to its directors); the bot only asks for the
-Guilds intent (no message content, no members). SIGTERM (`docker stop`) or SIGINT cuts every
-running scene, tells its directors, and delivers what is queued before the bot exits.
+Guilds and Guild Message Reactions intents (no message content, no members). SIGTERM (`docker
+stop`) or SIGINT cuts every running scene, tells its directors, and delivers what is queued
+before the bot exits.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ import discord
 import yarl
 from discord import app_commands
 
-from bot import commands, scenes
+from bot import commands, harvest, scenes, votes
 from bot.backstage import Backstage
 from bot.binding import Binding, read_binding, scan_bindings, write_binding
 from bot.edge import on_tree_error
@@ -51,6 +52,7 @@ class CircusBot(discord.Client):
     ) -> None:
         intents = discord.Intents.none()
         intents.guilds = True
+        intents.guild_reactions = True  # ⭐ on an actor's line is a vote (not privileged)
         options.setdefault("guild_ready_timeout", 0.5)
         super().__init__(intents=intents, **options)  # type: ignore[arg-type]
         self.scenes_dir = Path(scenes_dir)
@@ -63,6 +65,7 @@ class CircusBot(discord.Client):
         self.stages: dict[str, Stage] = {}
         self._warming: asyncio.Task[None] | None = None
         self._threads: dict[int, str] = {}
+        self.reactions_seen = 0  # raw reaction events handled (⭐ votes or ignored)
 
     # ------------------------------------------------------------------ startup
     async def setup_hook(self) -> None:
@@ -71,7 +74,7 @@ class CircusBot(discord.Client):
         self._warming = asyncio.create_task(self._warm_models(), name="warm-litellm")
         await self.tree.set_translator(CommandTranslator())
         self.tree.add_command(scenes.build(list_templates()))
-        for command in commands.COMMANDS:
+        for command in commands.COMMANDS + harvest.COMMANDS:
             self.tree.add_command(command)
         await self.reattach()
         if not self.sync_commands:
@@ -133,6 +136,18 @@ class CircusBot(discord.Client):
             self._threads.pop(stage.binding.thread_id, None)
             await stage.close()
 
+    async def on_raw_reaction_add(self, event: discord.RawReactionActionEvent) -> None:
+        try:
+            await votes.on_reaction(self, event)
+        finally:
+            self.reactions_seen += 1  # tests and benches wait on this, never on time
+
+    async def on_raw_reaction_remove(self, event: discord.RawReactionActionEvent) -> None:
+        try:
+            await votes.on_reaction(self, event)
+        finally:
+            self.reactions_seen += 1
+
     def _webhook_changed(self, channel_id: int, webhook_id: int) -> None:
         for stage in self.stages.values():
             b = stage.binding
@@ -162,6 +177,8 @@ class CircusBot(discord.Client):
         for stage in list(self.stages.values()):
             await stage.drain()
         await self.personas.drain()
+        for stage in list(self.stages.values()):
+            await stage.votes.drain()
         await self.backstage.drain()
 
     async def close(self) -> None:
@@ -224,7 +241,11 @@ def main() -> int:
         print("Discord refused DISCORD_TOKEN — copy the bot token again.", file=sys.stderr)
         return 1
     except discord.PrivilegedIntentsRequired:
-        print("Discord refused an intent; the bot needs none beyond Guilds.", file=sys.stderr)
+        print(
+            "Discord refused an intent; the bot needs none beyond Guilds and Guild Message "
+            "Reactions (neither is privileged).",
+            file=sys.stderr,
+        )
         return 1
     except KeyboardInterrupt:
         pass

@@ -3,7 +3,8 @@
 Invariants: this is the only way private text leaves the bot, and it goes only to the user ids
 it is given (a scene's directors) in their DM channels — never to a guild channel or thread.
 Each director has one ordered inbox; queued items are packed into as few ≤2000-character DMs
-as fit. A director whose DMs are closed (50007) is told once, privately (an ephemeral
+as fit (an item with an enclosure — a file, an embed — travels alone, in order). A director
+whose DMs are closed (50007) is told once, privately (an ephemeral
 follow-up to their latest interaction, or to their next one), how to open them.
 """
 
@@ -11,14 +12,16 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import io
 import logging
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 import discord
 
 from bot.i18n import t
-from bot.render import pack_messages
+from bot.render import LIMIT, pack_messages
 
 log = logging.getLogger("circus.bot.backstage")
 
@@ -26,10 +29,35 @@ DMS_CLOSED = 50007
 FOLLOWUP_TTL = 14 * 60  # seconds an interaction token can still send follow-ups (Discord: 15)
 
 
+@dataclass(frozen=True)
+class Enclosure:
+    """A file (and optionally an embed) sent with one DM, e.g. a take's report.md."""
+
+    filename: str
+    data: bytes
+    embed: discord.Embed | None = None
+
+
+Item = tuple[str, str, str, Enclosure | None]  # (scene, lang, text, enclosure)
+
+
+def _messages(batch: list[Item]) -> Iterator[tuple[str, Enclosure | None]]:
+    """The DMs for a batch: plain texts packed together, an enclosed item on its own."""
+    texts: list[str] = []
+    for _, _, text, enclosure in batch:
+        if enclosure is None:
+            texts.append(text)
+            continue
+        yield from ((message, None) for message in pack_messages(texts))
+        texts = []
+        yield text[:LIMIT], enclosure
+    yield from ((message, None) for message in pack_messages(texts))
+
+
 @dataclass
 class _Inbox:
     user_id: int
-    items: list[tuple[str, str, str]] = field(default_factory=list)  # (scene, lang, text)
+    items: list[Item] = field(default_factory=list)
     wake: asyncio.Event = field(default_factory=asyncio.Event)
     worker: asyncio.Task[None] | None = None
     closed: bool = False  # DMs were refused; skip until the next run starts
@@ -50,15 +78,22 @@ class Backstage:
         self._settled.set()
 
     # ------------------------------------------------------------------ sending
-    def send(self, user_ids: list[int] | tuple[int, ...], scene: str, lang: str, text: str) -> None:
-        """Queue `text` for each director (non-blocking)."""
+    def send(
+        self,
+        user_ids: list[int] | tuple[int, ...],
+        scene: str,
+        lang: str,
+        text: str,
+        enclosure: Enclosure | None = None,
+    ) -> None:
+        """Queue `text` (with `enclosure`, if any) for each director (non-blocking)."""
         for uid in user_ids:
             inbox = self._inboxes.get(uid)
             if inbox is None:
                 inbox = self._inboxes[uid] = _Inbox(uid)
             if inbox.closed:
                 continue
-            inbox.items.append((scene, lang, text))
+            inbox.items.append((scene, lang, text, enclosure))
             inbox.wake.set()
             self._pending += 1
             self._settled.clear()
@@ -85,12 +120,19 @@ class Backstage:
             if inbox.items:
                 inbox.wake.set()
 
-    async def _deliver(self, inbox: _Inbox, batch: list[tuple[str, str, str]]) -> None:
+    async def _deliver(self, inbox: _Inbox, batch: list[Item]) -> None:
         scene, lang = batch[0][0], batch[0][1]
         try:
             channel = await self.client.create_dm(discord.Object(inbox.user_id))
-            for message in pack_messages(text for _, _, text in batch):
-                await channel.send(message, allowed_mentions=discord.AllowedMentions.none())
+            for message, enclosure in _messages(batch):
+                extra: dict[str, object] = {}
+                if enclosure is not None:
+                    extra["file"] = discord.File(io.BytesIO(enclosure.data), enclosure.filename)
+                    if enclosure.embed is not None:
+                        extra["embed"] = enclosure.embed
+                await channel.send(
+                    message, allowed_mentions=discord.AllowedMentions.none(), **extra
+                )  # type: ignore[arg-type]
                 self.delivered += 1
         except discord.Forbidden as exc:
             if exc.code != DMS_CLOSED:

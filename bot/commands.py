@@ -136,7 +136,8 @@ async def replay(
 ) -> None:
     stage = directed(interaction)
     await defer(interaction)
-    result = await stage.rehearsal.replay(take, until)
+    async with stage.votes.lock:  # a replay re-files picks: never beside a ⭐ vote (bot.votes)
+        result = await stage.rehearsal.replay(take, until)
     values = dict(from_take=result.from_take, kept=result.kept_turns, take=result.take)
     stage.status_line(t("line_replay", stage.lang, **values))
     text = t("replay_done", stage.lang, **values)

@@ -82,7 +82,12 @@ async def defer(interaction: discord.Interaction) -> None:
 
 
 async def reply(
-    interaction: discord.Interaction, text: str, *, file: discord.File | None = None
+    interaction: discord.Interaction,
+    text: str,
+    *,
+    file: discord.File | None = None,
+    files: list[discord.File] | None = None,
+    embed: discord.Embed | None = None,
 ) -> None:
     """Answer privately, whether or not the interaction was deferred."""
     notice = bot_of(interaction).backstage.take_notice(interaction.user.id)
@@ -93,6 +98,10 @@ async def reply(
     kwargs: dict[str, object] = {"ephemeral": True}
     if file is not None:
         kwargs["file"] = file
+    if files:
+        kwargs["files"] = files
+    if embed is not None:
+        kwargs["embed"] = embed
     allowed = discord.AllowedMentions.none()
     if interaction.response.is_done():
         await interaction.followup.send(text, allowed_mentions=allowed, **kwargs)  # type: ignore[arg-type]

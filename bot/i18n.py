@@ -109,6 +109,50 @@ STRINGS: dict[str, tuple[str, str]] = {
         " (Your unsaved work was kept as take {n}.)",
         "（尚未保存的內容已存為第 {n} 條。）",
     ),
+    # --- harvest: picks, compare, export, report (bot.harvest, bot.reports)
+    "take_current": ("current (take {n})", "目前（第 {n} 條）"),
+    "take_saved_choice": ("take {n} · {turns} turns", "第 {n} 條 · {turns} 輪"),
+    "bad_take": (
+        "“{value}” is not a take — give a take number, or `current` for the one being played.",
+        "「{value}」不是哪一條——請給條數，或用 `current` 表示正在排的這一條。",
+    ),
+    "picks_none": (
+        "No picks yet — star an actor's line in the thread (⭐) to vote for it.",
+        "還沒有精選——在討論串裡對演員的台詞按 ⭐，就是投它一票。",
+    ),
+    "picks_list": ("**Picks** ({count}):\n{lines}", "**精選台詞**（{count} 條）：\n{lines}"),
+    "picks_line": (
+        "take {take} · turn {turn} · **{actor}** ⭐ {votes} — {line}{who}",
+        "第 {take} 條 · 第 {turn} 輪 · **{actor}** ⭐ {votes} — {line}{who}",
+    ),
+    "picks_file": (
+        "{count} picks — the list is attached (picks.md).",
+        "共 {count} 條精選——清單在附件（picks.md）。",
+    ),
+    "compare_file": (
+        "Take {a} and take {b} compared — the comparison is attached.",
+        "第 {a} 條與第 {b} 條的比較在附件裡。",
+    ),
+    "export_done": ("📤 Take {take}: {files}", "📤 第 {take} 條：{files}"),
+    "export_picks_done": ("📤 The picked lines: {files}", "📤 精選台詞：{files}"),
+    "export_thoughts_directors": (
+        "Only this scene's directors can export the actors' thoughts ({directors}) — "
+        "export without `thoughts`, or ask a director.",
+        "只有這場戲的導演可以匯出演員的心聲（{directors}）——不勾 `thoughts` 再匯出，或請導演匯出。",
+    ),
+    "report_title": ("{scene} · take {take} report", "{scene} · 第 {take} 條報告"),
+    "report_done": ("📊 The report of take {take} is attached.", "📊 第 {take} 條的報告在附件裡。"),
+    "report_dm": (
+        "📊 Take {take} of **{scene}** is saved — its report is attached.",
+        "📊 **{scene}** 第 {take} 條已保存——報告在附件裡。",
+    ),
+    "report_turns": ("Turns", "輪數"),
+    "report_picks": ("Picks", "精選"),
+    "report_actor": (
+        "{turns} turns · {lines} lines · {words} words",
+        "{turns} 輪 · {lines} 句 · {words} 字",
+    ),
+    "report_no_warning": ("No sign of the voices converging.", "沒有聲音趨同的跡象。"),
     # --- souls
     "soul_title": ("Soul of {actor}", "{actor} 的角色靈魂"),
     "soul_label": ("soul.md", "soul.md"),
@@ -323,6 +367,32 @@ COMMAND_TEXT: dict[str, tuple[str, str]] = {
     "Cast, turns, mode, tokens and cost": (
         "演員、輪數、狀態、token 與費用",
         "演员、轮数、状态、token 与费用",
+    ),
+    "List the picked lines and their votes (privately)": (
+        "列出精選台詞與票數（只有你看得到）",
+        "列出精选台词与票数（只有你看得到）",
+    ),
+    "Compare two takes": ("比較兩條", "比较两条"),
+    "Show the shared opening in full too": ("共同的開頭也完整列出", "共同的开头也完整列出"),
+    "A take number, or current": ("條數，或 current（目前這條）", "条数，或 current（当前这条）"),
+    "Export a take as a screenplay, a storyboard or a script": (
+        "把一條匯出成劇本、分鏡表或文字稿",
+        "把一条导出成剧本、分镜表或文字稿",
+    ),
+    "Which files (default: all four)": ("哪些檔案（預設：全部四種）", "哪些文件（默认：全部四种）"),
+    "all four": ("全部四種", "全部四种"),
+    "Fountain screenplay (.fountain)": ("Fountain 劇本（.fountain）", "Fountain 剧本（.fountain）"),
+    "Final Draft (.fdx)": ("Final Draft 劇本（.fdx）", "Final Draft 剧本（.fdx）"),
+    "Readable script (.md)": ("好讀的文字稿（.md）", "好读的文字稿（.md）"),
+    "Storyboard (.csv)": ("分鏡表（.csv）", "分镜表（.csv）"),
+    "Only the picked lines": ("只匯出精選台詞", "只导出精选台词"),
+    "With the actors' thoughts as notes (directors only)": (
+        "附上演員心聲作為註記（限導演）",
+        "附上演员心声作为注记（限导演）",
+    ),
+    "A take's report: who spoke, how, and whether the voices converge": (
+        "一條的報告：誰說話、怎麼輪到的、聲音是否趨同",
+        "一条的报告：谁说话、怎么轮到的、声音是否趋同",
     ),
     "Share the director's chair": ("共享導演椅", "共享导演椅"),
     "Make someone a co-director": ("讓某人成為共同導演", "让某人成为共同导演"),

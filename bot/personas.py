@@ -39,6 +39,7 @@ class Post:
     avatar_url: str | None
     content: str
     queued_at: float = field(default_factory=time.perf_counter)
+    message_id: int | None = None  # Discord's id once the post landed (⭐ votes find the turn)
     done: asyncio.Future[None] = field(
         default_factory=lambda: asyncio.get_running_loop().create_future()
     )
@@ -152,13 +153,15 @@ class Personas:
         while True:
             hook = await self.webhook(slot.channel_id)
             try:
-                await hook.send(
+                message = await hook.send(
                     job.content,
                     username=job.username,
                     avatar_url=job.avatar_url or discord.utils.MISSING,
                     thread=discord.Object(job.thread_id),
                     allowed_mentions=discord.AllowedMentions.none(),
+                    wait=True,
                 )
+                job.message_id = message.id
                 self.sent += 1
                 return
             except discord.NotFound as exc:

@@ -31,6 +31,8 @@ from bot.render import (
     thought_dm,
     turn_marks,
 )
+from bot.reports import send_report
+from bot.votes import Votes
 from engine.events import (
     Cut,
     ErrorEvent,
@@ -63,6 +65,7 @@ class Stage:
     ) -> None:
         self.rehearsal = Rehearsal(root, account=f"discord-{binding.guild_id}")
         self.name = self.rehearsal.name
+        self.votes = Votes(self.rehearsal)  # which message is which line, for ⭐ votes
         self.binding = binding
         self.client = client
         self.personas = personas
@@ -158,18 +161,18 @@ class Stage:
                 self.status_line(t("line_budget", self.lang))
         elif isinstance(event, TakeSaved):
             self.status_line(t("line_take_saved", self.lang, take=event.take, turns=event.turns))
+            await send_report(self, event.take)  # to the directors only, by DM
         # NoteAdded and any other private event: nothing leaves the bot.
 
     def _post_turn(self, event: TurnCompleted) -> None:
         text = render_turn_message(event.action, event.dialogue, event.cue, self.lang)
         avatar = self.avatars.get(event.actor)
         for chunk in split_message(text):
-            self._watch(
-                self.personas.post(
-                    self.binding.channel_id, self.binding.thread_id, event.actor, avatar, chunk
-                ),
-                event.turn,
+            post = self.personas.post(
+                self.binding.channel_id, self.binding.thread_id, event.actor, avatar, chunk
             )
+            self._watch(post, event.turn)
+            self.votes.remember(post, event.take, event.turn)
         marks = turn_marks(event.repaired, event.fallback, event.cut, self.lang)
         self._whisper(
             thought_dm(

@@ -203,14 +203,16 @@ def test_reply_language(language, expected):
 
 
 def test_every_command_and_option_description_has_chinese():
-    from bot import commands, scenes
+    from bot import commands, harvest, scenes
 
     texts = []
-    for command in [scenes.build(["x"]), *commands.COMMANDS]:
+    for command in [scenes.build(["x"]), *commands.COMMANDS, *harvest.COMMANDS]:
         items = [command, *getattr(command, "walk_commands", lambda: [])()]
         for item in items:
             texts.append(item.description)
             texts += [p.description for p in getattr(item, "parameters", [])]
+            if command in harvest.COMMANDS:  # fixed choices (template choices are folder names)
+                texts += [c.name for p in getattr(item, "parameters", []) for c in p.choices]
     missing = [text for text in texts if text not in COMMAND_TEXT]
     assert missing == []
     assert all(len(tw) <= 100 and len(cn) <= 100 for tw, cn in COMMAND_TEXT.values())

@@ -2,7 +2,8 @@
 
 Invariant: every dispatch gets the session's next sequence number and is buffered (last 1000)
 so a RESUME replays exactly the events after the client's ``seq``; frames are zlib-stream
-compressed when the client asked for it, and MESSAGE_* content is blanked without the intent.
+compressed when the client asked for it, MESSAGE_* content is blanked without the intent, and
+reaction events reach only sessions holding a reactions intent.
 """
 
 from __future__ import annotations
@@ -17,6 +18,8 @@ from typing import Any
 
 import aiohttp
 from aiohttp import web
+
+from .rest_reactions import reaction_intent
 
 INTENT_GUILD_MEMBERS = 1 << 1
 INTENT_MESSAGE_CONTENT = 1 << 15
@@ -264,7 +267,10 @@ class GatewayMixin:
 
     async def dispatch(self, event: str, data: dict[str, Any]) -> None:
         """Send a gateway dispatch to every identified session."""
+        needed = reaction_intent(event, data)
         for session in list(self._sessions.values()):
+            if needed is not None and not session.intents & needed:
+                continue  # Discord only sends reaction events to sessions with the intent
             d = data
             if event in ("MESSAGE_CREATE", "MESSAGE_UPDATE"):
                 d = self._apply_content_intent(session, data)

@@ -1,4 +1,5 @@
-"""Channel, thread and message routes: channels, threads, thread members, messages, typing.
+"""Channel, thread and message routes: channels, threads, thread members, messages, typing
+(reactions: rest_reactions).
 
 Invariant: permission-gated actions check the bot's permissions first; archived threads reject
 edits (a locked one also rejects posts), and every state change is dispatched on the gateway.
@@ -262,14 +263,6 @@ def register_channel_routes(fake: FakeDiscord, route: Route) -> None:
         if int(msg["author"]["id"]) != fake.bot_user.id:
             fake._require_bot(P.MANAGE_MESSAGES)
         await fake._delete_message(cid, msg)
-        return None
-
-    @route("PUT", "/channels/{channel_id}/messages/{message_id}/reactions/{emoji_name}/@me")
-    async def add_reaction(ctx):
-        msg = fake._get_message(int(ctx.params["channel_id"]), int(ctx.params["message_id"]))
-        msg.setdefault("reactions", []).append(
-            {"emoji": {"id": None, "name": ctx.params["emoji_name"]}, "count": 1, "me": True}
-        )
         return None
 
     @route("POST", "/channels/{channel_id}/typing")

@@ -24,6 +24,7 @@ from .ratelimits import RateLimitMixin
 from .rest_channels import ChannelsMixin, register_channel_routes
 from .rest_commands import register_command_routes
 from .rest_interactions import register_interaction_routes
+from .rest_reactions import ReactionsMixin, register_reaction_routes
 from .rest_users import register_guild_routes, register_user_routes
 from .rest_webhooks import WebhooksMixin, register_webhook_routes
 from .routing import Handler, HttpMixin
@@ -39,6 +40,7 @@ ROUTE_REGISTRARS = (
     register_interaction_routes,
     register_webhook_routes,
     register_channel_routes,
+    register_reaction_routes,
     register_guild_routes,
 )
 
@@ -51,6 +53,7 @@ class FakeDiscord(
     CommandPermissionsMixin,
     ChannelsMixin,
     WebhooksMixin,
+    ReactionsMixin,
     RateLimitMixin,
     RulesMixin,
     HttpMixin,
@@ -109,6 +112,8 @@ class FakeDiscord(
         self.dm_channels: dict[int, dict[str, Any]] = {}  # user id -> DM channel
         self.messages: dict[int, list[dict[str, Any]]] = {}  # channel id -> messages
         self._message_meta: dict[int, dict[str, Any]] = {}
+        # message id -> emoji key -> {"emoji": emoji object, "ids": user ids in order}
+        self.reactors: dict[int, dict[str, dict[str, Any]]] = {}
         self.webhooks: dict[int, dict[str, Any]] = {}
         self.deleted_webhooks: dict[int, dict[str, Any]] = {}
         self.attachments_data: dict[int, bytes] = {}

@@ -1,0 +1,222 @@
+"""Panning for gold in a scene thread: /picks, /take compare, /export and /report.
+
+Invariants: every answer is private. What only directors may see stays behind `directed()`:
+an export with the actors' thoughts and a take's report (it counts the stage manager's choices
+and the models' costs); the line bin, a comparison of takes and a frontstage export hold only
+what the thread already showed, so anyone in the thread may ask for them. Exports are written
+into a private temporary folder and attached; nothing is left behind in the scene folder.
+(⭐ votes are bot.votes; the report's embed and its DM to directors are bot.reports.)
+"""
+
+from __future__ import annotations
+
+import io
+import re
+import tempfile
+from pathlib import Path
+
+import discord
+from discord import app_commands
+
+from bot.commands import INLINE_LIMIT
+from bot.commands import take as take_group
+from bot.edge import bot_of, defer, directed, reply, scene_of
+from bot.errors import BotProblem, NotDirector
+from bot.i18n import t
+from bot.reports import report_message
+from bot.stage import Stage
+from engine.picks import Pick, render_picks
+
+FORMATS = ("fountain", "fdx", "md", "csv")
+TakeRef = int | str  # a take number, or "current"
+
+_CURRENT = {"", "current", "now", "目前", "當前", "当前", "现在", "現在"}
+_TAKE = re.compile(r"^(?:take[_ ]?|第\s*)?(\d+)\s*(?:條|条)?$", re.IGNORECASE)
+_TAG = re.compile(r"\s*\(discord:\d+\)$")
+
+
+def parse_take(text: str | None) -> TakeRef | None:
+    """`3`, `take_3`, `第3條` → 3; empty or `current` → "current"; anything else → None."""
+    value = (text or "").strip()
+    if value.casefold() in _CURRENT:
+        return "current"
+    match = _TAKE.match(value)
+    return int(match.group(1)) if match and int(match.group(1)) > 0 else None
+
+
+def take_of(text: str | None) -> TakeRef:
+    """The take a user asked for (BotProblem "bad_take" if it is not one)."""
+    ref = parse_take(text)
+    if ref is None:
+        raise BotProblem("bad_take", value=(text or "")[:100])
+    return ref
+
+
+def voter_name(vote: str) -> str:
+    """A vote as people read it: Discord votes lose their `(discord:<id>)` tag."""
+    return _TAG.sub("", vote)
+
+
+def render_pick_line(pick: Pick, lang: str, width: int = 80) -> str:
+    """One pick in the /picks list: where it is, who said what, how many votes and whose."""
+    said = " ".join((pick.dialogue or pick.action).split())
+    if len(said) > width:
+        said = said[: width - 1] + "…"
+    line = f"“{said}”" if pick.dialogue else f"*{said}*"
+    who = ", ".join(voter_name(v) for v in pick.votes)
+    return t(
+        "picks_line",
+        lang,
+        take=pick.take,
+        turn=pick.turn,
+        actor=pick.actor,
+        votes=len(pick.votes),
+        line=line,
+        who=f" ({who})" if who else "",
+    )
+
+
+def attachment(name: str, text: str) -> discord.File:
+    return discord.File(io.BytesIO(text.encode("utf-8")), filename=name)
+
+
+async def take_choices(
+    interaction: discord.Interaction, current: str
+) -> list[app_commands.Choice[str]]:
+    """Autocomplete for take options: the take being played, then the saved ones (newest first)."""
+    stage = bot_of(interaction).stage_for_thread(interaction.channel_id)
+    if stage is None:
+        return []
+    number = await stage.rehearsal.current_take()
+    choices = [app_commands.Choice(name=t("take_current", stage.lang, n=number), value="current")]
+    for info in reversed(await stage.rehearsal.list_takes()):
+        label = t("take_saved_choice", stage.lang, n=info.number, turns=info.turns)
+        choices.append(app_commands.Choice(name=label[:100], value=str(info.number)))
+    typed = current.strip().casefold()
+    return [c for c in choices if typed in c.name.casefold() or typed in c.value][:25]
+
+
+async def take_number(stage: Stage, ref: TakeRef) -> int:
+    return await stage.rehearsal.current_take() if ref == "current" else int(ref)
+
+
+# ---------------------------------------------------------------------- picks
+@app_commands.command(name="picks", description="List the picked lines and their votes (privately)")
+async def picks(interaction: discord.Interaction) -> None:
+    stage = scene_of(interaction)
+    await defer(interaction)
+    found = await stage.rehearsal.picks()
+    if not found:
+        await reply(interaction, t("picks_none", stage.lang))
+        return
+    lines = "\n".join(render_pick_line(p, stage.lang) for p in found)
+    text = t("picks_list", stage.lang, count=len(found), lines=lines)
+    if len(text) <= INLINE_LIMIT:
+        await reply(interaction, text)
+        return
+    bin_md = render_picks(found, stage.lang)
+    await reply(
+        interaction,
+        t("picks_file", stage.lang, count=len(found)),
+        file=attachment("picks.md", bin_md),
+    )
+
+
+# ---------------------------------------------------------------------- compare
+@take_group.command(name="compare", description="Compare two takes")
+@app_commands.describe(
+    a="A take number, or current",
+    b="A take number, or current",
+    full="Show the shared opening in full too",
+)
+@app_commands.autocomplete(a=take_choices, b=take_choices)
+async def take_compare(
+    interaction: discord.Interaction, a: str, b: str = "current", full: bool = False
+) -> None:
+    stage = scene_of(interaction)
+    first, second = take_of(a), take_of(b)
+    await defer(interaction)
+    text = await stage.rehearsal.diff(first, second, full=full)
+    if len(text) <= INLINE_LIMIT:
+        await reply(interaction, text)
+        return
+    na, nb = await take_number(stage, first), await take_number(stage, second)
+    await reply(
+        interaction,
+        t("compare_file", stage.lang, a=na, b=nb),
+        file=attachment(f"take_{na}-vs-take_{nb}.md", text),
+    )
+
+
+# ---------------------------------------------------------------------- export
+FORMAT_CHOICES = [
+    app_commands.Choice(name="all four", value="all"),
+    app_commands.Choice(name="Fountain screenplay (.fountain)", value="fountain"),
+    app_commands.Choice(name="Final Draft (.fdx)", value="fdx"),
+    app_commands.Choice(name="Readable script (.md)", value="md"),
+    app_commands.Choice(name="Storyboard (.csv)", value="csv"),
+]
+
+
+@app_commands.command(
+    name="export", description="Export a take as a screenplay, a storyboard or a script"
+)
+@app_commands.describe(
+    take="A take number, or current",
+    format="Which files (default: all four)",
+    picks="Only the picked lines",
+    thoughts="With the actors' thoughts as notes (directors only)",
+)
+@app_commands.autocomplete(take=take_choices)
+@app_commands.choices(format=FORMAT_CHOICES)
+async def export(
+    interaction: discord.Interaction,
+    take: str = "current",
+    format: str = "all",
+    picks: bool = False,
+    thoughts: bool = False,
+) -> None:
+    stage = scene_of(interaction)
+    if thoughts:  # the subtext is backstage: directors only, refused before anything runs
+        try:
+            directed(interaction)
+        except NotDirector as exc:
+            raise BotProblem("export_thoughts_directors", **exc.values) from None
+    ref = take_of(take)
+    formats = FORMATS if format == "all" else (format,)
+    await defer(interaction)
+    with tempfile.TemporaryDirectory(prefix="circus-export-") as folder:
+        paths = await stage.rehearsal.export(
+            take=ref, formats=formats, picks=picks, thoughts=thoughts, out=Path(folder)
+        )
+        files = [discord.File(io.BytesIO(p.read_bytes()), filename=p.name) for p in paths]
+    names = ", ".join(f"`{p.name}`" for p in paths)
+    if picks:
+        text = t("export_picks_done", stage.lang, files=names)
+    else:
+        text = t("export_done", stage.lang, take=await take_number(stage, ref), files=names)
+    await reply(interaction, text, files=files)
+
+
+# ---------------------------------------------------------------------- report
+@app_commands.command(
+    name="report", description="A take's report: who spoke, how, and whether the voices converge"
+)
+@app_commands.describe(take="A take number, or current")
+@app_commands.autocomplete(take=take_choices)
+async def report(interaction: discord.Interaction, take: str = "current") -> None:
+    stage = directed(interaction)
+    ref = take_of(take)
+    await defer(interaction)
+    number = await take_number(stage, ref)
+    embed, enclosed = await report_message(stage, ref, number)
+    await reply(
+        interaction,
+        t("report_done", stage.lang, take=number),
+        embed=embed,
+        file=discord.File(io.BytesIO(enclosed.data), filename=enclosed.filename),
+    )
+
+
+# `/take compare` joins the `take` group of bot.commands (registered with it).
+COMMANDS: list[app_commands.Command | app_commands.Group] = [picks, export, report]
