@@ -17,7 +17,7 @@ import discord
 import yarl
 from discord import app_commands
 
-from bot import commands, scenes
+from bot import commands, scenes, stagecraft
 from bot.backstage import Backstage
 from bot.binding import Binding, read_binding, scan_bindings, write_binding
 from bot.edge import on_tree_error
@@ -59,7 +59,7 @@ class CircusBot(discord.Client):
     async def setup_hook(self) -> None:
         await self.tree.set_translator(CommandTranslator())
         self.tree.add_command(scenes.build(list_templates()))
-        for command in commands.COMMANDS:
+        for command in [*commands.COMMANDS, *stagecraft.COMMANDS]:
             self.tree.add_command(command)
         await self.reattach()
         if not self.sync_commands:

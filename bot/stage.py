@@ -30,10 +30,12 @@ from engine.events import (
     Event,
     RunFinished,
     RunStarted,
+    StageChanged,
     StageManagerDecided,
     TakeSaved,
     TurnCompleted,
     TurnStarted,
+    WaitingForPlayer,
 )
 from engine.rehearsal import Rehearsal
 
@@ -138,6 +140,10 @@ class Stage:
                 self.status_line(t("line_error", self.lang))
         elif isinstance(event, TakeSaved):
             self.status_line(t("line_take_saved", self.lang, take=event.take, turns=event.turns))
+        elif isinstance(event, (StageChanged, WaitingForPlayer)):
+            from bot.stagecraft import render_stage_event  # it imports bot.commands → here
+
+            await render_stage_event(self, event)
         # NoteAdded and any other private event: nothing leaves the bot.
 
     def _post_turn(self, event: TurnCompleted) -> None:
@@ -150,9 +156,10 @@ class Stage:
                 ),
                 event.turn,
             )
-        self._whisper(
-            thought_dm(self.name, event.take, event.turn, event.actor, event.thought, self.lang)
-        )
+        if event.thought or not event.played:  # a person's line may carry no thought
+            self._whisper(
+                thought_dm(self.name, event.take, event.turn, event.actor, event.thought, self.lang)
+            )
 
     def status_line(self, text: str) -> None:
         """A public line in the thread (in order with the actors' posts)."""

@@ -54,6 +54,8 @@ class Status:
     cost_usd: float | None
     model_calls: int
     saved_takes: tuple[int, ...]
+    on_stage: tuple[str, ...] = ()
+    players: tuple[tuple[str, str], ...] = ()  # (actor, who plays them)
 
 
 @dataclass(frozen=True)
@@ -233,4 +235,6 @@ class SceneCommands:
             cost_usd=cost,
             model_calls=calls,
             saved_takes=tuple(await take_numbers(self.files.store)),
+            on_stage=tuple(state.on_stage),
+            players=tuple((a, p) for a, p in state.players.items() if a in state.souls),
         )
