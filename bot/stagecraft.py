@@ -74,7 +74,9 @@ def block_message(event: StageChanged, lang: str) -> str:
     if event.kind in ("enter", "exit"):
         return say_text(event.kind, lang, actor=event.actor)
     if event.kind == "present":
-        return say_text("present", lang, names=("、" if lang_of(lang) == ZH else ", ").join(event.names))
+        return say_text(
+            "present", lang, names=("、" if lang_of(lang) == ZH else ", ").join(event.names)
+        )
     return say_text(event.kind, lang, text=event.text.strip())
 
 
@@ -191,10 +193,10 @@ async def say(
     await defer(interaction)
     actor = played[0]
     waiting = stage.rehearsal.waiting_for == actor
-    await stage.rehearsal.say(
-        actor, line or "", action or "", cue or "", thought or "", player=me
+    await stage.rehearsal.say(actor, line or "", action or "", cue or "", thought or "", player=me)
+    await reply(
+        interaction, say_text("said_waiting" if waiting else "said", stage.lang, actor=actor)
     )
-    await reply(interaction, say_text("said_waiting" if waiting else "said", stage.lang, actor=actor))
 
 
 COMMANDS: list[app_commands.Command] = [enter, exit_, event, play, unplay, say]

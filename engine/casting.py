@@ -186,6 +186,8 @@ def stage_manager_candidates(
     if last_played or (not after_event and (len(on_stage) > 2 or exclude is None)):
         barred.add(last_speaker)
     # Nobody else can answer: the ball stays (and a run waits for the person, if played).
-    return [a for a in on_stage if a not in barred] or [
-        a for a in on_stage if a != exclude
-    ] or list(on_stage)
+    return (
+        [a for a in on_stage if a not in barred]
+        or [a for a in on_stage if a != exclude]
+        or list(on_stage)
+    )

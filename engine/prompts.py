@@ -14,7 +14,18 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from engine.casting import silence
-from engine.stage import ENTER, EVENT, EXIT, OPENING, Item, StageBlock, flat, merge, walk
+from engine.stage import (
+    ENTER,
+    EVENT,
+    EXIT,
+    OPENING,
+    Item,
+    StageBlock,
+    flat,
+    merge,
+    since_last_turn,
+    walk,
+)
 from engine.turns import Turn, labels_for
 
 HISTORY_BUDGET = 2800  # estimated tokens of record an actor sees (≈ a 5-minute scene)
@@ -56,7 +67,11 @@ def block_line(block: StageBlock, language: str) -> str:
         return f"{at} （{block.actor} 退場）" if zh else f"{at} ({block.actor} exits)"
     if block.kind in (EVENT, OPENING):
         label = {EVENT: ("事件", "Event"), OPENING: ("開場", "Opening")}[block.kind]
-        return f"{at} 〔{label[0]}〕 {flat(block.text)}" if zh else f"{at} [{label[1]}] {flat(block.text)}"
+        return (
+            f"{at} 〔{label[0]}〕 {flat(block.text)}"
+            if zh
+            else f"{at} [{label[1]}] {flat(block.text)}"
+        )
     names = "、".join(block.names) if zh else ", ".join(block.names)
     return f"{at} （在場：{names}）" if zh else f"{at} (On stage: {names})"
 
@@ -64,8 +79,7 @@ def block_line(block: StageBlock, language: str) -> str:
 def record_lines(items: Sequence[Item], language: str) -> list[str]:
     """The whole public record, one entry per turn or stage block (the stage manager's view)."""
     return [
-        public_line(i, language) if isinstance(i, Turn) else block_line(i, language)
-        for i in items
+        public_line(i, language) if isinstance(i, Turn) else block_line(i, language) for i in items
     ]
 
 
@@ -276,9 +290,9 @@ def stage_manager_messages(brief: StageBrief) -> tuple[dict[str, str], ...]:
     )
     parts.append(("# 在場角色\n" if zh else "# On stage\n") + "\n".join(cast_lines))
     last = brief.turns[-1] if brief.turns else None
-    happened = [i for i in items[-1:] if isinstance(i, StageBlock) and i.kind in (EVENT, OPENING)]
-    if happened:
-        what = flat(happened[0].text)
+    happened = [b for b in since_last_turn(items) if b.kind in (EVENT, OPENING)]
+    if happened:  # the scheduler asks "who reacts first" after any event since the last turn
+        what = flat(happened[-1].text)
         parts.append(
             f"剛剛發生：{what}\n誰先反應？" if zh else f"Just now: {what}\nWho reacts first?"
         )

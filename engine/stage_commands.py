@@ -54,6 +54,7 @@ class StageCommands:
 
     # provided by Rehearsal (current_take comes from SceneCommands, later in the MRO)
     current_take: Any
+
     @property
     def running(self) -> bool:
         raise NotImplementedError

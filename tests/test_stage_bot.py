@@ -26,7 +26,7 @@ async def finished(r, thread: int, count: int = 1) -> None:
     def ends() -> int:
         return sum(1 for m in r.thread(thread) if m["username"] == "Circus" and "■" in m["content"])
 
-    await until(lambda: ends() >= count, what="the run to finish")
+    await until(lambda: ends() >= count, timeout=60, what="the run to finish")
     await r.drain()
 
 
@@ -67,12 +67,13 @@ async def test_entrances_events_and_a_member_playing_a_character(tmp_path):
         await r.drain()
         assert stage_posts(r, thread) == ["*律師 退場。*", "**〔事件〕** 走廊的燈閃了兩下。"]
 
-        text = await r.ask("play", {"actor": "林", "user": "dave"}, user="bob", channel=thread)
+        text = await r.ask("play", {"actor": "林小姐", "user": "dave"}, user="bob", channel=thread)
         assert f"<@{dave}>" in text and "林小姐" in text
         # 刑警 opens and (on a stage of two) throws the ball to 林小姐, whom dave plays.
         await r.ask("run", {"turns": 3, "start": "刑警"}, user="bob", channel=thread)
         await until(
             lambda: any(f"<@{dave}>" in m["content"] for m in r.thread(thread)),
+            timeout=60,  # the first model call warms litellm up
             what="the scene to wait for dave",
         )
         # Only dave may speak her lines; the director is refused privately.
@@ -91,7 +92,11 @@ async def test_entrances_events_and_a_member_playing_a_character(tmp_path):
             "刑警", "林小姐", "刑警",
         ]  # fmt: skip
         hers = next(m for m in r.thread(thread) if m["username"] == "林小姐")
-        assert hers["webhook_id"] and "*低頭*" in hers["content"] and "我那天不在家。" in hers["content"]
+        assert (
+            hers["webhook_id"]
+            and "*低頭*" in hers["content"]
+            and "我那天不在家。" in hers["content"]
+        )
         mentions = [m for m in r.thread(thread) if f"<@{dave}>" in m["content"]]
         assert len(mentions) == 1 and "林小姐" in mentions[0]["content"]  # mentioned once
         assert SAY_THOUGHT not in r.everything_public()

@@ -97,7 +97,11 @@ def test_the_console_plays_a_character_and_stages_entrances(wake: Path) -> None:
     turns = turns_of(wake)
     assert [t.actor for t in turns] == ["Carol", "Ruth", "Carol"]
     ruth = turns[1]
-    assert (ruth.action, ruth.dialogue, ruth.cue) == ("sets down the glass", "Who is that?", "Carol")
+    assert (ruth.action, ruth.dialogue, ruth.cue) == (
+        "sets down the glass",
+        "Who is that?",
+        "Carol",
+    )
     assert "waiting for Ruth" in result.stderr
     assert [(b.kind, b.actor) for b in blocks_of(wake)] == [
         ("exit", "Danny"), ("event", ""), ("enter", "Danny"),

@@ -43,7 +43,10 @@ async def test_an_event_reaches_everyone_on_stage_and_the_stage_manager_picks_wh
     assert actor.shape.speaker == "律師" and EVENT in actor.prompt
     assert "〔事件〕 EVENT-MARKER" in actor.prompt
     changes = [e for e in seen if isinstance(e, StageChanged)]
-    assert [(e.kind, e.actor, e.text) for e in changes] == [("exit", "刑警", ""), ("event", "", EVENT)]
+    assert [(e.kind, e.actor, e.text) for e in changes] == [
+        ("exit", "刑警", ""),
+        ("event", "", EVENT),
+    ]
     text = (scene / "transcript.md").read_text(encoding="utf-8")
     assert "## 1.2 · 事件\nEVENT-MARKER 燈突然熄了。\n\n## 2 · 律師" in text
 

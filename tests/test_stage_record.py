@@ -96,7 +96,10 @@ def test_cut_log_keeps_the_blocks_recorded_before_turn_k_plus_1() -> None:
 
 
 def test_a_writers_own_heading_ends_a_turn_and_unknown_blocks_are_ignored() -> None:
-    text = render_turn(Turn(1, "林小姐", dialogue="一。")) + "## 第二幕\n隨手筆記\n\n## 1.1 · 筆記\n…\n"
+    text = (
+        render_turn(Turn(1, "林小姐", dialogue="一。"))
+        + "## 第二幕\n隨手筆記\n\n## 1.1 · 筆記\n…\n"
+    )
     assert parse_transcript(text) == [Turn(1, "林小姐", dialogue="一。")]
     assert parse_blocks(text) == []
 
@@ -164,7 +167,10 @@ def test_quiet_counts_only_turns_spent_on_stage() -> None:
             dict(on_stage=CAST, quiet={"律師": 5}, last_cue="林小姐", played={"律師"}),
             ("林小姐", "cue"),
         ),
-        (dict(on_stage=["林小姐", "刑警"], quiet={"律師": 9}, last_cue=None), (None, "stage_manager")),
+        (
+            dict(on_stage=["林小姐", "刑警"], quiet={"律師": 9}, last_cue=None),
+            (None, "stage_manager"),
+        ),
         # A person who cues themself keeps the floor.
         (dict(on_stage=CAST, last_cue="刑警", played={"刑警"}), ("刑警", "self_cue")),
     ],
@@ -202,6 +208,8 @@ def test_stage_manager_candidates(on, last, kwargs, expected) -> None:
 
 def test_after_event_looks_only_since_the_last_turn() -> None:
     assert after_event([StageBlock(0, 1, OPENING, text="x")])
-    assert after_event([T(1, "刑警"), StageBlock(1, 1, EVENT, text="x"), StageBlock(1, 2, ENTER, actor="律師")])
+    assert after_event(
+        [T(1, "刑警"), StageBlock(1, 1, EVENT, text="x"), StageBlock(1, 2, ENTER, actor="律師")]
+    )
     assert not after_event([StageBlock(0, 1, EVENT, text="x"), T(1, "刑警")])
     assert not after_event([T(1, "刑警"), StageBlock(1, 1, ENTER, actor="律師")])

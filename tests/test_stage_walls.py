@@ -109,9 +109,7 @@ async def test_nobody_on_stage_refuses_a_run(scene, scripted):
         await r.run(1)
 
 
-async def test_on_stage_in_context_md_seeds_the_take_and_the_record_remembers_it(
-    scene, scripted
-):
+async def test_on_stage_in_context_md_seeds_the_take_and_the_record_remembers_it(scene, scripted):
     context = scene / "context.md"
     context.write_text(
         context.read_text(encoding="utf-8").replace("cast:", "on_stage: [林小姐, 刑警]\ncast:"),
