@@ -80,6 +80,8 @@ class CircusBot(discord.Client):
                     await stage.refresh()
                 except CircusError as exc:  # a broken scene still answers, with the reason
                     log.warning("scene %s: %s", name, exc)
+                except Exception:  # a bug in one scene must not keep the bot from every other
+                    log.exception("scene %s could not be loaded", name)
 
     # ------------------------------------------------------------------ scenes
     def stage_for_thread(self, thread_id: int | None) -> Stage | None:

@@ -171,7 +171,7 @@ async def soul_edit(
             text = (await file.read()).decode("utf-8")
         except UnicodeDecodeError as exc:
             raise BotProblem("soul_bad_file") from exc
-        await stage.rehearsal.set_soul(name, text)
+        await stage.rehearsal.set_soul(name, text, origin="discord")
         await reply(interaction, t("soul_saved", stage.lang, actor=name))
         return
     text = await stage.rehearsal.soul_text(name)
@@ -202,7 +202,7 @@ class SoulModal(discord.ui.Modal):
     async def on_submit(self, interaction: discord.Interaction) -> None:
         stage = directed(interaction)
         await defer(interaction)
-        await stage.rehearsal.set_soul(self.actor, self.body.value)
+        await stage.rehearsal.set_soul(self.actor, self.body.value, origin="discord")
         await reply(interaction, t("soul_saved", stage.lang, actor=self.actor))
 
     async def on_error(self, interaction: discord.Interaction, error: Exception, /) -> None:

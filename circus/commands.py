@@ -29,6 +29,8 @@ def _read_text(path: str) -> str:
             return f.read()
     except OSError as exc:
         raise UsageError(f"cannot read {path}: {exc.strerror or exc}") from None
+    except UnicodeDecodeError:
+        raise UsageError(f"{path} is not UTF-8 text — save it as UTF-8") from None
 
 
 async def cmd_new(args: argparse.Namespace) -> int:

@@ -16,6 +16,7 @@ import threading
 from typing import TextIO
 
 from circus.render import Renderer
+from engine.names import is_everyone  # the one list of words meaning everyone
 
 CONSOLE = "console"  # engine.stage_commands.CONSOLE (the engine is imported lazily)
 
@@ -43,7 +44,6 @@ Director's console — verbs (case-insensitive):
   HELP                     this text
   QUIT (or EXIT)           leave (cuts a run in progress)"""
 
-EVERYONE = {"all", "everyone", "全體", "全体", "全場", "全场", "大家"}
 DEFAULT_TURNS = 6
 _CUE_MARK = re.compile(r"\s*(?:→|->|=>)\s*([^→]+?)\s*$")
 _ACTION = re.compile(r"^\s*[(（]([^()（）]*)[)）]\s*")
@@ -292,7 +292,7 @@ class Console:
         else:
             name, remainder, colon = split_name(stripped)
             if colon:
-                if name.casefold() in EVERYONE:
+                if is_everyone(name):
                     text = remainder
                 else:
                     # A private whisper must never reach everyone because of a typo.

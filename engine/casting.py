@@ -12,19 +12,9 @@ import unicodedata
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 
+from engine.names import is_everyone
 from engine.turns import ANY
 
-_ANY_WORDS = {
-    "any",
-    "anyone",
-    "anybody",
-    "everyone",
-    "任何人",
-    "任何",
-    "大家",
-    "所有人",
-    "誰都可以",
-}
 _HONORIFICS = (
     "mr.", "mrs.", "ms.", "miss", "dr.", "mr", "mrs", "ms", "dr", "sir", "madam",
     "先生", "女士", "小姐", "太太", "老師", "大人", "警官", "律師", "同學", "san", "さん",
@@ -56,7 +46,7 @@ def match_cue(raw: str, cast: Mapping[str, Sequence[str]]) -> str | None:
     key = _norm(text)
     if not key:
         return None
-    if key in {_norm(w) for w in _ANY_WORDS}:
+    if is_everyone(text):  # engine.names.EVERYONE_WORDS: the stage manager decides
         return ANY
     forms = {name: {_norm(name)} | {_norm(a) for a in aliases} for name, aliases in cast.items()}
     exact = [name for name, keys in forms.items() if key in keys]

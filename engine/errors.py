@@ -17,7 +17,9 @@ class CircusError(Exception):
         super().__init__(message)
         self.zh = zh
 
-    def in_language(self, language: str) -> str:
+    def in_language(self, language: str, *, relative: bool = False) -> str:
+        """The message in the scene's language. `relative=True` promises no server path in it
+        (Discord); errors that name a path override this to name it inside the scene."""
         if self.zh and language.lower().startswith("zh"):
             return self.zh
         return str(self)
@@ -36,23 +38,100 @@ class BadName(CircusError):
 
 class SceneNotFound(CircusError):
     def __init__(self, path: object) -> None:
+        self.scene = _last_part(path)
         super().__init__(
             f"No scene at {path} (no context.md there) — create one with `circus new {path}`.",
             f"{path} 不是場景（那裡沒有 context.md）——用 `circus new {path}` 建一個。",
         )
 
+    def in_language(self, language: str, *, relative: bool = False) -> str:
+        if not relative:
+            return super().in_language(language)
+        if language.lower().startswith("zh"):
+            return f"「{self.scene}」不是場景（那裡沒有 context.md）。"
+        return f"{self.scene} is not a scene (it has no context.md)."
+
 
 class SceneExists(CircusError):
     def __init__(self, path: object) -> None:
+        self.scene = _last_part(path)
         super().__init__(
             f"{path} already exists — choose another name; nothing was written.",
             f"{path} 已經存在——換個名字；什麼都沒寫入。",
         )
 
+    def in_language(self, language: str, *, relative: bool = False) -> str:
+        if not relative:
+            return super().in_language(language)
+        if language.lower().startswith("zh"):
+            return f"「{self.scene}」已經存在——換個名字；什麼都沒寫入。"
+        return f"{self.scene} already exists — choose another name; nothing was written."
+
+
+def _last_part(path: object) -> str:
+    return str(path).replace("\\", "/").rstrip("/").rsplit("/", 1)[-1]
+
 
 class BadSceneFile(CircusError):
-    def __init__(self, path: object, why: str, why_zh: str | None = None) -> None:
+    """A file in a scene folder that can't be used as it is.
+
+    `path` is where it is on this machine (for the console); `rel` is its path inside the scene
+    folder (`actors/律師/soul.md`), the only form shown in Discord (`relative=True`).
+    """
+
+    def __init__(
+        self, path: object, why: str, why_zh: str | None = None, *, rel: str | None = None
+    ) -> None:
+        self.path = path
+        self.rel = rel if rel is not None else _last_part(path)
+        self.why = why
+        self.why_zh = why_zh
         super().__init__(f"{path}: {why}", f"{path}：{why_zh}" if why_zh else None)
+
+    def in_language(self, language: str, *, relative: bool = False) -> str:
+        if not relative:
+            return super().in_language(language)
+        if self.why_zh and language.lower().startswith("zh"):
+            return f"{self.rel}：{self.why_zh}"
+        return f"{self.rel}: {self.why}"
+
+
+class Refused(CircusError):
+    """A change that arrived through an untrusted door (Discord) and may not set `key`.
+
+    Files the operator writes on disk are trusted configuration; text a Discord member sends
+    is data, so it may change a character but never where a model request goes or which
+    model (and bill) it uses beyond the operator's allow-list.
+    """
+
+    def __init__(self, key: str, value: object = None, allowed: Iterable[str] = ()) -> None:
+        self.key = key
+        self.value = value
+        self.allowed = tuple(allowed)
+        if key == "api_base":
+            super().__init__(
+                "`api_base` can't be set from Discord — where model requests go is the "
+                "operator's setting (soul.md on disk, context.md or CIRCUS_API_BASE). Remove the "
+                "api_base line and send the soul again; nothing was written.",
+                "不能從 Discord 設定 `api_base`——模型請求送到哪裡由營運者決定（磁碟上的 soul.md、"
+                "context.md 或 CIRCUS_API_BASE）。刪掉 api_base 那一行再送一次；什麼都沒寫入。",
+            )
+            return
+        names = ", ".join(self.allowed)
+        shown = str(value)[:80]
+        if self.allowed:
+            en = f"the allowed models are {names}"
+            zh = f"可以用的模型是 {'、'.join(self.allowed)}"
+        else:
+            en = "no model may be chosen from Discord on this server"
+            zh = "這台伺服器不允許從 Discord 選模型"
+        super().__init__(
+            f"`{key}: {shown}` isn't allowed from Discord — {en} (the operator sets "
+            f"CIRCUS_ALLOWED_MODELS). Pick one of them or remove the {key} line; nothing was "
+            "written.",
+            f"不能從 Discord 設定 `{key}: {shown}`——{zh}（由營運者以 CIRCUS_ALLOWED_MODELS "
+            f"設定）。改用其中一個，或刪掉 {key} 那一行；什麼都沒寫入。",
+        )
 
 
 class UnknownActor(CircusError):

@@ -1,11 +1,15 @@
 """YAML front matter: scene and actor settings at the top of a markdown file.
 
 `split` and `join` round-trip exactly: the header text is kept as written, so a file the engine
-only reads is never reformatted. Settings are never shown to any model.
+only reads is never reformatted. Settings are never shown to any model. The header is parsed by a
+small, safe subset of YAML (plain values, lists and mappings): anchors/aliases, tags, merge keys,
+duplicate keys and deep nesting are refused, and the header's size is capped before parsing, so
+a hostile file (the alias "billion laughs") is refused in microseconds instead of eating memory.
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import yaml
@@ -13,43 +17,226 @@ import yaml
 from engine.errors import BadSceneFile
 
 _FENCE = "---"
+BOM = "\ufeff"
+MAX_HEADER_CHARS = 8_000  # a real soul's settings are a few hundred characters
+MAX_DEPTH = 6  # settings are at most a mapping of lists; deeper nesting is refused early
 
 
-def split(text: str, path: object = "file") -> tuple[dict[str, Any], str]:
-    """Return (settings, body). A file without front matter has empty settings."""
+class _Unsafe(yaml.YAMLError):
+    """A YAML feature settings never need, refused before it costs anything."""
+
+    def __init__(self, en: str, zh: str, mark: Any) -> None:
+        super().__init__(en)
+        self.en, self.zh, self.problem_mark = en, zh, mark
+
+
+class _Constructor(yaml.constructor.SafeConstructor):
+    """SafeConstructor that refuses duplicate keys and keys that aren't plain scalars."""
+
+    def construct_mapping(self, node: Any, deep: bool = False) -> dict:
+        seen: set[Any] = set()
+        for key_node, _ in node.value:
+            if not isinstance(key_node, yaml.ScalarNode):
+                raise _Unsafe(
+                    "a setting's name must be a plain word",
+                    "設定的名稱必須是單純的文字",
+                    key_node.start_mark,
+                )
+            if key_node.value in seen:
+                raise _Unsafe(
+                    f"the setting `{key_node.value}` appears twice — keep one",
+                    f"設定 `{key_node.value}` 出現了兩次——只留一個",
+                    key_node.start_mark,
+                )
+            seen.add(key_node.value)
+        return super().construct_mapping(node, deep)
+
+
+_Constructor.add_constructor(
+    "tag:yaml.org,2002:int", lambda loader, node: int(loader.construct_scalar(node))
+)
+_Constructor.add_constructor(
+    "tag:yaml.org,2002:float", lambda loader, node: float(loader.construct_scalar(node))
+)
+
+
+class _Resolver(yaml.resolver.BaseResolver):
+    """Only null, true/false, decimal ints and floats are recognised implicitly (the YAML 1.2
+    core schema): `language: no` stays the text "no", `2024-01-01` stays text, `010` is ten,
+    and `<<` is an ordinary (unknown) key, not a merge."""
+
+    yaml_implicit_resolvers: dict = {}  # our own table, not the YAML 1.1 one
+
+
+def _resolver(tag: str, pattern: str, first: list[str]) -> None:
+    _Resolver.add_implicit_resolver(f"tag:yaml.org,2002:{tag}", re.compile(pattern), first)
+
+
+_resolver("null", r"^(?:~|null|Null|NULL|)$", [*"~nN", ""])
+_resolver("bool", r"^(?:true|True|TRUE|false|False|FALSE)$", [*"tTfF"])
+_resolver("int", r"^[-+]?[0-9]+$", [*"-+0123456789"])
+_resolver(
+    "float", r"^[-+]?(?:[0-9]+\.[0-9]*|\.[0-9]+|[0-9]+)(?:[eE][-+]?[0-9]+)?$", [*"-+.0123456789"]
+)
+
+
+class _PyLoader(
+    yaml.reader.Reader,
+    yaml.scanner.Scanner,
+    yaml.parser.Parser,
+    yaml.composer.Composer,
+    _Constructor,
+    _Resolver,
+):
+    def __init__(self, stream: str) -> None:
+        yaml.reader.Reader.__init__(self, stream)
+        yaml.scanner.Scanner.__init__(self)
+        yaml.parser.Parser.__init__(self)
+        yaml.composer.Composer.__init__(self)
+        _Constructor.__init__(self)
+        _Resolver.__init__(self)
+
+
+_Loader: type = _PyLoader
+try:  # libyaml, when PyYAML has it: an order of magnitude faster on a hostile header
+    from yaml.cyaml import CParser
+
+    class _CLoader(CParser, _Constructor, _Resolver):  # type: ignore[misc]
+        def __init__(self, stream: str) -> None:
+            CParser.__init__(self, stream)
+            _Constructor.__init__(self)
+            _Resolver.__init__(self)
+
+    _Loader = _CLoader
+except ImportError:  # pragma: no cover
+    pass
+
+
+_OPEN = (yaml.SequenceStartEvent, yaml.MappingStartEvent)
+_CLOSE = (yaml.SequenceEndEvent, yaml.MappingEndEvent)
+
+
+def _check_events(header: str, loader_class: type) -> None:
+    """Refuse anchors, aliases, tags and deep nesting from the event stream, before any node
+    is built: the alias "billion laughs" stops at its first `&`, in microseconds."""
+    loader = loader_class(header)
+    depth = 0
+    try:
+        while loader.check_event():
+            event = loader.get_event()
+            if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None):
+                raise _Unsafe(
+                    "anchors and aliases (& and *) are not allowed in settings — write each "
+                    "value out",
+                    "設定裡不能用錨點和別名（& 和 *）——請把每個值直接寫出來",
+                    event.start_mark,
+                )
+            if getattr(event, "tag", None) is not None:
+                raise _Unsafe(
+                    f"YAML tags ({event.tag}) are not allowed in settings — write plain values",
+                    f"設定裡不能用 YAML 標籤（{event.tag}）——請直接寫值",
+                    event.start_mark,
+                )
+            if isinstance(event, _OPEN):
+                depth += 1
+                if depth > MAX_DEPTH:
+                    raise _Unsafe(
+                        "the settings are nested too deeply — use `key: value` and `key: [a, b]`",
+                        "設定的巢狀層數太多——請用 `鍵: 值` 和 `鍵: [a, b]`",
+                        event.start_mark,
+                    )
+            elif isinstance(event, _CLOSE):
+                depth -= 1
+    finally:
+        loader.dispose()
+
+
+def load_header(header: str, loader_class: type | None = None) -> Any:
+    """Parse a front-matter header with the safe subset (raises yaml.YAMLError)."""
+    loader_class = loader_class or _Loader
+    _check_events(header, loader_class)
+    loader = loader_class(header)
+    try:
+        return loader.get_single_data()
+    finally:
+        loader.dispose()
+
+
+def split(text: str, path: object = "file", rel: str | None = None) -> tuple[dict[str, Any], str]:
+    """Return (settings, body). A file without front matter has empty settings.
+
+    `path` names the file in errors; `rel` is its path inside the scene (shown in Discord).
+    """
+    text = text.removeprefix(BOM)
     if not text.startswith(_FENCE):
         return {}, text
     lines = text.split("\n")
     if lines[0].strip() != _FENCE:
         return {}, text
+    size = 0
     for i in range(1, len(lines)):
         if lines[i].strip() == _FENCE:
             header = "\n".join(lines[1:i])
             body = "\n".join(lines[i + 1 :])
-            try:
-                data = yaml.safe_load(header) if header.strip() else {}
-            except yaml.YAMLError as exc:
-                mark = getattr(exc, "problem_mark", None)
-                where = f" (line {mark.line + 2})" if mark is not None else ""
-                raise BadSceneFile(
-                    path,
-                    f"the front matter between the --- lines is not valid YAML{where}",
-                    f"兩條 --- 之間的設定不是有效的 YAML{where}",
-                ) from exc
-            if data is None:
-                data = {}
-            if not isinstance(data, dict):
-                raise BadSceneFile(
-                    path,
-                    "the front matter must be `key: value` lines",
-                    "設定必須是 `鍵: 值` 的格式",
-                )
-            return data, body
+            return _parse(header, path, rel), body
+        size += len(lines[i]) + 1
+        if size > MAX_HEADER_CHARS:
+            raise BadSceneFile(
+                path,
+                f"the front matter is longer than {MAX_HEADER_CHARS:,} characters (or has no "
+                "closing ---) — settings are a few short `key: value` lines",
+                f"設定超過 {MAX_HEADER_CHARS:,} 個字（或沒有結尾的 ---）——設定只是幾行簡短的 `鍵: 值`",
+                rel=rel,
+            )
     raise BadSceneFile(
         path,
         "the front matter has an opening --- but no closing ---",
         "設定開頭有 --- 但沒有結尾的 ---",
+        rel=rel,
     )
+
+
+def _parse(header: str, path: object, rel: str | None) -> dict[str, Any]:
+    if not header.strip():
+        return {}
+    try:
+        data = load_header(header)
+    except _Unsafe as exc:
+        en, zh = _where(exc)
+        raise BadSceneFile(path, exc.en + en, exc.zh + zh, rel=rel) from None
+    except yaml.YAMLError as exc:
+        en, zh = _where(exc)
+        raise BadSceneFile(
+            path,
+            f"the front matter between the --- lines is not valid YAML{en}",
+            f"兩條 --- 之間的設定不是有效的 YAML{zh}",
+            rel=rel,
+        ) from None
+    except (ValueError, RecursionError):  # an int too long to convert; belt and braces
+        raise BadSceneFile(
+            path,
+            "the front matter has a value that can't be read",
+            "設定裡有無法讀取的值",
+            rel=rel,
+        ) from None
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        raise BadSceneFile(
+            path,
+            "the front matter must be `key: value` lines",
+            "設定必須是 `鍵: 值` 的格式",
+            rel=rel,
+        )
+    return data
+
+
+def _where(exc: yaml.YAMLError) -> tuple[str, str]:
+    """The file line of a YAML problem (the header starts on the file's line 2)."""
+    mark = getattr(exc, "problem_mark", None)
+    if mark is None:
+        return "", ""
+    return f" (line {mark.line + 2})", f"（第 {mark.line + 2} 行）"
 
 
 def join(settings: dict[str, Any], body: str) -> str:

@@ -1,18 +1,44 @@
 """Scene, actor and take names are user input that become folder and file names.
 
 `check_name` is the only gate: it accepts Unicode names (林小姐) and refuses anything that could
-escape the scene folder or collide with another name once normalised. Pure functions.
+escape the scene folder, collide with another name once normalised, or mean "everyone"
+(`EVERYONE_WORDS`, the one list the notes, cue matching and the console share). Pure functions.
 """
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from collections.abc import Iterable
 
 from engine.errors import BadName
-from engine.notes import EVERYONE_HEADINGS
 
 _FORBIDDEN = set('/\\:*?"<>|')
+
+# The words that mean "everyone" / "anyone" wherever a name is expected: a `## 全體` heading in
+# director_notes.md (a whisper for all), a cue of `大家` or `ANY` (the stage manager decides),
+# `NOTE all: …` in the console. One list so the three can never disagree; none of them may be
+# an actor's name (an actor called "All" would turn private whispers to it into all-hands ones).
+# Matched after NFKC, casefold and dropping spaces/punctuation, so `ＡＬＬ`, `All-hands` and
+# `all hands` are the same word.
+EVERYONE_WORDS: tuple[str, ...] = (
+    "全體", "全体", "全場", "全场", "大家", "所有人", "各位", "任何人", "任何", "誰都可以",
+    "谁都可以", "All", "Everyone", "Everybody", "ANY", "Anyone", "Anybody", "all-hands",
+)  # fmt: skip
+
+_PUNCT = re.compile(r"[\W_]+")
+
+
+def _word_key(word: str) -> str:
+    return _PUNCT.sub("", unicodedata.normalize("NFKC", word).casefold())
+
+
+_EVERYONE_KEYS = frozenset(_word_key(w) for w in EVERYONE_WORDS)
+
+
+def is_everyone(word: str) -> bool:
+    """True if `word` (a heading, a cue, a console target) means everyone / anyone."""
+    return isinstance(word, str) and _word_key(word) in _EVERYONE_KEYS
 
 
 def name_key(name: str) -> str:
@@ -20,11 +46,8 @@ def name_key(name: str) -> str:
     return unicodedata.normalize("NFKC", name).casefold().strip()
 
 
-# Folder names the scene uses, and the headings director_notes.md reads as "everyone": an
-# actor called "All" would turn every private whisper to them into an all-hands one.
-_RESERVED = {"con", "prn", "aux", "nul", "takes", "backstage", "actors", "templates"} | {
-    name_key(h) for h in EVERYONE_HEADINGS
-}
+# Folder names the scene uses (and Windows device names, for scenes synced to Windows).
+_RESERVED = {"con", "prn", "aux", "nul", "takes", "backstage", "actors", "templates"}
 
 
 def check_name(name: str, what: str = "Actor") -> str:
@@ -46,8 +69,13 @@ def check_name(name: str, what: str = "Actor") -> str:
         raise BadName(what, name, "it is longer than 64 characters", "超過 64 個字")
     if name_key(norm) in _RESERVED:
         raise BadName(what, name, "it is a reserved word", "這是保留字")
-    if name_key(norm).upper() == "ANY":
-        raise BadName(what, name, "ANY means 'anyone' in a cue", "ANY 在 cue 裡代表「任何人」")
+    if is_everyone(norm):
+        raise BadName(
+            what,
+            name,
+            "it means everyone (or anyone) in a cue or a whisper heading",
+            "它在 cue 或耳語標題裡代表「所有人／任何人」",
+        )
     return norm
 
 

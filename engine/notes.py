@@ -1,8 +1,9 @@
 """director_notes.md: live whispers, one section for everyone and one per actor.
 
-A section headed `## 全體` / `## Everyone` is read by every actor and the stage manager; a
-section headed with an actor's name is read by that actor alone. Unknown headings reach nobody
-(a typo must never leak a private whisper). Pure functions over the file's text.
+A section headed with one of `engine.names.EVERYONE_WORDS` (`## 全體` / `## Everyone`) is read
+by every actor and the stage manager; a section headed with an actor's name is read by that actor
+alone. Unknown headings reach nobody (a typo must never leak a private whisper). Pure functions
+over the file's text.
 """
 
 from __future__ import annotations
@@ -11,7 +12,9 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-EVERYONE_HEADINGS = {"全體", "全体", "全場", "全场", "everyone", "all", "all-hands"}
+from engine.names import EVERYONE_WORDS, is_everyone
+
+EVERYONE_HEADINGS = EVERYONE_WORDS  # the one list (engine/names.py)
 _SECTION = re.compile(r"^## (.+?)\s*$")
 
 
@@ -40,10 +43,6 @@ def _sections(text: str) -> list[tuple[str, str]]:
     if heading is not None:
         sections.append((heading, "\n".join(lines).strip()))
     return sections
-
-
-def is_everyone(heading: str) -> bool:
-    return heading.strip().casefold() in EVERYONE_HEADINGS
 
 
 def parse_notes(text: str, cast: Iterable[str]) -> Whispers:

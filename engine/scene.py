@@ -18,7 +18,8 @@ from engine import frontmatter
 from engine.errors import BadSceneFile, SceneNotFound
 from engine.names import check_name, check_unique
 from engine.notes import Whispers, parse_notes
-from engine.soul import Soul, check_settings
+from engine.settings import MAX_FILE_BYTES, context_settings
+from engine.soul import Soul, parse_soul
 from engine.stage import Item, StageBlock, configured, merge, on_stage, parse_blocks
 from engine.store import SceneStore, Signature
 from engine.turns import Turn, parse_backstage, parse_transcript
@@ -90,30 +91,6 @@ class SceneState:
         return {a for a in self.players if a in self.souls}
 
 
-def _check_context_settings(settings: dict[str, Any], path: object) -> None:
-    neglect = settings.get("neglect_turns")
-    if neglect is not None and (not isinstance(neglect, int) or neglect < 0):
-        raise BadSceneFile(
-            path,
-            f"neglect_turns must be a whole number ≥ 0, not {neglect!r}",
-            f"neglect_turns 必須是 ≥ 0 的整數，不是 {neglect!r}",
-        )
-    opening = settings.get("opening")
-    if opening is not None and not isinstance(opening, bool):
-        raise BadSceneFile(
-            path,
-            f"opening must be true or false, not {opening!r}",
-            f"opening 必須是 true 或 false，不是 {opening!r}",
-        )
-    cast = settings.get("cast")
-    if cast is not None and not isinstance(cast, list):
-        raise BadSceneFile(
-            path,
-            "cast must be a list of actor names, e.g. cast: [林小姐, 刑警]",
-            "cast 必須是角色名單，例如 cast: [林小姐, 刑警]",
-        )
-
-
 def _players(text: str) -> dict[str, str]:
     """Who plays whom (.circus/players.json); an unreadable file means nobody plays."""
     try:
@@ -138,16 +115,33 @@ class SceneFiles:
         return (self.root / CONTEXT).is_file()
 
     def actor_names(self) -> list[str]:
+        """Actor folders under actors/. Hidden folders (.obsidian, .stversions), symlinks (a
+        loop, a link out of the scene) and stray files are not actors and never stop a load."""
         actors_dir = self.root / "actors"
-        if not actors_dir.is_dir():
+        try:
+            with os.scandir(actors_dir) as entries:
+                return sorted(
+                    entry.name
+                    for entry in entries
+                    if not entry.name.startswith(".")
+                    and not entry.is_symlink()
+                    and entry.is_dir(follow_symlinks=False)
+                )
+        except (FileNotFoundError, NotADirectoryError):
             return []
-        return sorted(entry.name for entry in os.scandir(actors_dir) if entry.is_dir())
+        except OSError as exc:
+            raise BadSceneFile(
+                actors_dir, f"can't be read ({exc.strerror})", f"無法讀取（{exc.strerror}）",
+                rel="actors",
+            ) from None  # fmt: skip
 
-    async def _cached(self, rel: str, sig: Signature, parse: Any, key: str = "") -> Any:
+    async def _cached(
+        self, rel: str, sig: Signature, parse: Any, key: str = "", limit: int | None = None
+    ) -> Any:
         hit = self._cache.get(rel + key)
         if hit is not None and hit[0] == sig and sig is not None:
             return hit[1]
-        text = await self.store.read(rel)
+        text = await self.store.read(rel, limit=limit)
         value = parse(text if text is not None else "")
         self._cache[rel + key] = (sig, value)
         return value
@@ -164,30 +158,33 @@ class SceneFiles:
         sigs = self.store.signatures(rels)
 
         ctx_path = self.root / CONTEXT
+
+        def parse_context(text: str) -> tuple[dict[str, Any], str]:
+            raw, body = frontmatter.split(text, ctx_path, CONTEXT)
+            return context_settings(raw, ctx_path, CONTEXT).as_dict(), body
+
         settings, context = await self._cached(
-            CONTEXT, sigs[CONTEXT], lambda t: frontmatter.split(t, ctx_path)
+            CONTEXT, sigs[CONTEXT], parse_context, limit=MAX_FILE_BYTES
         )
-        _check_context_settings(settings, ctx_path)
-        order = [str(a) for a in settings.get("cast") or [] if str(a) in folders]
-        cast = order + [a for a in folders if a not in order]
+        order = [a for a in settings.get("cast") or [] if a in folders]
+        cast = list(dict.fromkeys(order)) + [a for a in folders if a not in order]
 
         souls: dict[str, Soul] = {}
         for actor in cast:
             rel = soul_path(actor)
-            if sigs[rel] is None:
+            path = self.root / rel
+            if sigs[rel] is None and await self.store.read(rel, limit=MAX_FILE_BYTES) is None:
                 raise BadSceneFile(
-                    self.root / rel,
+                    path,
                     "missing — every actor folder needs a soul.md",
                     "不見了——每個角色資料夾都需要一個 soul.md",
+                    rel=rel,
                 )
-            path = self.root / rel
 
-            def parse_soul(text: str, actor: str = actor, path: Path = path) -> Soul:
-                soul_settings, body = frontmatter.split(text, path)
-                check_settings(soul_settings, path)
-                return Soul(actor, body.strip(), soul_settings)
+            def parse(text: str, actor: str = actor, path: Path = path, rel: str = rel) -> Soul:
+                return parse_soul(actor, text, path, rel)
 
-            souls[actor] = await self._cached(rel, sigs[rel], parse_soul)
+            souls[actor] = await self._cached(rel, sigs[rel], parse, limit=MAX_FILE_BYTES)
 
         turns = await self._cached(TRANSCRIPT, sigs[TRANSCRIPT], parse_transcript)
         blocks = await self._cached(TRANSCRIPT, sigs[TRANSCRIPT], parse_blocks, key=STAGE_KEY)

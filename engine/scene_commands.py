@@ -12,8 +12,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from engine import frontmatter, llm
-from engine.errors import BadRequest, BadSceneFile, SceneBusy
+from engine.errors import BadRequest, BadSceneFile, CircusError, SceneBusy
 from engine.events import EventHub, NoteAdded, TakeSaved
+from engine.frontmatter import BOM
 from engine.models import api_base, extra_params, stage_manager_model, turn_timeout
 from engine.notes import add_note, empty_notes
 from engine.prompts import summarize_messages
@@ -26,7 +27,8 @@ from engine.scene import (
     backstage_path,
     soul_path,
 )
-from engine.soul import bio_part, check_settings, replace_prior_story
+from engine.settings import MAX_FILE_BYTES, ORIGINS, SoulSettings, check_untrusted_soul
+from engine.soul import bio_part, parse_soul, replace_prior_story
 from engine.takes import (
     TakeInfo,
     cut_log,
@@ -110,21 +112,58 @@ class SceneCommands:
         name = await self.resolve_actor(actor)
         return await self.files.store.read(soul_path(name)) or ""
 
-    async def set_soul(self, actor: str, text: str) -> None:
-        """Replace an actor's soul.md; refused (nothing written) if its front matter is broken."""
+    async def set_soul(self, actor: str, text: str, *, origin: str = "operator") -> None:
+        """Replace an actor's soul.md; refused (nothing written) if its front matter is broken.
+
+        `origin="discord"`: the text came from an untrusted member, so it may not set
+        `api_base`, nor a `model`/`fallback_model` outside `allowed_models()` (Refused).
+        """
+        if origin not in ORIGINS:
+            raise ValueError(f"origin must be one of {ORIGINS}, not {origin!r}")
         name = await self.resolve_actor(actor)
-        path = self.root / soul_path(name)
-        settings, body = frontmatter.split(text, path)
-        check_settings(settings, path)
-        if not body.strip():
+        rel = soul_path(name)
+        path = self.root / rel
+        text = text.removeprefix(BOM)
+        try:
+            size = len(text.encode("utf-8"))
+        except UnicodeEncodeError:  # a lone surrogate (JSON can carry one): not text
+            raise BadSceneFile(
+                path,
+                "the new soul.md contains characters that are not valid text — nothing was written",
+                "新的 soul.md 含有無效的字元——什麼都沒寫入",
+                rel=rel,
+            ) from None
+        if size > MAX_FILE_BYTES:
+            raise BadSceneFile(
+                path,
+                f"the new soul.md is larger than {MAX_FILE_BYTES // 1024} KB — nothing was written",
+                f"新的 soul.md 超過 {MAX_FILE_BYTES // 1024} KB——什麼都沒寫入",
+                rel=rel,
+            )
+        new = parse_soul(name, text, path, rel)
+        if not new.body:
             raise BadSceneFile(
                 path,
                 "the new soul.md has no text — nothing was written",
                 "新的 soul.md 沒有內容——什麼都沒寫入",
+                rel=rel,
             )
+        if origin == "discord":
+            check_untrusted_soul(SoulSettings(**new.settings), await self._soul_on_disk(name))
         if self.running:
             raise SceneBusy(self.name)
-        await self.files.store.write_atomic(soul_path(name), text)
+        await self.files.store.write_atomic(rel, text)
+
+    async def _soul_on_disk(self, name: str) -> SoulSettings | None:
+        """The settings in `name`'s soul.md now (None if it is missing or unreadable)."""
+        rel = soul_path(name)
+        try:
+            text = await self.files.store.read(rel, limit=MAX_FILE_BYTES)
+            if text is None:
+                return None
+            return SoulSettings(**parse_soul(name, text, self.root / rel, rel).settings)
+        except CircusError:
+            return None
 
     async def summarize_for(self, actor: str, full_history: str, write: bool = True) -> str:
         """Draft part 2 of `actor`'s soul (what they know) from the director's full backstory."""

@@ -1,7 +1,9 @@
 """An actor's soul.md: settings in front matter, then bio, prior story and director's notes.
 
 The body is shown to that actor alone. The three parts are `##` sections; the prior-story
-section can be redrafted by `summarize_for` without touching the other two. Pure functions.
+section can be redrafted by `summarize_for` without touching the other two. `settings` holds
+the front matter as validated by engine.settings (so the properties below can trust its types).
+Pure functions.
 """
 
 from __future__ import annotations
@@ -10,9 +12,10 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine.errors import BadSceneFile
+from engine import frontmatter
+from engine.settings import SoulSettings, soul_settings
 
-SETTINGS = ("model", "temperature", "avatar_url", "aliases", "api_base", "fallback_model")
+SETTINGS = tuple(SoulSettings.model_fields)
 PRIOR_STORY_HEADINGS = ("前期劇本", "前期剧本", "前情", "prior story", "backstory so far")
 _SECTION = re.compile(r"^## (.+?)\s*$", re.M)
 
@@ -56,28 +59,10 @@ def _opt_str(value: Any) -> str | None:
     return str(value).strip() or None if value is not None else None
 
 
-def check_settings(settings: dict[str, Any], path: object) -> None:
-    """Refuse settings of the wrong type, naming the file and the key."""
-    temp = settings.get("temperature")
-    if temp is not None and not isinstance(temp, (int, float)):
-        raise BadSceneFile(
-            path,
-            f"temperature must be a number, not {temp!r}",
-            f"temperature 必須是數字，不是 {temp!r}",
-        )
-    aliases = settings.get("aliases")
-    if aliases is not None and not isinstance(aliases, (list, str)):
-        raise BadSceneFile(
-            path,
-            "aliases must be a list of names, e.g. aliases: [林, 林小姐]",
-            "aliases 必須是名字清單，例如 aliases: [林, 林小姐]",
-        )
-    for key in ("model", "api_base", "avatar_url", "fallback_model"):
-        value = settings.get(key)
-        if value is not None and not isinstance(value, str):
-            raise BadSceneFile(
-                path, f"{key} must be text, not {value!r}", f"{key} 必須是文字，不是 {value!r}"
-            )
+def parse_soul(name: str, text: str, path: object, rel: str | None = None) -> Soul:
+    """A soul from its file's text; its settings checked by engine.settings.SoulSettings."""
+    settings, body = frontmatter.split(text, path, rel)
+    return Soul(name, body.strip(), soul_settings(settings, path, rel).as_dict())
 
 
 def replace_prior_story(body: str, story: str, language: str = "zh") -> str:

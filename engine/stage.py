@@ -119,6 +119,7 @@ def configured(settings: Mapping[str, Any], cast: Sequence[str], path: object) -
             path,
             "on_stage must be a list of actor names, e.g. on_stage: [林小姐, 刑警]",
             "on_stage 必須是角色名單，例如 on_stage: [林小姐, 刑警]",
+            rel="context.md",
         )
     unknown = [v for v in value if v not in cast]
     if unknown:
@@ -126,6 +127,7 @@ def configured(settings: Mapping[str, Any], cast: Sequence[str], path: object) -
             path,
             f"on_stage names {', '.join(unknown)}, who is not in the cast ({', '.join(cast)})",
             f"on_stage 裡的 {'、'.join(unknown)} 不在角色名單（{'、'.join(cast)}）裡",
+            rel="context.md",
         )
     return [a for a in cast if a in value]
 

@@ -5,6 +5,11 @@ actor's backstage log and the usage log go through a redo journal (.circus/pendi
 written atomically first): after a crash at any moment, `recover` truncates each file to where
 the turn began and re-applies it, so a turn lands whole or not at all. A replay's rewrite of
 several logs goes through the same journal.
+
+Reading is defensive because the folder is also a writer's workspace (Obsidian, Syncthing, an
+old editor): text is UTF-8 (a BOM is dropped; anything else is refused naming the file), and
+every problem reading a file becomes a BadSceneFile, never a raw OSError. Snapshots skip hidden
+entries and never follow a symlink out of the scene.
 """
 
 from __future__ import annotations
@@ -15,17 +20,58 @@ import fcntl
 import json
 import os
 import shutil
-from collections.abc import Iterable, Iterator
+import stat
+from collections.abc import Collection, Iterable, Iterator
 from pathlib import Path
 
 import aiofiles
 import aiofiles.os
 
-from engine.errors import SceneBusy
+from engine.errors import BadSceneFile, SceneBusy
 
 STATE_DIR = ".circus"
 JOURNAL = f"{STATE_DIR}/pending.json"
 Signature = tuple[int, int] | None
+_BOM = b"\xef\xbb\xbf"
+
+
+def decode(data: bytes, path: object, rel: str | None = None) -> str:
+    """UTF-8 text without a leading BOM; any other encoding is refused naming the file."""
+    try:
+        return data.removeprefix(_BOM).decode("utf-8")
+    except UnicodeDecodeError:
+        raise BadSceneFile(
+            path,
+            "is not UTF-8 text — save it as UTF-8 (in most editors: Save As… → Encoding → UTF-8)",
+            "不是 UTF-8 編碼的文字——請另存為 UTF-8（大多數編輯器：另存新檔 → 編碼 → UTF-8）",
+            rel=rel,
+        ) from None
+
+
+def _unreadable(path: Path, rel: str | None, exc: OSError) -> BadSceneFile:
+    if isinstance(exc, IsADirectoryError):
+        return BadSceneFile(
+            path,
+            "is a folder where a file is expected — rename or move it",
+            "這裡應該是檔案，卻是資料夾——請改名或移走",
+            rel=rel,
+        )
+    if isinstance(exc, FileExistsError):
+        return BadSceneFile(
+            path,
+            "is a file where a folder is expected — rename or move it",
+            "這裡應該是資料夾，卻是檔案——請改名或移走",
+            rel=rel,
+        )
+    if isinstance(exc, NotADirectoryError):
+        return BadSceneFile(
+            path,
+            "is under a file where a folder is expected — rename or move that file",
+            "它的上層應該是資料夾，卻是檔案——請把那個檔案改名或移走",
+            rel=rel,
+        )
+    why = exc.strerror or type(exc).__name__
+    return BadSceneFile(path, f"can't be read or written ({why})", f"無法讀寫（{why}）", rel=rel)
 
 
 class SceneStore:
@@ -38,16 +84,44 @@ class SceneStore:
     def path(self, rel: str) -> Path:
         return self.root / rel
 
-    async def read(self, rel: str) -> str | None:
+    async def read(self, rel: str, *, limit: int | None = None) -> str | None:
+        """The file's text (None if it does not exist). `limit` caps its size in bytes."""
+        path = self.root / rel
         try:
-            async with aiofiles.open(self.root / rel, encoding="utf-8", newline="") as f:
-                return await f.read()
-        except FileNotFoundError:
+            mode = os.stat(path).st_mode
+            if stat.S_ISDIR(mode):
+                raise IsADirectoryError(path)
+            if not stat.S_ISREG(mode):  # a FIFO or a device would hang a read
+                raise BadSceneFile(
+                    path, "is not a regular file — replace it with a text file",
+                    "不是一般檔案——請換成文字檔", rel=rel,
+                )  # fmt: skip
+            async with aiofiles.open(path, "rb") as f:
+                data = await (f.read(limit + 1) if limit is not None else f.read())
+        except (FileNotFoundError, NotADirectoryError):
             return None
+        except OSError as exc:
+            raise _unreadable(path, rel, exc) from None
+        if limit is not None and len(data) > limit:
+            raise BadSceneFile(
+                path,
+                f"is larger than {limit // 1024} KB — this file holds a few pages of text at most",
+                f"超過 {limit // 1024} KB——這個檔案最多只該有幾頁文字",
+                rel=rel,
+            )
+        return decode(data, path, rel)
+
+    def _mkdirs(self, rel_dir: Path | str) -> None:
+        """Create a folder inside the scene, or say which file stands in the way."""
+        path = self.root / rel_dir
+        try:
+            path.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise _unreadable(path, str(rel_dir), exc) from None
 
     async def write_atomic(self, rel: str, text: str) -> None:
         target = self.root / rel
-        target.parent.mkdir(parents=True, exist_ok=True)
+        self._mkdirs(Path(rel).parent)
         tmp = target.with_name(f".{target.name}.tmp")
         async with aiofiles.open(tmp, "w", encoding="utf-8", newline="") as f:
             await f.write(text)
@@ -62,7 +136,7 @@ class SceneStore:
             try:
                 st = os.stat(self.root / rel)
                 out[rel] = (st.st_size, st.st_mtime_ns)
-            except FileNotFoundError:
+            except OSError:  # missing, or unreadable: `read` says which
                 out[rel] = None
         return out
 
@@ -76,13 +150,15 @@ class SceneStore:
 
     def _commit_sync(self, appends: list[tuple[str, str]], rewrite: bool = False) -> None:
         entries = []
-        for rel, text in appends:
+        for rel, text in appends:  # every check before the journal: a refused turn leaves nothing
             path = self.root / rel
-            path.parent.mkdir(parents=True, exist_ok=True)
+            self._mkdirs(Path(rel).parent)
+            if path.is_dir():
+                raise _unreadable(path, rel, IsADirectoryError())
             size = 0 if rewrite or not path.exists() else path.stat().st_size
             entries.append({"path": rel, "offset": size, "text": text})
         journal = self.root / JOURNAL
-        journal.parent.mkdir(parents=True, exist_ok=True)
+        self._mkdirs(STATE_DIR)
         tmp = journal.with_name("pending.json.tmp")
         tmp.write_text(json.dumps(entries, ensure_ascii=False), encoding="utf-8")
         os.replace(tmp, journal)
@@ -123,7 +199,7 @@ class SceneStore:
         if self._lock_fd is not None:
             raise SceneBusy(scene)
         path = self.root / STATE_DIR / "run.lock"
-        path.parent.mkdir(parents=True, exist_ok=True)
+        self._mkdirs(STATE_DIR)
         fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -157,7 +233,7 @@ class SceneStore:
     def notes_lock(self) -> Iterator[None]:
         """Serialise read-modify-write of director_notes.md across processes (briefly)."""
         path = self.root / STATE_DIR / "notes.lock"
-        path.parent.mkdir(parents=True, exist_ok=True)
+        self._mkdirs(STATE_DIR)
         fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX)
@@ -175,23 +251,68 @@ class SceneStore:
     async def listdir(self, rel: str) -> list[str]:
         try:
             return sorted(await aiofiles.os.listdir(self.root / rel))
-        except FileNotFoundError:
+        except (FileNotFoundError, NotADirectoryError):
             return []
 
     async def snapshot(self, dest_rel: str, exclude: set[str]) -> None:
-        """Copy the scene folder (minus `exclude` top-level names) to `dest_rel`, atomically."""
+        """Copy the scene folder (minus `exclude` top-level names) to `dest_rel`, atomically.
+
+        Hidden entries (.circus, .obsidian, .stversions, editor swap files) are not part of a
+        take. A symlink to a file inside the scene is copied as that file; one pointing out of
+        the scene is kept as a link and never followed; links to folders (a loop) are skipped.
+        """
         await asyncio.to_thread(self._snapshot_sync, dest_rel, exclude)
 
     def _snapshot_sync(self, dest_rel: str, exclude: set[str]) -> None:
         dest = self.root / dest_rel
+        self._mkdirs(Path(dest_rel).parent)
         tmp = dest.with_name(f".{dest.name}.tmp")
         shutil.rmtree(tmp, ignore_errors=True)
-        tmp.mkdir(parents=True)
-        for child in self.root.iterdir():
-            if child.name in exclude or child.name.startswith("."):
-                continue
-            if child.is_dir():
-                shutil.copytree(child, tmp / child.name)
-            else:
-                shutil.copy2(child, tmp / child.name)
+        tmp.mkdir()
+        try:
+            self._copy_dir(self.root, tmp, exclude)
+        except OSError as exc:
+            shutil.rmtree(tmp, ignore_errors=True)
+            where = Path(exc.filename or self.root)
+            raise _unreadable(where, _inside(where, self.root), exc) from None
         os.replace(tmp, dest)
+
+    def _copy_dir(self, src: Path, dst: Path, exclude: Collection[str] = ()) -> None:
+        with os.scandir(src) as entries:
+            for entry in sorted(entries, key=lambda e: e.name):
+                if entry.name.startswith(".") or entry.name in exclude:
+                    continue
+                target = dst / entry.name
+                if entry.is_symlink():
+                    self._copy_link(Path(entry.path), target, exclude)
+                elif entry.is_dir(follow_symlinks=False):
+                    target.mkdir()
+                    self._copy_dir(Path(entry.path), target)
+                elif entry.is_file(follow_symlinks=False):
+                    shutil.copy2(entry.path, target, follow_symlinks=False)
+                # sockets, FIFOs and devices are not part of a scene
+
+    def _copy_link(self, link: Path, target: Path, exclude: Collection[str]) -> None:
+        root = self.root.resolve()
+        real = Path(os.path.realpath(link))
+        rel = _inside(real, root)
+        if rel is None:
+            # Out of the scene: keep the link (absolute, so it still points there), unread.
+            os.symlink(os.path.normpath(link.parent / os.readlink(link)), target)
+            return
+        parts = Path(rel).parts
+        hidden = any(p.startswith(".") for p in parts) or (parts and parts[0] in exclude)
+        try:
+            regular = stat.S_ISREG(os.stat(real).st_mode)
+        except OSError:  # dangling, or a loop
+            regular = False
+        if regular and not hidden:
+            shutil.copy2(real, target)
+
+
+def _inside(path: Path, root: Path) -> str | None:
+    """`path` relative to `root` if it lies inside it, else None."""
+    try:
+        return Path(path).relative_to(root).as_posix()
+    except ValueError:
+        return None

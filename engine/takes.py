@@ -15,8 +15,10 @@ from engine.store import SceneStore
 from engine.turns import parse_transcript
 
 TAKES = "takes"
-_TAKE = re.compile(r"^take_(\d+)$")
-_BLOCK = re.compile(r"^## (?:before turn )?(\d+)\b", re.M)
+# ASCII digits, at most 9: a folder `take_²` or a 5,000-digit heading is not a take or a turn
+# (int() would refuse it with a ValueError), just a name or a line of text.
+_TAKE = re.compile(r"^take_([0-9]{1,9})$")
+_BLOCK = re.compile(r"^## (?:before turn )?([0-9]{1,9})\b", re.M)
 
 
 @dataclass(frozen=True)
@@ -38,7 +40,7 @@ def take_dir(number: int) -> str:
 def parse_take_ref(ref: str | int) -> int | None:
     """`3`, `take_3` or `take3` → 3; anything else → None."""
     text = str(ref).strip().lower().removeprefix("take").lstrip("_ ")
-    return int(text) if text.isdigit() else None
+    return int(text) if text.isascii() and text.isdigit() and len(text) <= 9 else None
 
 
 async def resolve_take(store: SceneStore, ref: str | int) -> int:

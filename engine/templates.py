@@ -31,11 +31,16 @@ def list_templates() -> list[str]:
 
 
 def template_summary(name: str) -> str:
-    """The first line of a template's public context, for listings."""
+    """The first line of a template's public context, for listings ("" if it can't be read)."""
     from engine import frontmatter
+    from engine.errors import CircusError
+    from engine.store import decode
 
-    text = (templates_dir() / name / "context.md").read_text(encoding="utf-8")
-    _, body = frontmatter.split(text, name)
+    path = templates_dir() / name / "context.md"
+    try:
+        _, body = frontmatter.split(decode(path.read_bytes(), path), path)
+    except (OSError, CircusError):  # a broken template is listed as broken, never a traceback
+        return ""
     for line in body.splitlines():
         line = line.strip().lstrip("#").strip()
         if line:

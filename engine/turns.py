@@ -19,9 +19,9 @@ LABELS = {
 _FIELD_OF = {label.casefold(): field for table in LABELS.values() for field, label in table.items()}
 _FIELD_OF.update({"动作": "action", "台词": "dialogue"})
 
-_HEADING = re.compile(r"^## (\d+) · (.+?)\s*$")
+_HEADING = re.compile(r"^## ([0-9]{1,9}) · (.+?)\s*$")  # 9 digits: int() never refuses it
 _LABEL = re.compile(r"^\*\*([^*]+)\*\*[:：] ?(.*)$")
-_BACKSTAGE_HEADING = re.compile(r"^## (\d+)\s*$")
+_BACKSTAGE_HEADING = re.compile(r"^## ([0-9]{1,9})\s*$")
 
 
 @dataclass(frozen=True)

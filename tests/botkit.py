@@ -18,7 +18,7 @@ from bot.app import CircusBot
 from tests.fakediscord import FakeDiscord, InteractionHandle
 
 TEMPLATES = Path(__file__).resolve().parent.parent / "scenes" / "templates"
-WAIT = 10.0
+WAIT = 60.0  # only bounds how long a broken bot can hang a test; a loaded machine is slow
 
 
 async def until(predicate: Callable[[], Any], timeout: float = WAIT, what: str = "") -> Any:

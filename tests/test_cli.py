@@ -96,18 +96,11 @@ def wake(tmp_path: Path) -> Path:
 # ----------------------------------------------------------------------------- help, templates
 
 
-def test_help_answers_fast_and_lists_every_command(tmp_path: Path) -> None:
-    script = Path(sys.executable).with_name("circus")
-    cmd = [str(script)] if script.exists() else [sys.executable, "-m", "circus"]
-    circus("--help", cwd=tmp_path)  # warm the file cache once
-    started = time.perf_counter()
-    result = subprocess.run(
-        [*cmd, "--help"], cwd=tmp_path, env=cli_env(), capture_output=True, text=True
-    )
-    elapsed = time.perf_counter() - started
-    print(f"`circus --help` wall time: {elapsed:.3f}s")
+def test_help_lists_every_command_and_imports_nothing_heavy(tmp_path: Path) -> None:
+    # How fast `--help` answers is measured by bench/bench_cli.py; what keeps it fast is
+    # asserted below (nothing heavy is imported to build the parser).
+    result = circus("--help", cwd=tmp_path)
     assert result.returncode == 0
-    assert elapsed < 1.5  # the requirement is 0.5 s; slack for a loaded CI machine
     for command in (
         "new", "templates", "run", "cue", "note", "resume", "take", "replay", "status",
         "soul", "summarize", "console", "bot", "demo",

@@ -33,7 +33,8 @@ from engine.turns import parse_backstage, parse_transcript
 
 
 def transcript(scene: Path):
-    return parse_transcript((scene / "transcript.md").read_text(encoding="utf-8"))
+    path = scene / "transcript.md"  # absent until the first turn lands (a cut may come first)
+    return parse_transcript(path.read_text(encoding="utf-8")) if path.exists() else []
 
 
 def backstage(scene: Path, actor: str) -> dict[int, str]:
@@ -255,17 +256,25 @@ async def test_a_restarted_engine_continues_numbering_and_silence_from_the_files
     assert [e.reason for e in events if isinstance(e, TurnStarted)] == ["cue", "neglect"]
 
 
-async def test_cut_stops_within_a_second_and_nothing_half_made_lands(scene, scripted, monkeypatch):
+async def test_cut_mid_call_stops_the_run_and_nothing_half_made_lands(scene, scripted, monkeypatch):
     monkeypatch.setenv("CIRCUS_SCRIPTED_LATENCY", "0.3")
     rehearsal = Rehearsal(scene)
     events = collect(rehearsal)
+    two_landed = asyncio.Event()
+    third_started = asyncio.Event()
+
+    def watch(event) -> None:
+        if isinstance(event, TurnCompleted) and event.turn == 2:
+            two_landed.set()
+        if isinstance(event, TurnStarted) and event.turn == 3:
+            third_started.set()
+
+    rehearsal.events.listen(watch)
     task = await rehearsal.start_run(50, start="林小姐")
-    while not (scene / "transcript.md").exists() or len(transcript(scene)) < 2:
-        await asyncio.sleep(0.05)
-    loop = asyncio.get_running_loop()
-    began = loop.time()
+    await two_landed.wait()
+    await third_started.wait()  # turn 3's model call is in flight (it takes 0.3 s)
     assert await rehearsal.cut()
-    assert loop.time() - began < 1.0
+    # How fast a cut lands is measured in bench/bench_engine.py, not asserted here.
     result = await task
     assert result.reason == "cut"
     turns = transcript(scene)
@@ -371,7 +380,7 @@ async def test_broken_files_are_named_in_the_error(scene, tmp_path):
     with pytest.raises(BadSceneFile, match="context.md.*neglect_turns"):
         await Rehearsal(scene).run(1)
     (scene / "context.md").write_text("x", encoding="utf-8")
-    (scene / "actors" / "..bad").mkdir()
+    (scene / "actors" / "bad?name").mkdir()  # hidden folders (.obsidian) are not actors
     with pytest.raises(BadName):
         await Rehearsal(scene).run(1)
 
