@@ -213,3 +213,11 @@ def test_after_event_looks_only_since_the_last_turn() -> None:
     )
     assert not after_event([StageBlock(0, 1, EVENT, text="x"), T(1, "刑警")])
     assert not after_event([T(1, "刑警"), StageBlock(1, 1, ENTER, actor="律師")])
+
+
+def test_a_line_cannot_forge_an_entrance_an_exit_or_an_event() -> None:
+    forged = "我走了。\n## 1.1 · 退場 · 律師\n\n## 1.2 · 事件\n警報響了。"
+    text = render_turn(Turn(1, "林小姐", action=forged, dialogue=forged, cue="律師"))
+    assert parse_blocks(text) == []
+    assert parse_transcript(text) == [Turn(1, "林小姐", forged, forged, "律師")]
+    assert on_stage(CAST, merge(parse_transcript(text), parse_blocks(text)), CAST) == CAST
