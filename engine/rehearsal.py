@@ -252,9 +252,10 @@ class Rehearsal(StageCommands, SceneCommands):
                     TurnStarted(self.name, take, number, actor, "played", index, total)
                 )
                 state = await self.state()  # the record as it stands when the person spoke
-                if await self.land_played(
-                    state, take, state.last_turn + 1, actor, line, index, total
-                ):
+                landed = self.land_played(
+                    state, take, state.last_turn + 1, actor, line, index, total, sm_log, sm_usage
+                )
+                if await landed:
                     raise asyncio.CancelledError
                 return
         self.events.emit(TurnStarted(self.name, take, number, actor, reason, index, total))

@@ -248,11 +248,14 @@ class StageCommands:
         line: PlayedLine,
         index: int = 1,
         total: int = 1,
+        sm_log: str = "",
+        sm_usage: Usage | None = None,
     ) -> bool:
-        """Commit a person's line as `actor`'s turn and announce it; True if cut meanwhile."""
+        """Commit a person's line as `actor`'s turn and announce it; True if cut meanwhile.
+        A stage-manager decision that handed them the ball lands with it."""
         reply = Reply(line.thought, line.action, line.dialogue, line.cue, bool(line.cue))
         result = Performance(reply, Usage(model="", calls=0))
-        cut = await self._commit(state, number, actor, result, "", None, played=True)
+        cut = await self._commit(state, number, actor, result, sm_log, sm_usage, played=True)
         self.events.emit(
             TurnCompleted(
                 self.name, take, number, actor, line.action, line.dialogue, line.cue,

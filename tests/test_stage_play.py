@@ -199,3 +199,23 @@ async def test_who_plays_whom_survives_a_restart_and_one_person_plays_one_actor(
     assert (await again.status()).players == (("刑警", "discord:7"), ("律師", "console"))
     await again.save_take()
     assert not (scene / "takes" / "take_1" / ".circus").exists()  # a take holds no players
+
+
+async def test_a_stage_manager_pick_that_hands_a_person_the_ball_is_logged_with_their_line(
+    scene, scripted
+):
+    scripted.register("improv", throws_to("律師"))
+    r = Rehearsal(scene)
+    await r.play("刑警", "console")
+    await r.say("林小姐", "誰來說說？", cue="ANY")  # the director writes a line for her
+    watch = Watch(r)
+    task = await r.start_run(1)
+    assert (await watch.until(WaitingForPlayer)).actor == "刑警"
+    await r.say("刑警", "我來。", player="console")
+    await task
+    log = (scene / "stage_manager.log").read_text(encoding="utf-8")
+    assert log.startswith("## before turn 2 → 刑警\n")
+    rows = [json.loads(x) for x in (scene / ".circus/usage.jsonl").read_text().splitlines()]
+    assert [(row["turn"], row["role"]) for row in rows] == [
+        (1, "林小姐"), (2, "刑警"), (2, "stage_manager"),
+    ]  # fmt: skip
