@@ -1,15 +1,19 @@
 """The Discord client: command tree, the scenes it plays, and `main()` for `circus bot`.
 
 Invariants: one Stage per bound scene, found by its thread id; at start the bot re-attaches
-every scene bound on disk (.circus/discord.json) before it takes any interaction; the bot only
-asks for the Guilds intent (no message content, no members).
+every scene bound on disk (.circus/discord.json) before it takes any interaction, and a scene
+that fails to load still answers (with the reason, to its directors); the bot only asks for the
+Guilds intent (no message content, no members). SIGTERM (`docker stop`) or SIGINT cuts every
+running scene, tells its directors, and delivers what is queued before the bot exits.
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import logging
 import os
+import signal
 import sys
 from pathlib import Path
 
@@ -24,10 +28,14 @@ from bot.edge import on_tree_error
 from bot.i18n import CommandTranslator
 from bot.personas import Personas
 from bot.stage import Stage
+from engine import llm
 from engine.errors import CircusError
 from engine.templates import list_templates
 
 log = logging.getLogger("circus.bot")
+
+# `docker stop` waits 10 s between SIGTERM and SIGKILL: cut, tell and deliver within that.
+SHUTDOWN_GRACE = 7.0
 
 
 class CircusBot(discord.Client):
@@ -53,10 +61,14 @@ class CircusBot(discord.Client):
         self.personas = Personas(self, on_webhook=self._webhook_changed)
         self.backstage = Backstage(self)
         self.stages: dict[str, Stage] = {}
+        self._warming: asyncio.Task[None] | None = None
         self._threads: dict[int, str] = {}
 
     # ------------------------------------------------------------------ startup
     async def setup_hook(self) -> None:
+        # litellm takes seconds to import: load it off the event loop now, not in the middle
+        # of the first run (where it would stall every scene and interaction meanwhile).
+        self._warming = asyncio.create_task(self._warm_models(), name="warm-litellm")
         await self.tree.set_translator(CommandTranslator())
         self.tree.add_command(scenes.build(list_templates()))
         for command in [*commands.COMMANDS, *stagecraft.COMMANDS]:
@@ -71,17 +83,25 @@ class CircusBot(discord.Client):
         else:
             await self.tree.sync()
 
+    @staticmethod
+    async def _warm_models() -> None:
+        try:
+            await asyncio.to_thread(llm.litellm_module)
+        except Exception:  # the first model call will say what is wrong, to a director
+            log.warning("could not preload litellm", exc_info=True)
+
     async def reattach(self) -> None:
         """Attach every scene bound on disk to its thread (after a restart)."""
         for name, binding in scan_bindings(self.scenes_dir).items():
-            if name not in self.stages:
+            if name in self.stages:
+                continue
+            try:
                 stage = self._attach(name, binding)
-                try:
-                    await stage.refresh()
-                except CircusError as exc:  # a broken scene still answers, with the reason
-                    log.warning("scene %s: %s", name, exc)
-                except Exception:  # a bug in one scene must not keep the bot from every other
-                    log.exception("scene %s could not be loaded", name)
+                await stage.refresh()
+            except CircusError as exc:  # a broken scene still answers, with the reason
+                log.warning("scene %s: %s", name, exc)
+            except Exception:  # one unreadable scene must not keep the bot from starting
+                log.exception("scene %s could not be attached", name)
 
     # ------------------------------------------------------------------ scenes
     def stage_for_thread(self, thread_id: int | None) -> Stage | None:
@@ -123,6 +143,20 @@ class CircusBot(discord.Client):
                     )
 
     # ------------------------------------------------------------------ shutdown
+    async def shutdown(self, grace: float = SHUTDOWN_GRACE) -> None:
+        """Stop cleanly: cut every running scene (turns stay whole), tell its directors in the
+        thread and by DM, and deliver what is queued — within `grace` seconds — then close."""
+        log.info("shutting down: cutting running scenes")
+        stages = list(self.stages.values())
+        cut = await asyncio.gather(*(s.stop_for_shutdown() for s in stages), return_exceptions=True)
+        log.info("cut %d running scene(s)", sum(1 for c in cut if c is True))
+        try:
+            async with asyncio.timeout(grace):
+                await self.drain()
+        except TimeoutError:
+            log.warning("shutdown: gave up delivering queued messages after %.0f s", grace)
+        await self.close()
+
     async def drain(self) -> None:
         """Wait until everything the scenes emitted so far is in Discord (tests, bench)."""
         for stage in list(self.stages.values()):
@@ -147,6 +181,23 @@ def point_at(api_base: str | None, gateway_url: str | None) -> None:
         discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(gateway_url)
 
 
+async def serve(scenes_dir: Path, token: str, guild_id: int | None) -> None:
+    """Run the bot until Discord ends the session or SIGTERM/SIGINT asks for a clean stop."""
+    bot = CircusBot(scenes_dir, guild_id=guild_id)
+    loop = asyncio.get_running_loop()
+    stop = asyncio.Event()
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(signum, stop.set)
+    async with bot:
+        running = asyncio.create_task(bot.start(token), name="discord")
+        stopping = asyncio.create_task(stop.wait(), name="signals")
+        await asyncio.wait({running, stopping}, return_when=asyncio.FIRST_COMPLETED)
+        if stop.is_set():
+            await bot.shutdown()
+        stopping.cancel()
+        await running  # re-raises LoginFailure & co.
+
+
 def main() -> int:
     """`circus bot`: read the environment and run the bot until interrupted."""
     token = os.environ.get("DISCORD_TOKEN", "").strip()
@@ -166,9 +217,9 @@ def main() -> int:
         print(f"{scenes_dir} does not exist — create it or set CIRCUS_SCENES_DIR.", file=sys.stderr)
         return 2
     point_at(os.environ.get("DISCORD_API_BASE"), os.environ.get("DISCORD_GATEWAY_URL"))
-    bot = CircusBot(scenes_dir, guild_id=int(guild) if guild else None)
+    discord.utils.setup_logging(level=logging.INFO)
     try:
-        bot.run(token, log_level=logging.INFO)
+        asyncio.run(serve(scenes_dir, token, int(guild) if guild else None))
     except discord.LoginFailure:
         print("Discord refused DISCORD_TOKEN — copy the bot token again.", file=sys.stderr)
         return 1

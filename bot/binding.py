@@ -2,7 +2,7 @@
 
 Invariant: the file on disk is the truth — it is written atomically (temp file + os.replace),
 so a crash never leaves half a binding, and a restarted bot re-attaches every scene to its
-thread by scanning the scenes folder. Also: the pure permission rule for directing a scene.
+thread by scanning the scenes folder. Also: the pure rules for directing and opening a scene.
 """
 
 from __future__ import annotations
@@ -37,6 +37,25 @@ class Binding:
 def can_direct(user_id: int, binding: Binding, manage_threads: bool) -> bool:
     """Directors are the scene's creator and co-directors; Manage Threads overrides."""
     return manage_threads or user_id in binding.directors
+
+
+def opening(
+    user_id: int, guild_id: int | None, manage_threads: bool, old: Binding | None
+) -> tuple[int, ...] | str:
+    """Who directs a scene once `user_id` opens it from `guild_id`, or why not
+    ("not_director" | "elsewhere"). Discord only delivers /scene to members allowed to open
+    scenes, so an unbound scene is theirs; a bound one keeps its directors, joined only by one
+    of them, by Manage Threads in the scene's own server, or by anyone there if it has none —
+    a moderator elsewhere must never take over a scene (and its directors' DMs of every
+    thought)."""
+    if old is None:
+        return (user_id,)
+    same_guild = guild_id == old.guild_id
+    if can_direct(user_id, old, same_guild and manage_threads) or (
+        same_guild and not old.directors
+    ):
+        return old.with_director(user_id).directors
+    return "not_director" if same_guild else "elsewhere"
 
 
 def read_binding(scene_dir: Path) -> Binding | None:

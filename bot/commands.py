@@ -9,17 +9,22 @@ the interaction is answered at once. Errors are not handled here but at the edge
 from __future__ import annotations
 
 import io
+import logging
 
 import discord
 from discord import app_commands
 
-from bot.edge import bot_of, defer, directed, reply, report, scene_of
+from bot.edge import bot_of, defer, directed, may_direct, reply, report, scene_of
 from bot.errors import BotProblem
 from bot.i18n import t
 from bot.render import autocomplete_names, render_status, render_takes
 from bot.stage import Stage
+from engine.settings import MAX_FILE_BYTES
+
+log = logging.getLogger("circus.bot")
 
 MODAL_LIMIT = 4000
+UPLOAD_LIMIT = MAX_FILE_BYTES  # the engine's cap for a soul.md, checked before downloading
 INLINE_LIMIT = 1900
 
 Turns = app_commands.Range[int, 1, 50]
@@ -28,12 +33,19 @@ Turns = app_commands.Range[int, 1, 50]
 async def actor_choices(
     interaction: discord.Interaction, current: str
 ) -> list[app_commands.Choice[str]]:
-    """Autocomplete for actor options: the scene's cast (aliases match too), at most 25."""
+    """Autocomplete for actor options: the scene's cast, at most 25. Aliases match only for
+    directors (a soul's aliases can be private nicknames). Never raises: a scene that fails to
+    load offers nothing (the command itself then says why)."""
     stage = bot_of(interaction).stage_for_thread(interaction.channel_id)
     if stage is None:
         return []
-    state = await stage.rehearsal.state()
-    names = autocomplete_names(current, state.cast, state.aliases())
+    try:
+        state = await stage.rehearsal.state()
+        aliases = state.aliases() if may_direct(interaction, stage) else None
+        names = autocomplete_names(current, state.cast, aliases)
+    except Exception as exc:
+        log.warning("autocomplete in scene %s: %s", stage.name, exc)
+        return []
     return [app_commands.Choice(name=n[:100], value=n) for n in names]
 
 
@@ -167,11 +179,7 @@ async def soul_edit(
     name = await stage.rehearsal.resolve_actor(actor)
     if file is not None:
         await defer(interaction)
-        try:
-            text = (await file.read()).decode("utf-8")
-        except UnicodeDecodeError as exc:
-            raise BotProblem("soul_bad_file") from exc
-        await stage.rehearsal.set_soul(name, text, origin="discord")
+        await stage.rehearsal.set_soul(name, await uploaded_text(file), origin="discord")
         await reply(interaction, t("soul_saved", stage.lang, actor=name))
         return
     text = await stage.rehearsal.soul_text(name)
@@ -181,6 +189,17 @@ async def soul_edit(
         await reply(interaction, message, file=soul_file(name, text))
         return
     await interaction.response.send_modal(SoulModal(stage, name, text))
+
+
+async def uploaded_text(file: discord.Attachment) -> str:
+    """An uploaded soul.md as text: UTF-8 (a BOM is dropped), refused naming the file else."""
+    shown = discord.utils.escape_markdown(file.filename[:100]).replace("`", "ˋ")
+    if file.size > UPLOAD_LIMIT:
+        raise BotProblem("soul_file_too_big", file=shown, size=file.size, limit=UPLOAD_LIMIT)
+    try:
+        return (await file.read()).decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise BotProblem("soul_bad_file", file=shown) from exc
 
 
 class SoulModal(discord.ui.Modal):
@@ -202,6 +221,8 @@ class SoulModal(discord.ui.Modal):
     async def on_submit(self, interaction: discord.Interaction) -> None:
         stage = directed(interaction)
         await defer(interaction)
+        # What arrives through Discord is data, not configuration: origin="discord" refuses
+        # api_base and models outside the operator's allow-list.
         await stage.rehearsal.set_soul(self.actor, self.body.value, origin="discord")
         await reply(interaction, t("soul_saved", stage.lang, actor=self.actor))
 

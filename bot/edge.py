@@ -3,7 +3,9 @@
 Invariants: every error raised by a command handler — engine (CircusError), bot (BotProblem),
 Discord (Forbidden) or a bug — is translated here, once, into one private (ephemeral) reply in
 the scene's language; nothing is ever half-answered or answered in public. `directed()` is the
-only gate for director commands: it raises before the handler touches the engine.
+only gate for director commands: it raises before the handler touches the engine. No reply
+names a server path: a file is named by its path inside the scene folder, and to someone who
+may not direct the scene a scene that fails to load is only "its directors have the details".
 """
 
 from __future__ import annotations
@@ -18,7 +20,8 @@ from discord import app_commands
 from bot.binding import can_direct
 from bot.errors import BotProblem, NotDirector, NotInScene
 from bot.i18n import lang_of, t
-from engine.errors import CircusError, SceneBusy, UnknownActor
+from bot.render import scrub
+from engine.errors import BadName, BadSceneFile, CircusError, SceneBusy, SceneNotFound, UnknownActor
 
 if TYPE_CHECKING:
     from bot.app import CircusBot
@@ -39,21 +42,28 @@ def scene_of(interaction: discord.Interaction) -> Stage:
     return stage
 
 
-def directed(interaction: discord.Interaction) -> Stage:
-    """The scene, if the user may direct it: a director, or Manage Threads (NotDirector else)."""
-    stage = scene_of(interaction)
+def may_direct(interaction: discord.Interaction, stage: Stage) -> bool:
+    """A scene's director, or a member with Manage Threads in the scene's own server."""
     manage = bool(interaction.permissions.manage_threads)
-    if not can_direct(interaction.user.id, stage.binding, manage):
+    manage = manage and interaction.guild_id == stage.binding.guild_id
+    return can_direct(interaction.user.id, stage.binding, manage)
+
+
+def directed(interaction: discord.Interaction) -> Stage:
+    """The scene, if the user may direct it (NotDirector otherwise)."""
+    stage = scene_of(interaction)
+    if not may_direct(interaction, stage):
         mentions = ", ".join(f"<@{d}>" for d in stage.binding.directors)
-        raise NotDirector(mentions or t("nobody", stage.lang))
+        raise NotDirector(mentions or t("nobody", language(interaction)))
     bot_of(interaction).backstage.remember(interaction)
     return stage
 
 
 def language(interaction: discord.Interaction) -> str:
-    """The reply language: the scene's in a scene thread, the user's locale elsewhere."""
+    """The reply language: the scene's in a scene thread (once it has loaded), else the
+    user's Discord locale."""
     stage = bot_of(interaction).stage_for_thread(interaction.channel_id)
-    if stage is not None:
+    if stage is not None and stage.lang_known:
         return stage.lang
     return lang_of(str(interaction.locale.value if interaction.locale else ""))
 
@@ -90,14 +100,22 @@ async def reply(
         await interaction.response.send_message(text, allowed_mentions=allowed, **kwargs)  # type: ignore[arg-type]
 
 
+# Errors that mean "this scene's files can't be read as a scene" (a broken front matter, an
+# actor folder the engine refuses): their text quotes file contents, so only directors see it.
+LOAD_ERRORS = (BadSceneFile, BadName, SceneNotFound)
+
+
 async def describe(interaction: discord.Interaction, error: BaseException) -> str:
     """The sentence a person sees for `error`, in the scene's language."""
     lang = language(interaction)
-    stage = bot_of(interaction).stage_for_thread(interaction.channel_id)
+    bot = bot_of(interaction)
+    stage = bot.stage_for_thread(interaction.channel_id)
     if isinstance(error, BotProblem):
         return t(error.key, lang, **error.values)
     if isinstance(error, SceneBusy) and stage is not None:
         return t("busy", lang, scene=stage.name)
+    if isinstance(error, LOAD_ERRORS) and stage is not None and not may_direct(interaction, stage):
+        return t("scene_broken", lang)
     if isinstance(error, UnknownActor) and stage is not None:
         ns = interaction.namespace
         name = getattr(ns, "actor", None) or getattr(ns, "start", None) or "?"
@@ -105,7 +123,8 @@ async def describe(interaction: discord.Interaction, error: BaseException) -> st
             cast = (await stage.rehearsal.state()).cast
             return t("unknown_actor", lang, name=name, cast=", ".join(cast))
     if isinstance(error, CircusError):
-        return error.in_language(lang)
+        # relative=True: a file by its path inside the scene; scrub() is the second lock.
+        return scrub(error.in_language(lang, relative=True), bot.scenes_dir)
     if isinstance(error, discord.Forbidden):
         where = f"<#{interaction.channel_id}>"
         return t("missing_permission", lang, channel=where, what=error.text or "403")

@@ -32,6 +32,18 @@ STRINGS: dict[str, tuple[str, str]] = {
         "只有這場戲的導演可以這麼做（{directors}）。請其中一位用 `/director add` 加你——其他人歡迎旁觀。",
     ),
     "nobody": ("nobody", "無"),
+    "scene_broken": (
+        "This scene can't be loaded; its directors have the details.",
+        "這場戲目前無法載入；細節請洽它的導演。",
+    ),
+    "scene_unknown": (
+        "There is no scene called **{scene}** — `/scene list` shows the scenes you can open.",
+        "沒有叫 **{scene}** 的場景——用 `/scene list` 看看可以開啟哪些場景。",
+    ),
+    "scene_elsewhere": (
+        "**{scene}** belongs to another server; only its directors can open it here.",
+        "**{scene}** 屬於另一個伺服器；只有它的導演可以在這裡開啟。",
+    ),
     "need_text_channel": (
         "Use `/scene new` in a text channel: the scene gets its own thread there.",
         "請在文字頻道裡用 `/scene new`：這場戲會在那裡開一個自己的討論串。",
@@ -112,8 +124,14 @@ STRINGS: dict[str, tuple[str, str]] = {
         "修改後用 `/soul edit actor:{actor} file:` 上傳。",
     ),
     "soul_bad_file": (
-        "That attachment is not a UTF-8 text file — nothing was written.",
-        "那個附件不是 UTF-8 文字檔——沒有寫入任何東西。",
+        "`{file}` is not UTF-8 text — save it as UTF-8 (most editors: Save with Encoding → "
+        "UTF-8) and upload it again. Nothing was written.",
+        "`{file}` 不是 UTF-8 文字——請另存為 UTF-8（多數編輯器：以編碼儲存 → UTF-8）再上傳。"
+        "沒有寫入任何東西。",
+    ),
+    "soul_file_too_big": (
+        "`{file}` is {size} bytes; a soul.md upload may be at most {limit}. Nothing was written.",
+        "`{file}` 有 {size} 位元組；上傳的 soul.md 最多 {limit} 位元組。沒有寫入任何東西。",
     ),
     # --- status
     "status": (
@@ -123,6 +141,19 @@ STRINGS: dict[str, tuple[str, str]] = {
         "**{scene}** · 第 {take} 條 · {turns} 輪 · {mode}\n"
         "演員：{cast}\n已存的條：{takes}\n"
         "模型呼叫：{calls} 次 · token 輸入 {prompt} / 輸出 {completion} · 費用 {cost}",
+    ),
+    "status_turn_marks": (
+        "Turns repaired by a re-ask: {repairs} · turns a stand-in played (unreadable reply): "
+        "{fallbacks}",
+        "重問後修好的輪：{repairs} · 回覆無法解析、以替代動作代演的輪：{fallbacks}",
+    ),
+    "status_budget_scene": (
+        "Scene budget ({setting}): {spent} of {limit} spent · {left} left",
+        "這場戲的預算（{setting}）：{limit} 已花 {spent} · 剩 {left}",
+    ),
+    "status_budget_day": (
+        "This server's budget today (UTC, {setting}): {spent} of {limit} spent · {left} left",
+        "本伺服器今天的預算（UTC，{setting}）：{limit} 已花 {spent} · 剩 {left}",
     ),
     "mode_idle": ("idle", "待機"),
     "mode_running": ("running ({progress})", "排練中（{progress}）"),
@@ -160,6 +191,19 @@ STRINGS: dict[str, tuple[str, str]] = {
         "心聲都保存在磁碟上的 `backstage/`。",
     ),
     "sm_decided": ("stage manager → {actor}: {reason}", "舞台監督 → {actor}：{reason}"),
+    "mark_repaired": (
+        "🔧 repaired: the model's first reply was malformed; it was asked again",
+        "🔧 修復過：模型第一次的回覆格式不對，已重新要求一次",
+    ),
+    "mark_fallback": (
+        "⚠ fallback: the model gave no usable reply, even when asked again — Circus played this "
+        "turn (a silence unless something parsed); the actor did not choose it",
+        "⚠ 代演：模型重問後仍沒有可用的回覆——這一輪由 Circus 代為處理（能解析的保留，否則沉默），"
+        "不是演員自己的選擇",
+    ),
+    "mark_cut": ("✂ cut at its cap: {fields}", "✂ 超過長度上限已截斷：{fields}"),
+    "mark_cut_reply": ("the whole reply (too long)", "整個回覆（太長）"),
+    "mark_cut_field": ("{field} at {cap} characters", "{field}（{cap} 字）"),
     "run_error_dm": (
         "⚠ **{scene}** turn {turn}{actor}: {message}",
         "⚠ **{scene}** 第 {turn} 輪{actor}：{message}",
@@ -173,6 +217,20 @@ STRINGS: dict[str, tuple[str, str]] = {
     "line_error": (
         "-# ⚠ the run stopped on an error — the directors have the details",
         "-# ⚠ 排練因錯誤停下——細節已私訊導演",
+    ),
+    "line_budget": (
+        "-# 💰 the run stopped before crossing its budget — the directors have the details",
+        "-# 💰 排練在超出預算前停下——細節已私訊導演",
+    ),
+    "line_shutdown": (
+        "-# ⏹ the bot is stopping: the run was cut after turn {turn} — `/resume` once it is back",
+        "-# ⏹ 機器人正在關閉：排練停在第 {turn} 輪——機器人回來後用 `/resume` 繼續",
+    ),
+    "shutdown_dm": (
+        "⏹ **{scene}**: the bot was stopped by its operator, so the run was cut after turn "
+        "{turn}. Every turn in the transcript is whole; `/resume` once the bot is back.",
+        "⏹ **{scene}**：機器人被管理者關閉，排練停在第 {turn} 輪。劇本裡每一輪都是完整的；"
+        "機器人回來後用 `/resume` 繼續。",
     ),
     "line_take_saved": (
         "-# 🎬 take {take} saved · {turns} turns",

@@ -8,10 +8,13 @@ Every message a renderer returns is cut by `split_message` to Discord's 2000-cha
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Iterable, Sequence
+from pathlib import Path
 
 from bot.i18n import ZH, lang_of, t
+from engine.reply import CAPS
 from engine.scene_commands import Status
 from engine.takes import TakeInfo
 
@@ -125,10 +128,34 @@ def thought_label(scene: str, take: int, turn: int, actor: str, lang: str) -> st
     return f"🎭 **{scene}** · take {take} · turn {turn} · **{actor}**"
 
 
-def thought_dm(scene: str, take: int, turn: int, actor: str, thought: str, lang: str) -> str:
-    """The DM a director receives for one actor's thought (private: DMs only)."""
+def turn_marks(repaired: bool, fallback: bool, cut: Sequence[str], lang: str) -> list[str]:
+    """How a turn was made, for its directors: repaired, a fallback Circus played, cut at a cap."""
+    marks = []
+    if fallback:
+        marks.append(t("mark_fallback", lang))
+    elif repaired:
+        marks.append(t("mark_repaired", lang))
+    fields = [t("mark_cut_reply", lang)] if "reply" in cut else []
+    fields += [t("mark_cut_field", lang, field=f, cap=CAPS[f]) for f in cut if f in CAPS]
+    if fields:
+        marks.append(t("mark_cut", lang, fields=", ".join(fields)))
+    return marks
+
+
+def thought_dm(
+    scene: str,
+    take: int,
+    turn: int,
+    actor: str,
+    thought: str,
+    lang: str,
+    marks: Sequence[str] = (),
+) -> str:
+    """The DM a director receives for one actor's thought (private: DMs only), with the turn's
+    marks (see `turn_marks`) so a fallback silence is never read as the actor's choice."""
     body = _quote(thought) if thought.strip() else "> …"
-    return thought_label(scene, take, turn, actor, lang) + "\n" + body
+    lines = [thought_label(scene, take, turn, actor, lang)] + [f"-# {m}" for m in marks]
+    return "\n".join(lines) + "\n" + body
 
 
 def stage_manager_dm(scene: str, take: int, turn: int, actor: str, reason: str, lang: str) -> str:
@@ -156,7 +183,29 @@ def scene_card(
 
 
 def render_status(status: Status, lang: str) -> str:
-    """`/status`: cast, turns, mode, tokens and cost."""
+    """`/status`: cast, turns, mode, tokens and cost; repaired turns and budgets when any."""
+    lines = [_status_main(status, lang)]
+    if status.repairs or status.fallbacks:
+        lines.append(
+            t("status_turn_marks", lang, repairs=status.repairs, fallbacks=status.fallbacks)
+        )
+    word = " token" if lang_of(lang) == ZH else " tokens"
+    for b in status.budgets:
+        amount = (lambda v: f"${v:.4f}") if b.unit == "usd" else (lambda v: f"{int(v):,}{word}")
+        lines.append(
+            t(
+                "status_budget_scene" if b.scope == "scene" else "status_budget_day",
+                lang,
+                setting=b.setting,
+                spent=amount(b.spent),
+                limit=amount(b.limit),
+                left=amount(b.left),
+            )
+        )
+    return "\n".join(lines)
+
+
+def _status_main(status: Status, lang: str) -> str:
     if status.mode == "running":
         mode = t("mode_running", lang, progress=status.progress or "…")
     else:
@@ -232,3 +281,14 @@ def autocomplete_names(
         elif any(typed in f for f in forms):
             inside.append(name)
     return (prefix + inside)[:limit]
+
+
+def scrub(text: str, scenes_dir: Path) -> str:
+    """Drop the scenes folder's server path from `text`: `actors/律師/soul.md` stays."""
+    roots = {str(scenes_dir), str(scenes_dir.resolve()), os.path.abspath(scenes_dir)}
+    for root in sorted(roots, key=len, reverse=True):
+        prefix = r"(?<![\w./-])" + re.escape(root.rstrip(os.sep) + os.sep)
+        # "<root>/<scene>/<file>" -> "<file>", then any remaining "<root>/" -> ""
+        text = re.sub(prefix + r"[^/\n]+/", "", text)
+        text = re.sub(prefix, "", text)
+    return text

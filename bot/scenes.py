@@ -1,28 +1,36 @@
 """`/scene new|list|open`: scene folders on disk become public threads in a text channel.
 
-Invariants: a scene is bound to a thread only once its folder, webhook and thread all exist;
-a `/scene new` that fails midway removes the folder it just made (nothing is left half-made);
-the thread opens with a public scene card only (context body and cast names, never a soul).
+Invariants: `/scene` carries `default_member_permissions` = Manage Threads, so Discord delivers
+it only to members a server's admins allow (Server Settings → Integrations can widen or narrow
+that per role, member and channel); whoever may use it becomes a director of what they open.
+A scene bound to a server is opened elsewhere only by its own directors. A scene is bound to a
+thread only once its folder loads and its webhook and thread exist; a `/scene new` that fails
+midway removes the folder it just made (nothing is left half-made); the thread opens with a
+public scene card only (context body and cast names, never a soul).
 """
 
 from __future__ import annotations
 
 import asyncio
+import logging
 import shutil
 
 import discord
 from discord import app_commands
 
-from bot.binding import Binding, can_direct, list_scenes, read_binding, visible_scenes
+from bot.binding import Binding, list_scenes, opening, read_binding, visible_scenes
 from bot.edge import bot_of, defer, language, reply
 from bot.errors import BotProblem, MissingPermission, NotDirector
 from bot.i18n import t
 from bot.render import autocomplete_names, render_scene_list, scene_card, split_message
-from engine.errors import SceneNotFound
 from engine.names import check_name
+from engine.rehearsal import Rehearsal
 from engine.templates import DEFAULT_TEMPLATE, new_scene
 
+log = logging.getLogger("circus.bot")
+
 THREAD_ARCHIVE_MINUTES = 10080  # a week: rehearsals pause for days
+SCENE_PERMISSIONS = discord.Permissions(manage_threads=True)  # who may create and open scenes
 
 
 def parent_channel(interaction: discord.Interaction) -> discord.TextChannel:
@@ -63,9 +71,26 @@ async def open_thread(
     return thread
 
 
+def may_open(interaction: discord.Interaction, scene: str, old: Binding | None) -> tuple[int, ...]:
+    """The directors `scene` will have once this member opens it (see `binding.opening`)."""
+    manage = bool(interaction.permissions.manage_threads)
+    decision = opening(interaction.user.id, interaction.guild_id, manage, old)
+    if decision == "elsewhere":
+        raise BotProblem("scene_elsewhere", scene=scene)
+    if isinstance(decision, str):
+        raise NotDirector(", ".join(f"<@{d}>" for d in old.directors) if old else "")
+    return decision
+
+
 def build(templates: list[str]) -> app_commands.Group:
     """The /scene group; `templates` become the choices of /scene new's template option."""
-    group = app_commands.Group(name="scene", description="Create, list and open scenes")
+    group = app_commands.Group(
+        name="scene",
+        description="Create, list and open scenes",
+        guild_only=True,
+        # Discord allows this only on top-level commands; admins override it per role/channel.
+        default_permissions=SCENE_PERMISSIONS,
+    )
 
     @group.command(name="new", description="Create a scene and its thread")
     @app_commands.describe(
@@ -109,18 +134,12 @@ def build(templates: list[str]) -> app_commands.Group:
         bot = bot_of(interaction)
         parent_channel(interaction)
         if name not in list_scenes(bot.scenes_dir):
-            raise SceneNotFound(bot.scenes_dir / name)
-        old = read_binding(bot.scenes_dir / name)
-        directors: tuple[int, ...] = (interaction.user.id,)
-        if old is not None and old.directors:
-            # Manage Threads overrides only in the scene's own server: a moderator elsewhere
-            # must not take over a scene (and its directors' DMs of every thought).
-            same_guild = interaction.guild_id == old.guild_id
-            manage = same_guild and bool(interaction.permissions.manage_threads)
-            if not can_direct(interaction.user.id, old, manage):
-                raise NotDirector(", ".join(f"<@{d}>" for d in old.directors))
-            directors = old.with_director(interaction.user.id).directors
+            raise BotProblem("scene_unknown", scene=name)
+        directors = may_open(interaction, name, read_binding(bot.scenes_dir / name))
         await defer(interaction)
+        # Load it before anything is made: a broken scene gets no thread, and its opener (a
+        # director from now on) reads what to fix.
+        await Rehearsal(bot.scenes_dir / name).state()
         thread = await open_thread(interaction, name, directors)
         lang = bot.stages[name].lang
         await reply(interaction, t("scene_opened", lang, scene=name, thread=thread.mention))
@@ -129,8 +148,12 @@ def build(templates: list[str]) -> app_commands.Group:
     async def scene_names(
         interaction: discord.Interaction, current: str
     ) -> list[app_commands.Choice[str]]:
-        scenes = visible_scenes(bot_of(interaction).scenes_dir, interaction.guild_id)
-        names = autocomplete_names(current, scenes)
-        return [app_commands.Choice(name=n, value=n) for n in names]
+        try:
+            scenes = visible_scenes(bot_of(interaction).scenes_dir, interaction.guild_id)
+            names = autocomplete_names(current, scenes)
+        except Exception:  # autocomplete answers, always: an empty list at worst
+            log.exception("autocomplete of scene names failed")
+            return []
+        return [app_commands.Choice(name=n[:100], value=n) for n in names]
 
     return group

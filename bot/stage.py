@@ -23,7 +23,14 @@ from bot.binding import Binding, write_binding
 from bot.errors import BotProblem
 from bot.i18n import lang_of, t
 from bot.personas import Personas, Post
-from bot.render import render_turn_message, split_message, stage_manager_dm, thought_dm
+from bot.render import (
+    render_turn_message,
+    scrub,
+    split_message,
+    stage_manager_dm,
+    thought_dm,
+    turn_marks,
+)
 from engine.events import (
     Cut,
     ErrorEvent,
@@ -32,6 +39,7 @@ from engine.events import (
     RunStarted,
     StageChanged,
     StageManagerDecided,
+    StillWaiting,
     TakeSaved,
     TurnCompleted,
     TurnStarted,
@@ -55,13 +63,15 @@ class Stage:
         personas: Personas,
         backstage: Backstage,
     ) -> None:
-        self.rehearsal = Rehearsal(root)
+        self.rehearsal = Rehearsal(root, account=f"discord-{binding.guild_id}")
         self.name = self.rehearsal.name
         self.binding = binding
         self.client = client
         self.personas = personas
         self.backstage = backstage
         self.lang = "zh"
+        self.lang_known = False  # until the scene has loaded once: replies use the locale
+        self.stopping = False  # the bot is shutting down: a cut is the operator's, not a director's
         self.avatars: dict[str, str | None] = {}
         self.run_interaction: discord.Interaction | None = None
         # seconds from a turn's event to its post being queued (the bot's own overhead)
@@ -82,6 +92,7 @@ class Stage:
         """Re-read what rendering needs (language, avatars) from the scene folder."""
         state = await self.rehearsal.state()
         self.lang = lang_of(state.language)
+        self.lang_known = True
         self.avatars = {name: soul.avatar_url for name, soul in state.souls.items()}
 
     # ------------------------------------------------------------------ events
@@ -105,6 +116,9 @@ class Stage:
             self.backstage.reopen(self.binding.directors)
         elif isinstance(event, TurnStarted):
             self._start_typing()
+        elif isinstance(event, StillWaiting):
+            if self._typing is None or self._typing.done():  # typing stopped (e.g. a 429)
+                self._start_typing()
         elif isinstance(event, TurnCompleted):
             self._stop_typing()
             self._post_turn(event)
@@ -124,12 +138,16 @@ class Stage:
                     scene=self.name,
                     turn=event.turn or "?",
                     actor=actor,
-                    message=event.message,
+                    message=scrub(event.message, self.rehearsal.root.parent),
                 )
             )
         elif isinstance(event, Cut):
             self._stop_typing()
-            self.status_line(t("line_cut", self.lang, turn=event.turn))
+            if self.stopping:
+                self.status_line(t("line_shutdown", self.lang, turn=event.turn))
+                self._whisper(t("shutdown_dm", self.lang, scene=self.name, turn=event.turn))
+            else:
+                self.status_line(t("line_cut", self.lang, turn=event.turn))
         elif isinstance(event, RunFinished):
             self._stop_typing()
             if event.reason == "completed":
@@ -138,6 +156,8 @@ class Stage:
                 )
             elif event.reason == "error":
                 self.status_line(t("line_error", self.lang))
+            elif event.reason == "budget":
+                self.status_line(t("line_budget", self.lang))
         elif isinstance(event, TakeSaved):
             self.status_line(t("line_take_saved", self.lang, take=event.take, turns=event.turns))
         elif isinstance(event, (StageChanged, WaitingForPlayer)):
@@ -156,10 +176,14 @@ class Stage:
                 ),
                 event.turn,
             )
-        if event.thought or not event.played:  # a person's line may carry no thought
-            self._whisper(
-                thought_dm(self.name, event.take, event.turn, event.actor, event.thought, self.lang)
+        if event.played and not event.thought:  # a person's line may carry no thought
+            return
+        marks = turn_marks(event.repaired, event.fallback, event.cut, self.lang)
+        self._whisper(
+            thought_dm(
+                self.name, event.take, event.turn, event.actor, event.thought, self.lang, marks
             )
+        )
 
     def status_line(self, text: str) -> None:
         """A public line in the thread (in order with the actors' posts)."""
@@ -219,6 +243,14 @@ class Stage:
                 await asyncio.Event().wait()
 
     # ------------------------------------------------------------------ lifecycle
+    async def stop_for_shutdown(self) -> bool:
+        """Cut a running scene because the bot is stopping; its directors are told (thread
+        line and DM, rendered from the Cut event). True if a run was cut."""
+        if not self.rehearsal.running:
+            return False
+        self.stopping = True
+        return await self.rehearsal.cut()
+
     async def drain(self) -> None:
         """Wait until every event emitted so far has been rendered."""
         await self._queue.join()

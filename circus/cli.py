@@ -205,9 +205,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 def exit_code_for(exc: BaseException) -> int:
     """2 for input the director can fix; 1 for failures at run time."""
-    from engine.errors import ModelError, SceneBusy
+    from engine.errors import BudgetExceeded, ModelError, SceneBusy
 
-    if isinstance(exc, (ModelError, SceneBusy)):
+    if isinstance(exc, (ModelError, SceneBusy, BudgetExceeded)):
         return EXIT_FAILURE
     if type(exc).__module__ == "engine.embedded":  # model unavailable / prompt too long
         return EXIT_FAILURE

@@ -13,6 +13,8 @@ import re
 import signal
 import sys
 import threading
+import unicodedata
+from collections.abc import Mapping, Sequence
 from typing import TextIO
 
 from circus.render import Renderer
@@ -27,7 +29,9 @@ Director's console — verbs (case-insensitive):
   @ACTOR [direction]       the same as CUE
   CUT                      stop the run now; the turn in flight is dropped whole
   NOTE text                whisper to everyone, from the next turn
-  NOTE ACTOR: text         whisper to one actor only (NOTE all: text also means everyone)
+  NOTE ACTOR: text         whisper to one actor only (also NOTE ACTOR text, NOTE @ACTOR text)
+  NOTE all: text           everyone, said explicitly (all, everyone, 全體, 大家, …); a head that
+                           is neither an everyone-word nor an actor is refused, never sent to all
   RESUME [N]               back to RUN mode from where the scene stopped
   TAKE SAVE | TAKE LIST | TAKE SHOW n
   REPLAY take [until]      start a new attempt from a saved take (up to turn `until`)
@@ -49,22 +53,64 @@ _CUE_MARK = re.compile(r"\s*(?:→|->|=>)\s*([^→]+?)\s*$")
 _ACTION = re.compile(r"^\s*[(（]([^()（）]*)[)）]\s*")
 
 
+_NUMBER = re.compile(r"[+-]?[0-9]{1,6}")  # ASCII digits only: "²".isdigit() is True
+_SEPARATORS = " \t\u3000:：,，、"
+
+
+def _key(text: str) -> str:
+    return unicodedata.normalize("NFKC", text).casefold()
+
+
+def _shown(token: str) -> str:
+    return repr(token if len(token) <= 20 else token[:20] + "…")
+
+
+def parse_number(token: str, what: str) -> int:
+    """A small whole number in ASCII digits, or a ConsoleError naming `what` (never a traceback)."""
+    if not _NUMBER.fullmatch(token.strip()):
+        raise ConsoleError(f"{what} must be a whole number, not {_shown(token)}")
+    return int(token)
+
+
+def split_actor(text: str, forms: Mapping[str, Sequence[str]]) -> tuple[str, str] | None:
+    """(actor, rest) when `text` starts with an actor's name or alias, else None.
+
+    The longest name or alias wins ("林小姐" over the alias "林"); a name ending in a Latin
+    letter or digit must end a word ("Al" does not start "Alice"); Chinese needs no space
+    ("林小姐拍桌子" → 林小姐, "拍桌子"). The rest loses the separators after the name.
+    """
+    text = text.strip().lstrip("@＠")
+    keys = {_key(name).strip(): actor for actor, names in forms.items() for name in names}
+    keys.pop("", None)
+    best: tuple[int, str] | None = None
+    # Compare normalised prefixes of the line itself, so the direction after the name is kept
+    # exactly as typed (NFKC would turn its "動作：" into "動作:").
+    for end in range(1, min(len(text), 80) + 1):
+        actor = keys.get(_key(text[:end]))
+        if actor is None:
+            continue
+        last, after = text[end - 1], text[end : end + 1]
+        if last.isascii() and last.isalnum() and after.isascii() and after.isalnum():
+            continue
+        best = (end, actor)
+    if best is None:
+        return None
+    return best[1], text[best[0] :].lstrip(_SEPARATORS).strip()
+
+
 class ConsoleError(Exception):
     """A line the console cannot read; reported and the console goes on."""
 
 
 def parse_count(token: str) -> int:
-    try:
-        value = int(token)
-    except ValueError:
-        raise ConsoleError(f"the number of turns must be a whole number, not {token!r}") from None
+    value = parse_number(token, "the number of turns")
     if not 1 <= value <= 500:
         raise ConsoleError(f"the number of turns must be between 1 and 500, not {value}")
     return value
 
 
 def _looks_like_number(token: str) -> bool:
-    return token.lstrip("+-").isdigit()
+    return token.lstrip("+-").isdigit()  # "²" too: parse_count then refuses it in one line
 
 
 def split_name(text: str) -> tuple[str, str, bool]:
@@ -92,6 +138,13 @@ def parse_played_line(text: str) -> tuple[str, str, str]:
     if lead:
         action, text = lead.group(1).strip(), text[lead.end() :].strip()
     return action, text, cue
+
+
+def _take_ref(word: str) -> str:
+    """`2`, `take_2` or `take2`, in ASCII digits; anything else is refused in one line."""
+    digits = word.strip().lower().removeprefix("take").lstrip("_ ")
+    parse_number(digits, "a take")
+    return word
 
 
 class Console:
@@ -202,6 +255,8 @@ class Console:
                     self.renderer.info(f"circus: {exc}")
                 except CircusError as exc:
                     self.renderer.info(f"circus: {exc}")
+                except Exception as exc:  # a bug must not kill the console and the run with it
+                    self.renderer.info(f"circus: that command failed ({type(exc).__name__}: {exc})")
         finally:
             if self.rehearsal.running:
                 await self.rehearsal.cut()
@@ -257,21 +312,25 @@ class Console:
         actor = await self._actor_prefix(rest)
         await self._start(1, actor[0], "cue", actor[1])
 
-    async def _actor_prefix(self, rest: str) -> tuple[str, str]:
-        """The actor a line starts with (longest match, so "Carol Lindqvist" works) + the rest."""
-        from engine.errors import UnknownActor
+    async def _forms(self) -> dict[str, tuple[str, ...]]:
+        state = await self.rehearsal.state()
+        return {name: (name, *aliases) for name, aliases in state.aliases().items()}
 
+    async def _actor_prefix(self, rest: str) -> tuple[str, str]:
+        """The actor a line starts with, and the rest of the line (the direction), kept whole.
+
+        An exact name or alias first ("林小姐 動作：拍桌子", "Carol Lindqvist sits"), then a
+        `name: rest` head, then the first word matched loosely ("張律師 慢一點"). The loose match
+        looks at the first word only, so it can never swallow the direction.
+        """
+        found = split_actor(rest, await self._forms())
+        if found is not None:
+            return found
         name, remainder, colon = split_name(rest)
         if colon:
             return await self.rehearsal.resolve_actor(name), remainder
-        words = rest.strip().lstrip("@＠").split()
-        for i in range(len(words), 0, -1):
-            try:
-                actor = await self.rehearsal.resolve_actor(" ".join(words[:i]))
-            except UnknownActor:
-                continue
-            return actor, " ".join(words[i:])
-        return await self.rehearsal.resolve_actor(words[0]), ""  # raises UnknownActor
+        first, _, remainder = rest.strip().lstrip("@＠").partition(" ")
+        return await self.rehearsal.resolve_actor(first), remainder.strip()
 
     async def do_cut(self, rest: str) -> None:
         if not await self.rehearsal.cut():
@@ -284,6 +343,10 @@ class Console:
     async def do_note(self, rest: str) -> None:
         if not rest.strip():
             raise ConsoleError("NOTE needs some text: NOTE text, or NOTE ACTOR: text")
+        # The rule, in order: `@ACTOR text` and `ACTOR: text` are private; `all: text` (an
+        # everyone-word before the colon) is for everyone; any other head before a colon must
+        # name an actor or the note is refused; `ACTOR text` is private; a line that merely
+        # starts with a name is refused as ambiguous; anything else is for everyone.
         actor: str | None = None
         text = rest
         stripped = rest.strip()
@@ -292,13 +355,15 @@ class Console:
         else:
             name, remainder, colon = split_name(stripped)
             if colon:
-                if is_everyone(name):
+                if is_everyone(name):  # never an actor's name or alias (engine.names)
                     text = remainder
                 else:
                     # A private whisper must never reach everyone because of a typo.
                     actor, text = await self._whisper_target(name), remainder
             else:
                 actor, text = await self._leading_actor(stripped)
+        if not text.strip():
+            raise ConsoleError("NOTE needs some text after the name: NOTE ACTOR: text")
         await self.rehearsal.note(text, actor)
         self.say(f"Noted for {actor + ' only' if actor else 'everyone'}; used from the next turn.")
 
@@ -342,7 +407,7 @@ class Console:
         elif sub == "SHOW":
             if len(words) < 2:
                 raise ConsoleError("TAKE SHOW needs a take number, e.g. TAKE SHOW 2")
-            self.say((await self.rehearsal.show_take(words[1])).rstrip("\n"))
+            self.say((await self.rehearsal.show_take(_take_ref(words[1]))).rstrip("\n"))
         else:
             raise ConsoleError("TAKE SAVE, TAKE LIST or TAKE SHOW n")
 
@@ -353,10 +418,8 @@ class Console:
         until = None
         tail = [w for w in words[1:] if w.lower() not in {"until", "to", "--until"}]
         if tail:
-            if not tail[0].isdigit():
-                raise ConsoleError(f"the turn to replay until must be a number, not {tail[0]!r}")
-            until = int(tail[0])
-        result = await self.rehearsal.replay(words[0], until)
+            until = parse_number(tail[0], "the turn to replay until")
+        result = await self.rehearsal.replay(_take_ref(words[0]), until)
         if result.autosaved:
             self.say(f"(the unsaved work was saved first as take_{result.autosaved})")
         self.say(

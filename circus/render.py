@@ -2,8 +2,10 @@
 
 Frontstage (action, line, cue) goes to stdout as each turn lands, so `circus run … > take.txt`
 keeps a clean record. Thoughts appear only when the director asks for the backstage, each
-marked `[backstage]`. Progress (turn i/N, elapsed time, tokens, cost) goes to stderr: a live
-status line on a terminal, one line per turn otherwise.
+marked `[backstage]`. A turn Circus had to repair, play as a fallback silence or cut at a cap
+carries a `[circus]` line, so it is never taken for the actor's own choice. Progress (turn i/N,
+elapsed time, tokens, cost, a model still being waited for) goes to stderr: a live status line
+on a terminal, one line per turn otherwise.
 """
 
 from __future__ import annotations
@@ -11,10 +13,14 @@ from __future__ import annotations
 import asyncio
 import sys
 import time
+from collections.abc import Sequence
 from typing import TextIO
+
+from engine.reply import CAPS
 
 BACKSTAGE = "[backstage]"
 STAGE_MANAGER = "[stage manager]"
+MARK = "[circus]"
 
 
 def _indent(text: str, prefix: str) -> str:
@@ -23,8 +29,32 @@ def _indent(text: str, prefix: str) -> str:
     return "\n".join([prefix + lines[0]] + [pad + line for line in lines[1:]])
 
 
+def turn_marks(repaired: bool, fallback: bool, cut: Sequence[str] = ()) -> list[str]:
+    """What the director must know about how a turn was made (empty for an ordinary turn)."""
+    marks = []
+    if fallback:
+        marks.append(
+            "fallback: the model gave no usable reply, even when asked again — Circus played"
+            " this turn (a silence unless something parsed); the actor did not choose it"
+        )
+    elif repaired:
+        marks.append("repaired: the model's first reply was malformed; it was asked again")
+    fields = [f"{f} at {CAPS[f]} characters" for f in cut if f in CAPS]
+    if "reply" in cut:
+        fields.insert(0, "the reply was too long and read only in part")
+    if fields:
+        marks.append("cut: " + "; ".join(fields))
+    return marks
+
+
 def format_turn(
-    turn: int, actor: str, action: str, dialogue: str, cue: str, thought: str | None = None
+    turn: int,
+    actor: str,
+    action: str,
+    dialogue: str,
+    cue: str,
+    thought: str | None = None,
+    marks: Sequence[str] = (),
 ) -> str:
     """One landed turn as the terminal shows it (no trailing newline)."""
     out = [f"[{turn}] {actor}"]
@@ -36,6 +66,7 @@ def format_turn(
         out.append(f"    → {cue}")
     if thought:
         out.append(_indent(thought, f"    {BACKSTAGE} "))
+    out.extend(f"    {MARK} {mark}" for mark in marks)
     return "\n".join(out)
 
 
@@ -62,6 +93,14 @@ def format_cost(cost: float | None, known: bool = True) -> str:
     if cost is None:
         return "cost unknown"
     return f"${cost:.4f}" + ("" if known else "+ (some prices unknown)")
+
+
+def format_budget(scope: str, unit: str, setting: str, limit: float, spent: float) -> str:
+    """One budget for `circus status`: which one, what is spent and what is left."""
+    amount = (lambda v: f"${v:.4f}") if unit == "usd" else (lambda v: format_tokens(int(v)))
+    left = max(0.0, limit - spent)
+    which = "scene" if scope == "scene" else "today (UTC)"
+    return f"{which}, {setting}: {amount(spent)} of {amount(limit)} spent · {amount(left)} left"
 
 
 class Renderer:
@@ -179,9 +218,10 @@ class Renderer:
             else:
                 self.cost = (self.cost or 0.0) + event.cost_usd
             thought = event.thought if self.backstage else None
+            marks = turn_marks(event.repaired, event.fallback, event.cut)
             self.say(
                 format_turn(
-                    event.turn, event.actor, event.action, event.dialogue, event.cue, thought
+                    event.turn, event.actor, event.action, event.dialogue, event.cue, thought, marks
                 )
                 + "\n"
             )
@@ -191,6 +231,11 @@ class Renderer:
             self.info(
                 f"waiting for {event.actor} ({event.player}) — their line, please"
                 + (" (type it, or CUT / CUE someone else)" if event.player == "console" else "")
+            )
+        elif isinstance(event, ev.StillWaiting):
+            self.info(
+                f"… turn {event.turn}: still waiting for {event.actor}'s model"
+                f" ({event.seconds:.0f} s so far)"
             )
         elif isinstance(event, ev.ErrorEvent):
             where = " ".join(

@@ -85,7 +85,7 @@ async def play(rehearsal, start_run, backstage: bool, renderer=None) -> int:
         unlisten()
     if result.reason == "cut":
         return EXIT_CUT
-    if result.reason == "error":
+    if result.reason in ("error", "budget"):
         last = renderer.errors[-1] if renderer.errors else "the model failed"
         print_error(f"the run stopped after {renderer.landed} of {renderer.total} turns: {last}")
         return EXIT_FAILURE
@@ -93,7 +93,7 @@ async def play(rehearsal, start_run, backstage: bool, renderer=None) -> int:
 
 
 async def status_text(rehearsal) -> str:
-    from circus.render import format_cost
+    from circus.render import format_budget, format_cost
 
     s = await rehearsal.status()
     state = await rehearsal.state()
@@ -110,6 +110,13 @@ async def status_text(rehearsal) -> str:
         f"usage:   {s.model_calls} model calls  ·  {s.prompt_tokens:,} prompt + "
         f"{s.completion_tokens:,} completion tokens  ·  {format_cost(s.cost_usd)}",
     ]
+    if s.repairs or s.fallbacks:
+        lines.append(
+            f"marks:   {s.repairs} turns repaired by a re-ask  ·  {s.fallbacks} played by a "
+            "stand-in (the reply could not be read)"
+        )
+    for b in s.budgets:
+        lines.append("budget:  " + format_budget(b.scope, b.unit, b.setting, b.limit, b.spent))
     if state.turns:
         last = state.turns[-1]
         line = (last.dialogue or last.action).split("\n")[0][:100]

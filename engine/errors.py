@@ -155,6 +155,7 @@ class TakeNotFound(CircusError):
     def __init__(self, take: object, available: Iterable[int]) -> None:
         numbers = list(available)
         have = ", ".join(f"take_{n}" for n in numbers)
+        take = str(take) if len(str(take)) <= 20 else str(take)[:20] + "…"  # 5,000 digits
         super().__init__(
             f"No take {take} in this scene — takes: {have or 'none yet (save one with take save)'}.",
             f"這場戲沒有排演 {take}——現有：{have or '還沒有（用 take save 存一個）'}。",
@@ -233,3 +234,66 @@ class NotPlaying(CircusError):
                 f"Only the person playing {actor} may speak their lines.",
                 f"只有扮演 {actor} 的人能說他的台詞。",
             )
+
+
+def _amount(unit: str, value: float, zh: bool = False) -> str:
+    if unit == "usd":
+        return f"${value:.4f}"
+    return f"{int(value):,} " + ("個 token" if zh else "tokens")
+
+
+class BudgetExceeded(CircusError):
+    """A model call would cross a spend budget, so it was not made (nothing was written).
+
+    `scope` is scene (context.md's budget_usd/budget_tokens) or day (the operator's
+    CIRCUS_DAILY_BUDGET_* for one Discord server); `estimate` is None when the budget is
+    simply used up.
+    """
+
+    def __init__(
+        self,
+        scope: str,
+        unit: str,  # usd | tokens
+        limit: float,
+        spent: float,
+        estimate: float | None = None,
+        setting: str = "",
+    ) -> None:
+        self.scope, self.unit, self.limit, self.spent = scope, unit, limit, spent
+        self.estimate = estimate
+        self.setting = setting
+        left = max(0.0, limit - spent)
+        today, today_zh = (" today", "今天") if scope == "day" else ("", "")
+        spent_en, spent_zh = _amount(unit, spent), _amount(unit, spent, True)
+        if estimate is None:
+            lead, lead_zh = "The run cannot start", "排演無法開始"
+            state = f"is used up — {spent_en} spent{today}"
+            state_zh = f"已經用完——{today_zh}已花 {spent_zh}"
+        else:
+            lead, lead_zh = (
+                "The run stopped before the next model call",
+                "排演在下一次模型呼叫前停了",
+            )
+            state = (
+                f"would be crossed — {spent_en} spent{today}, {_amount(unit, left)} left, and the "
+                f"call may cost up to {_amount(unit, estimate)}"
+            )
+            state_zh = (
+                f"會被超過——{today_zh}已花 {spent_zh}，剩 {_amount(unit, left, True)}，"
+                f"這次呼叫最多可能要 {_amount(unit, estimate, True)}"
+            )
+        if scope == "scene":
+            which = f"this scene's budget ({setting}: {_amount(unit, limit)} in context.md)"
+            which_zh = f"這場戲的預算（context.md 的 {setting}: {_amount(unit, limit, True)}）"
+            todo = f"To go on, raise {setting}: in the scene's context.md."
+            todo_zh = f"要繼續，請調高這場戲 context.md 裡的 {setting}:。"
+        else:
+            which = f"this server's daily budget ({setting} = {_amount(unit, limit)} per UTC day)"
+            which_zh = (
+                f"這個伺服器每天的預算（{setting} = 每個 UTC 日 {_amount(unit, limit, True)}）"
+            )
+            todo = "Wait until tomorrow (00:00 UTC), or ask the bot's operator to raise it."
+            todo_zh = "請等到明天（UTC 00:00），或請機器人的管理者調高預算。"
+        super().__init__(
+            f"{lead}: {which} {state}. {todo}", f"{lead_zh}：{which_zh}{state_zh}。{todo_zh}"
+        )

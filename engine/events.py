@@ -44,14 +44,25 @@ class TurnCompleted(Event):
     dialogue: str
     cue: str
     thought: str
-    repaired: bool = False
-    fallback: bool = False
+    repaired: bool = False  # the model's first reply was malformed and it was asked again
+    fallback: bool = False  # no usable reply: Circus made this turn (a silence), not the actor
     prompt_tokens: int = 0
     completion_tokens: int = 0
     cost_usd: float | None = None
     index: int = 1
     total: int = 1
+    cut: tuple[str, ...] = ()  # fields cut at their cap (engine.reply.CAPS); "reply" = all of it
     played: bool = False  # a person wrote it (frontends only; never in any prompt)
+
+
+@dataclass(frozen=True)
+class StillWaiting(Event):
+    """A turn's model call has been outstanding `seconds` (sent every CIRCUS_WAITING_SECONDS)."""
+
+    take: int
+    turn: int
+    actor: str
+    seconds: float
 
 
 @dataclass(frozen=True)

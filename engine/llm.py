@@ -3,21 +3,25 @@
 This is the only module that imports litellm, and it imports it lazily (its import costs
 seconds) after switching on its offline settings, so `circus --help` stays instant and an
 offline machine never stalls. Retries, timeouts and the per-actor fallback model live here;
-callers get a `ModelReply` or a `ModelError`, never a provider exception.
+callers get a `ModelReply` or a `ModelError`, never a provider exception. A run may install a
+spend gate (`gated`): it is asked before every attempt, fallback model included, and told after.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import contextvars
 import importlib
+import logging
 import os
 import random
 import threading
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
-from engine.errors import ModelError
+from engine.errors import CircusError, ModelError
 
 EMBEDDED_MODEL = "circus-local/smollm2"
 
@@ -68,6 +72,43 @@ class ModelReply:
     cost_usd: float | None = None
 
 
+@dataclass(frozen=True)
+class Price:
+    """US dollars per token, as litellm's local cost map knows it."""
+
+    input: float
+    output: float
+
+
+class SpendGate(Protocol):
+    """Asked before each attempt (it may refuse by raising a CircusError); told after how it
+    went: the reply, or None (`unsure` when the call was cut or timed out, so it may be billed)."""
+
+    def admit(self, call: ModelCall, model: str) -> Any: ...
+
+    def settle(self, ticket: Any, reply: ModelReply | None, unsure: bool) -> None: ...
+
+
+_gate: contextvars.ContextVar[SpendGate | None] = contextvars.ContextVar(
+    "circus_spend_gate", default=None
+)
+
+
+@contextlib.contextmanager
+def gated(gate: SpendGate | None) -> Iterator[None]:
+    """Every `complete` inside this block (in this task) passes through `gate`."""
+    token = _gate.set(gate)
+    try:
+        yield
+    finally:
+        _gate.reset(token)
+
+
+def gate_task(gate: SpendGate | None) -> None:
+    """Install `gate` for the rest of the current task (a run is one task of its own)."""
+    _gate.set(gate)
+
+
 _current: contextvars.ContextVar[ModelCall | None] = contextvars.ContextVar(
     "circus_model_call", default=None
 )
@@ -98,8 +139,49 @@ def litellm_module() -> Any:
                 for name, target in LOCAL_PROVIDERS.items()
             ]
             _register_custom_providers(litellm)
+            register_prices(litellm, os.environ.get("CIRCUS_MODEL_PRICES"))
             _litellm = litellm
     return _litellm
+
+
+def register_prices(litellm: Any, path: str | None) -> None:
+    """Add the operator's prices (CIRCUS_MODEL_PRICES: a JSON file in litellm's cost-map format,
+    `{"model": {"input_cost_per_token": 3e-06, "output_cost_per_token": 1.5e-05}}`) for models
+    litellm has no price for (self-hosted, brand new), so a dollar budget can bound them."""
+    if not path:
+        return
+    import json
+
+    why = ""
+    try:
+        with open(path, encoding="utf-8") as f:
+            data = json.load(f)
+    except (OSError, ValueError) as exc:
+        data, why = None, str(exc)
+    entries = data if isinstance(data, dict) else {}
+    for model, entry in entries.items():
+        try:
+            ok = all(
+                float(entry[k]) >= 0 for k in ("input_cost_per_token", "output_cost_per_token")
+            )
+        except (KeyError, TypeError, ValueError):
+            ok = False
+        if not ok:
+            why = f"{model!r} needs input_cost_per_token and output_cost_per_token (numbers ≥ 0)"
+    if why or not isinstance(data, dict):
+        raise CircusError(
+            f"CIRCUS_MODEL_PRICES ({path}) cannot be used: {why or 'it must be a JSON object'}. "
+            "Fix the file or unset the variable.",
+            f"CIRCUS_MODEL_PRICES（{path}）無法使用：{why or '必須是 JSON 物件'}。請修正檔案或移除這個設定。",
+        )
+    # litellm warns about cache prices it cannot guess for a custom entry: not news to anyone.
+    quiet = logging.getLogger("LiteLLM")
+    level = quiet.level
+    quiet.setLevel(logging.ERROR)
+    try:
+        litellm.register_model({m: {"mode": "chat", **e} for m, e in entries.items()})
+    finally:
+        quiet.setLevel(level)
 
 
 def _register_custom_providers(litellm: Any) -> None:
@@ -196,24 +278,64 @@ async def _call_once(litellm: Any, call: ModelCall, model: str) -> ModelReply:
 def _cost(litellm: Any, response: Any, model: str) -> float | None:
     """Price of one response where litellm knows the model's price; None where it does not."""
     if model.split("/", 1)[0] in LOCAL_PROVIDERS:
-        return 0.0
+        # In-process models are free unless someone registered a price for them
+        # (litellm.register_model), as the budget tests do.
+        known = _local_price(litellm, model)
+        usage = getattr(response, "usage", None)
+        if known is None or usage is None:
+            return 0.0
+        return (usage.prompt_tokens or 0) * known.input + (
+            usage.completion_tokens or 0
+        ) * known.output
     try:
         return float(litellm.completion_cost(completion_response=response, model=model))
     except Exception:  # unknown price is normal for local and custom models
         return None
 
 
-async def complete(call: ModelCall) -> ModelReply:
-    """Ask one model (then its fallback) with retries; raise ModelError when all fail."""
+def _local_price(litellm: Any, model: str) -> Price | None:
+    entry = litellm.model_cost.get(model)
+    if not isinstance(entry, dict):
+        return None
+    try:
+        return Price(float(entry["input_cost_per_token"]), float(entry["output_cost_per_token"]))
+    except (KeyError, TypeError, ValueError):
+        return None
+
+
+def price(model: str) -> Price | None:
+    """What `model` costs per token, from litellm's local cost map; None when unknown.
+
+    In-process models (scripted, embedded) cost nothing unless a price was registered.
+    Imports litellm: call it only when a budget needs a price.
+    """
     litellm = litellm_module()
+    known = _local_price(litellm, model)
+    if known is not None or model.split("/", 1)[0] in LOCAL_PROVIDERS:
+        return known or Price(0.0, 0.0)
+    try:
+        info = litellm.get_model_info(model)
+        return Price(float(info["input_cost_per_token"]), float(info["output_cost_per_token"]))
+    except Exception:  # unknown model, or an entry without per-token prices
+        return None
+
+
+async def complete(call: ModelCall) -> ModelReply:
+    """Ask one model (then its fallback) with retries; raise ModelError when all fail.
+
+    A spend gate installed with `gated` admits each attempt first; its refusal (a CircusError)
+    propagates untouched, so the call is never made.
+    """
+    litellm = litellm_module()
+    gate = _gate.get()
     models = [call.model] + ([call.fallback_model] if call.fallback_model else [])
     last: BaseException | None = None
     for model in models:
         for attempt in range(call.retries + 1):
             try:
-                return await _call_once(litellm, call, model)
-            except asyncio.CancelledError:
-                raise
+                return await _gated_call(litellm, call, model, gate)
+            except (asyncio.CancelledError, CircusError):
+                raise  # a cut, or a spend gate's refusal: never retried
             except TimeoutError as exc:
                 last = exc
                 if attempt < call.retries:
@@ -225,6 +347,22 @@ async def complete(call: ModelCall) -> ModelReply:
                     continue
                 break
     raise ModelError(call.model, _describe(last))
+
+
+async def _gated_call(litellm: Any, call: ModelCall, model: str, gate: SpendGate | None) -> Any:
+    if gate is None:
+        return await _call_once(litellm, call, model)
+    ticket = gate.admit(call, model)
+    reply: ModelReply | None = None
+    unsure = False  # the provider may have charged for a call we stopped waiting for
+    try:
+        reply = await _call_once(litellm, call, model)
+        return reply
+    except (asyncio.CancelledError, TimeoutError):
+        unsure = True
+        raise
+    finally:
+        gate.settle(ticket, reply, unsure)
 
 
 def _describe(exc: BaseException | None) -> str:

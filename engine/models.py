@@ -59,3 +59,27 @@ def extra_params(model: str, env: Mapping[str, str] = os.environ) -> dict[str, A
     if model.startswith(("ollama/", "ollama_chat/")):
         return {"num_ctx": int(env.get("CIRCUS_NUM_CTX", "8192"))}
     return {}
+
+
+DEFAULT_REPLY_CAP = 2048
+
+
+def reply_cap(kind: str, env: Mapping[str, str] = os.environ) -> int:
+    """The most tokens one reply may have (max_tokens): it bounds every call's cost.
+
+    CIRCUS_MAX_REPLY_TOKENS (default 2048) for an actor's turn or a drafted backstory; a quarter
+    of it for the stage manager, who answers with a name and one reason. Generous on purpose:
+    "thinking" models count their hidden reasoning against it.
+    """
+    try:
+        cap = int(env.get("CIRCUS_MAX_REPLY_TOKENS") or DEFAULT_REPLY_CAP)
+    except ValueError:
+        cap = DEFAULT_REPLY_CAP
+    cap = max(cap, 64)
+    return max(cap // 4, 64) if kind == "stage_manager" else cap
+
+
+def sent_reply_cap(model: str, kind: str, env: Mapping[str, str] = os.environ) -> int | None:
+    """The max_tokens to send: none for the embedded model, which sizes its replies to fit its
+    small context (and costs nothing); the reply cap for everything else."""
+    return None if model.startswith(EMBEDDED_MODEL.split("/")[0] + "/") else reply_cap(kind, env)

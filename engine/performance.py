@@ -13,7 +13,14 @@ from dataclasses import dataclass, replace
 from engine import llm
 from engine.casting import longest_silent, read_stage_manager, stage_manager_candidates
 from engine.llm import ModelCall, ReplyShape
-from engine.models import actor_model, api_base, extra_params, stage_manager_model, turn_timeout
+from engine.models import (
+    actor_model,
+    api_base,
+    extra_params,
+    sent_reply_cap,
+    stage_manager_model,
+    turn_timeout,
+)
 from engine.prompts import (
     ActorBrief,
     StageBrief,
@@ -23,10 +30,13 @@ from engine.prompts import (
     stage_manager_messages,
     stage_manager_reask,
 )
-from engine.reply import Reply, parse_reply
+from engine.reply import MAX_REPLY_CHARS, Reply, parse_reply
+from engine.sanitize import clean_text, clip
 from engine.scene import SceneState
 from engine.stage import after_event, quiet
 from engine.turns import Turn
+
+REASON_CAP = 1000  # characters of a stage-manager reason kept for the log and the director
 
 
 @dataclass(frozen=True)
@@ -72,11 +82,11 @@ def fallback_reply(best: Reply, raw: str, language: str) -> Reply:
     if not thought:
         thought = "（這一輪的回覆無法解析）" if zh else "(this turn's reply could not be read)"
         if raw.strip():
-            thought += ("\n原文：" if zh else "\nRaw reply: ") + raw.strip()[:2000]
+            thought += ("\n原文：" if zh else "\nRaw reply: ") + clean_text(raw).strip()[:2000]
     action = best.action
     if not action and not best.dialogue:
         action = "（沉默）" if zh else "(stays silent)"
-    return Reply(thought, action, best.dialogue, best.cue, best.has_cue, ())
+    return Reply(thought, action, best.dialogue, best.cue, best.has_cue, (), best.cut)
 
 
 def _score(reply: Reply) -> int:
@@ -113,6 +123,7 @@ async def perform(
         timeout=turn_timeout(state.settings),
         fallback_model=soul.fallback_model,
         shape=ReplyShape("actor", tuple(state.on_stage), actor),
+        max_tokens=sent_reply_cap(model, "actor"),
         extra=extra_params(model),
         retries=int(os.environ.get("CIRCUS_MODEL_RETRIES", "2")),
     )
@@ -123,7 +134,10 @@ async def perform(
         return Performance(reply, usage, raw=first.text)
     again = await llm.complete(
         replace(
-            call, messages=repair_messages(messages, first.text, reply.problems, state.language)
+            call,
+            messages=repair_messages(
+                messages, clean_text(first.text)[:MAX_REPLY_CHARS], reply.problems, state.language
+            ),
         )
     )
     usage = usage + _usage(again)
@@ -179,6 +193,7 @@ async def ask_stage_manager(state: SceneState, exclude: str | None = None) -> De
         api_base=api_base(None, state.settings),
         timeout=turn_timeout(state.settings),
         shape=ReplyShape("stage_manager", tuple(a for a in state.cast if a not in barred)),
+        max_tokens=sent_reply_cap(model, "stage_manager"),
         extra=extra_params(model),
         retries=int(os.environ.get("CIRCUS_MODEL_RETRIES", "2")),
     )
@@ -193,10 +208,11 @@ async def ask_stage_manager(state: SceneState, exclude: str | None = None) -> De
             text = str(exc)
             break
         usage = _usage(answer) if usage is None else usage + _usage(answer)
-        picked, reason = read_stage_manager(answer.text, aliases)
+        said = clean_text(answer.text)  # the reason goes to a log and to the director: sanitise
+        picked, reason = read_stage_manager(said, aliases)
         if picked is not None:
-            return Decision(picked, reason or answer.text.strip()[:300], usage)
-        text = answer.text
+            return Decision(picked, clip(reason or said.strip(), REASON_CAP)[0], usage)
+        text = said
         call = replace(
             call,
             messages=stage_manager_reask(messages, answer.text, tuple(aliases), state.language),

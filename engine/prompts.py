@@ -4,16 +4,21 @@ An actor's prompt holds its own soul, the public context, the public record with
 thoughts interleaved, whispers for everyone and for it, and a one-off direction. The stage
 manager's prompt holds only public text. The unchanging part comes first and the record grows
 append-only, so providers' prompt caches hit; long scenes drop the oldest turns in whole blocks
-(a bounded window) instead of overflowing the model's context. Pure functions.
+(a bounded window) instead of overflowing the model's context. The record cannot be forged:
+what anyone said is `quote`d (one JSON string per field, on its turn's one line), so no line an
+actor writes can pose as a turn, a private thought or a director's note in another prompt.
+Pure functions.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
 from engine.casting import silence
+from engine.sanitize import ELLIPSIS, clean_text
 from engine.stage import (
     ENTER,
     EVENT,
@@ -21,7 +26,6 @@ from engine.stage import (
     OPENING,
     Item,
     StageBlock,
-    flat,
     merge,
     since_last_turn,
     walk,
@@ -43,17 +47,46 @@ def estimate_tokens(text: str) -> int:
     return wide + (len(text) - wide + 3) // 4
 
 
+# What one turn may contribute to a prompt, in estimated tokens per field, so one huge turn
+# (a 100 KB reply, a long paste into transcript.md) never pushes every other turn out of the
+# bounded window: a full turn with its thought stays within about a third of HISTORY_BUDGET.
+RECORD_CAPS = {"action": 150, "dialogue": 450, "cue": 20, "thought": 300}
+
+
+def clip_tokens(text: str, budget: int) -> str:
+    """The longest prefix of `text` whose estimate fits `budget` tokens (marked if cut)."""
+    if estimate_tokens(text) <= budget:
+        return text
+    used, end = 0.0, 0
+    while end < len(text) and used + (1 if ord(text[end]) > 0x2E7F else 0.25) <= budget - 1:
+        used += 1 if ord(text[end]) > 0x2E7F else 0.25
+        end += 1
+    return text[:end].rstrip() + ELLIPSIS
+
+
+def quote(text: str) -> str:
+    """What someone said, as one double-quoted, escaped line (contract §7: reuse it).
+
+    Line breaks become `\\n`, quotes and backslashes are escaped, invisible controls are gone,
+    so nothing inside can end the quote, start a line, or pose as the prompt's own structure.
+    """
+    return json.dumps(clean_text(text), ensure_ascii=False)
+
+
 @lru_cache(maxsize=65536)
 def public_line(turn: Turn, language: str) -> str:
-    """One turn of the public record as every role sees it."""
+    """One turn of the public record as every role sees it: always exactly one line."""
     labels = labels_for(language)
     parts = [f"[{turn.number}] {turn.actor}:"]
     if turn.action:
-        parts.append(f"({labels['action']}) {turn.action}")
+        parts.append(
+            f"({labels['action']}) " + quote(clip_tokens(turn.action, RECORD_CAPS["action"]))
+        )
     if turn.dialogue:
-        parts.append(turn.dialogue)
-    if turn.cue:
-        parts.append(f"→ {turn.cue}")
+        parts.append(quote(clip_tokens(turn.dialogue, RECORD_CAPS["dialogue"])))
+    cue = clean_text(turn.cue).split("\n")[0].strip()
+    if cue:
+        parts.append("→ " + quote(clip_tokens(cue, RECORD_CAPS["cue"])))
     return " ".join(parts)
 
 
@@ -68,12 +101,17 @@ def block_line(block: StageBlock, language: str) -> str:
     if block.kind in (EVENT, OPENING):
         label = {EVENT: ("事件", "Event"), OPENING: ("開場", "Opening")}[block.kind]
         return (
-            f"{at} 〔{label[0]}〕 {flat(block.text)}"
+            f"{at} 〔{label[0]}〕 {_event_text(block)}"
             if zh
-            else f"{at} [{label[1]}] {flat(block.text)}"
+            else f"{at} [{label[1]}] {_event_text(block)}"
         )
     names = "、".join(block.names) if zh else ", ".join(block.names)
     return f"{at} （在場：{names}）" if zh else f"{at} (On stage: {names})"
+
+
+def _event_text(block: StageBlock) -> str:
+    """An event's text as one quoted line (contract §7): it cannot forge prompt structure."""
+    return quote(clip_tokens(block.text, RECORD_CAPS["dialogue"]))
 
 
 def record_lines(items: Sequence[Item], language: str) -> list[str]:
@@ -119,7 +157,7 @@ def witnessed_lines(brief: ActorBrief) -> list[str]:
 
 def _thought_line(thought: str, language: str) -> str:
     label = "（你當時的內心）" if is_zh(language) else "(your private thought then)"
-    return f"    {label} {thought}"
+    return f"    {label} {quote(clip_tokens(thought, RECORD_CAPS['thought']))}"
 
 
 def window_start(costs: Sequence[int], budget: int = HISTORY_BUDGET) -> int:
@@ -141,7 +179,8 @@ _RULES = {
         "<action>…</action> 看得見的動作；動作與台詞至少要有一個，沉默也是動作\n"
         "<dialogue>…</dialogue> 說出口的台詞，可省略\n"
         "<cue>…</cue> 下一位說話者的名字；誰都可以就寫 ANY；可留空\n"
-        "別人看不到你的內心、你的角色設定和導演私下給你的話。"
+        "別人看不到你的內心、你的角色設定和導演私下給你的話。\n"
+        "戲的紀錄裡，每個人的動作和台詞都放在引號裡（換行寫成 \\n）；你回覆時照常寫在標籤裡，不用加引號。"
     ),
     "en": (
         "You are an actor in an improvised rehearsal and you play {name} only. Stay in "
@@ -152,7 +191,9 @@ _RULES = {
         "<action>…</action> what you visibly do; give an action or a line, silence is an action\n"
         "<dialogue>…</dialogue> what you say aloud, optional\n"
         "<cue>…</cue> who should speak next, by name; ANY for anyone; may be empty\n"
-        "Nobody else sees your thoughts, your character notes or the director's private words."
+        "Nobody else sees your thoughts, your character notes or the director's private words.\n"
+        "In the record, what each person did and said is shown in quotes (line breaks as \\n); "
+        "write your own turn in the tags as usual, without quotes."
     ),
 }
 
@@ -292,15 +333,17 @@ def stage_manager_messages(brief: StageBrief) -> tuple[dict[str, str], ...]:
     last = brief.turns[-1] if brief.turns else None
     happened = [b for b in since_last_turn(items) if b.kind in (EVENT, OPENING)]
     if happened:  # the scheduler asks "who reacts first" after any event since the last turn
-        what = flat(happened[-1].text)
+        what = _event_text(happened[-1])
         parts.append(
             f"剛剛發生：{what}\n誰先反應？" if zh else f"Just now: {what}\nWho reacts first?"
         )
     elif last is not None:
+        cue = clip_tokens(clean_text(last.cue).split("\n")[0].strip(), RECORD_CAPS["cue"])
+        cue_said = quote(cue) if cue else ("（空白）" if zh else "(nobody)")
         parts.append(
-            f"{last.actor} 把球丟給「{last.cue or '（空白）'}」。下一位是誰？"
+            f"{last.actor} 把球丟給 {cue_said}。下一位是誰？"
             if zh
-            else f"{last.actor} cued “{last.cue or '(nobody)'}”. Who speaks next?"
+            else f"{last.actor} cued {cue_said}. Who speaks next?"
         )
     else:
         parts.append(

@@ -9,13 +9,26 @@ state: a new Rehearsal on the same folder continues exactly where the last one s
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
+import os
+import time
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from engine import llm
+from engine.budget import SpendGuard, utcnow
 from engine.casting import longest_silent, match_cue, next_on_stage
-from engine.errors import BadRequest, CircusError, NobodyOnStage, SceneBusy, UnknownActor
+from engine.errors import (
+    BadRequest,
+    BudgetExceeded,
+    CircusError,
+    NobodyOnStage,
+    SceneBusy,
+    UnknownActor,
+)
 from engine.events import (
     Cut,
     ErrorEvent,
@@ -23,10 +36,12 @@ from engine.events import (
     RunFinished,
     RunStarted,
     StageManagerDecided,
+    StillWaiting,
     TurnCompleted,
     TurnStarted,
     WaitingForPlayer,
 )
+from engine.ledger import Ledger
 from engine.llm import ModelError
 from engine.models import actor_model, turn_timeout
 from engine.performance import Performance, Usage, ask_stage_manager, perform
@@ -41,28 +56,44 @@ from engine.scene import (
 from engine.scene_commands import USAGE_LOG, SceneCommands
 from engine.stage import after_event, quiet
 from engine.stage_commands import PlayedLine, StageCommands
-from engine.turns import Turn, render_thought, render_turn
+from engine.turns import Turn, render_decision, render_thought, render_turn
 
 log = logging.getLogger("circus.engine")
 MAX_RUN = 500
 TURN_DEADLINE_FACTOR = 3  # a turn may span a few model calls (retry, repair, fallback)
+WAITING_SECONDS = 10.0  # how often a slow turn says it is still waiting (CIRCUS_WAITING_SECONDS)
+
+
+def waiting_interval() -> float:
+    try:
+        return max(float(os.environ.get("CIRCUS_WAITING_SECONDS") or WAITING_SECONDS), 0.01)
+    except ValueError:
+        return WAITING_SECONDS
 
 
 @dataclass(frozen=True)
 class RunResult:
     turns_done: int
-    reason: str  # completed | cut | error
+    reason: str  # completed | cut | error | budget
     last_turn: int
 
 
 class Rehearsal(StageCommands, SceneCommands):
     """Director commands for one scene folder. Frontends hold one per scene."""
 
-    def __init__(self, root: Path | str, hub: EventHub | None = None) -> None:
+    def __init__(
+        self, root: Path | str, hub: EventHub | None = None, *, account: str | None = None
+    ) -> None:
+        """`account` names whose daily budget the runs spend (the bot: discord-<guild id>);
+        its ledger lives beside the scene, under <scenes folder>/.circus/spend/."""
         self.files = SceneFiles(Path(root))
         self.root = self.files.root
         self.name = self.files.name
         self.events = hub or EventHub()
+        self.account = account
+        self.ledger = Ledger(self.root.parent, account) if account else None
+        self._spend: SpendGuard | None = None
+        self._language = "zh"
         self._task: asyncio.Task[RunResult] | None = None
         self._progress = ""
         self._waiting: tuple[str, asyncio.Future[PlayedLine | None]] | None = None
@@ -100,8 +131,10 @@ class Rehearsal(StageCommands, SceneCommands):
             )
         # Check everything before taking the lock, so a refused run writes nothing at all.
         state = await self.state()
+        self._language = state.language
         first = await self.resolve_actor(start) if start else None
         await self._check_start(state, first)
+        await self.refuse_if_spent(state)
         if self.running and self._waiting is not None:
             await self.cut()
         if self.running:
@@ -146,6 +179,9 @@ class Rehearsal(StageCommands, SceneCommands):
     async def _run(self, turns: int, first: str | None, mode: str, direction: str) -> RunResult:
         done, reason, failures, take = 0, "completed", 0, 0
         avoid: str | None = None
+        # This run is its own task: the gate stays on every model call it makes, and only those.
+        self._spend = SpendGuard(self.name, self.ledger)
+        llm.gate_task(self._spend)
         try:
             take = await self.current_take()
             self.events.emit(RunStarted(self.name, take, turns, mode))
@@ -179,6 +215,10 @@ class Rehearsal(StageCommands, SceneCommands):
                 done += 1
         except asyncio.CancelledError:
             reason = "cut"
+        except BudgetExceeded as exc:  # stopped before a call: nothing of that turn landed
+            turn = self.files.last_turn_seen() + 1
+            self.events.emit(ErrorEvent(self.name, exc.in_language(self._language), turn))
+            reason = "budget"
         except CircusError as exc:  # e.g. a writer saved a broken soul.md mid-run
             self.events.emit(ErrorEvent(self.name, str(exc)))
             reason = "error"
@@ -206,6 +246,7 @@ class Rehearsal(StageCommands, SceneCommands):
         avoid: str | None,
     ) -> None:
         state = await self.state()
+        await self._budget_turn(state)
         number = state.last_turn + 1
         speakers = [t.actor for t in state.turns]
         present = state.on_stage
@@ -239,7 +280,7 @@ class Rehearsal(StageCommands, SceneCommands):
                 actor, reason, sm_usage = decision.actor, "stage_manager", decision.usage
                 if decision.fallback:
                     reason = "fallback"
-                sm_log = f"## before turn {number} → {actor}\n{decision.reason.strip()}\n\n"
+                sm_log = render_decision(number, actor, decision.reason)
                 self.events.emit(
                     StageManagerDecided(
                         self.name, take, number, actor, decision.reason, decision.fallback
@@ -262,7 +303,7 @@ class Rehearsal(StageCommands, SceneCommands):
         # One deadline for the whole turn, however many retries, repairs and fallbacks it takes.
         deadline = TURN_DEADLINE_FACTOR * turn_timeout(state.settings)
         try:
-            async with asyncio.timeout(deadline):
+            async with asyncio.timeout(deadline), self._still_waiting(take, number, actor):
                 result = await perform(state, actor, direction, neglected=reason == "neglect")
         except TimeoutError:
             raise ModelError(
@@ -273,13 +314,16 @@ class Rehearsal(StageCommands, SceneCommands):
         except ModelError as exc:
             exc.actor = actor
             raise
-        cut_during_commit = await self._commit(state, number, actor, result, sm_log, sm_usage)
+        cut_during_commit = await self._commit(
+            state, take, number, actor, reason, result, sm_log, sm_usage
+        )
         reply = result.reply
         self.events.emit(
             TurnCompleted(
                 self.name, take, number, actor, reply.action, reply.dialogue, reply.cue,
                 reply.thought, result.repaired, result.fallback, result.usage.prompt_tokens,
                 result.usage.completion_tokens, result.usage.cost_usd, index, total,
+                reply.cut,
             )
         )  # fmt: skip
         if cut_during_commit:
@@ -298,25 +342,68 @@ class Rehearsal(StageCommands, SceneCommands):
         finally:
             self._waiting = None
 
+    @contextlib.asynccontextmanager
+    async def _still_waiting(self, take: int, number: int, actor: str) -> AsyncIterator[None]:
+        """Say every few seconds that `actor`'s model has not answered yet, until it has."""
+        interval, started = waiting_interval(), time.monotonic()
+
+        async def tick() -> None:
+            while True:
+                await asyncio.sleep(interval)
+                waited = time.monotonic() - started
+                self.events.emit(StillWaiting(self.name, take, number, actor, waited))
+
+        ticker = asyncio.create_task(tick(), name=f"waiting-{self.name}")
+        try:
+            yield
+        finally:
+            ticker.cancel()
+
+    async def _budget_turn(self, state: SceneState) -> None:
+        """Tell the run's spend gate the budgets and the scene's landed spend for this turn."""
+        if self._spend is not None:
+            self._language = state.language
+            self._spend.begin_turn(self._limits(state), await self._scene_spent(state))
+
     async def _commit(
         self,
         state: SceneState,
+        take: int,
         number: int,
         actor: str,
+        reason: str,
         result: Performance,
         sm_log: str,
         sm_usage: Usage | None,
-        played: bool = False,
     ) -> bool:
         """Land the turn whole. Returns True if a cut arrived meanwhile (honoured after)."""
         reply = result.reply
         turn = Turn(number, actor, reply.action, reply.dialogue, reply.cue)
-        row = {"turn": number, "role": actor, **result.usage.__dict__}
-        if played:
-            row["reason"] = "played"
-        usage = [row]
+        at = utcnow().isoformat(timespec="seconds")
+        # contracts §4: the rows every reader of usage.jsonl expects (older rows lack the
+        # take/at/reason/repaired/fallback keys; readers tolerate that)
+        usage: list[dict[str, object]] = [
+            {
+                "turn": number,
+                "role": actor,
+                **result.usage.__dict__,
+                "take": take,
+                "at": at,
+                "reason": reason,
+                "repaired": result.repaired,
+                "fallback": result.fallback,
+            }
+        ]
         if sm_usage is not None:
-            usage.append({"turn": number, "role": "stage_manager", **sm_usage.__dict__})
+            usage.append(
+                {
+                    "turn": number,
+                    "role": "stage_manager",
+                    **sm_usage.__dict__,
+                    "take": take,
+                    "at": at,
+                }
+            )
         appends = [
             (TRANSCRIPT, render_turn(turn, state.language)),
             (USAGE_LOG, "".join(json.dumps(u, ensure_ascii=False) + "\n" for u in usage)),
@@ -338,6 +425,8 @@ class Rehearsal(StageCommands, SceneCommands):
             cut = True
             await asyncio.wait([commit])
             commit.result()
+        if self._spend is not None:
+            self._spend.turn_landed()
         if fresh:
             state.turns.append(turn)
             self.files.remember_append(TRANSCRIPT, state.turns)

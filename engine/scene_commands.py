@@ -8,17 +8,28 @@ turn; notes are read-modify-written under their own short lock.
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
-from engine import frontmatter, llm
+from engine import budget, frontmatter, llm
+from engine.budget import Budget, Limit, Spend, SpendGuard
 from engine.errors import BadRequest, BadSceneFile, CircusError, SceneBusy
 from engine.events import EventHub, NoteAdded, TakeSaved
 from engine.frontmatter import BOM
-from engine.models import api_base, extra_params, stage_manager_model, turn_timeout
+from engine.ledger import Ledger
+from engine.models import (
+    api_base,
+    extra_params,
+    sent_reply_cap,
+    stage_manager_model,
+    turn_timeout,
+)
 from engine.notes import add_note, empty_notes
 from engine.prompts import summarize_messages
 from engine.scene import (
+    CONTEXT,
     NOTES,
     STAGE_MANAGER_LOG,
     TRANSCRIPT,
@@ -56,8 +67,33 @@ class Status:
     cost_usd: float | None
     model_calls: int
     saved_takes: tuple[int, ...]
+    repairs: int = 0  # turns a re-ask fixed
+    fallbacks: int = 0  # turns no reply could be read for: a stand-in (silence) was played
+    budgets: tuple[Budget, ...] = ()  # each budget that applies, with what is spent
     on_stage: tuple[str, ...] = ()
     players: tuple[tuple[str, str], ...] = ()  # (actor, who plays them)
+
+    def _left(self, scope: str, unit: str) -> float | None:
+        found = [b.left for b in self.budgets if (b.scope, b.unit) == (scope, unit)]
+        return found[0] if found else None
+
+    @property
+    def scene_usd_left(self) -> float | None:
+        return self._left("scene", "usd")
+
+    @property
+    def scene_tokens_left(self) -> int | None:
+        left = self._left("scene", "tokens")
+        return None if left is None else int(left)
+
+    @property
+    def daily_usd_left(self) -> float | None:
+        return self._left("day", "usd")
+
+    @property
+    def daily_tokens_left(self) -> int | None:
+        left = self._left("day", "tokens")
+        return None if left is None else int(left)
 
 
 @dataclass(frozen=True)
@@ -76,6 +112,8 @@ class SceneCommands:
     name: str
     events: EventHub
     _progress: str
+    account: str | None
+    ledger: Ledger | None
 
     @property
     def running(self) -> bool:  # provided by Rehearsal
@@ -173,17 +211,18 @@ class SceneCommands:
         state = await self.state()
         soul = state.souls[name]
         model = stage_manager_model(state.settings)
-        reply = await llm.complete(
-            llm.ModelCall(
-                model=model,
-                messages=summarize_messages(
-                    name, bio_part(soul.body), full_history, state.language
-                ),
-                api_base=api_base(soul, state.settings),
-                timeout=turn_timeout(state.settings),
-                extra=extra_params(model),
-            )
+        guard = SpendGuard(self.name, self.ledger)  # a summary spends from the same budgets
+        guard.begin_turn(self._limits(state), await self._scene_spent(state))
+        call = llm.ModelCall(
+            model=model,
+            messages=summarize_messages(name, bio_part(soul.body), full_history, state.language),
+            api_base=api_base(soul, state.settings),
+            timeout=turn_timeout(state.settings),
+            max_tokens=sent_reply_cap(model, "free"),
+            extra=extra_params(model),
         )
+        with llm.gated(guard):
+            reply = await llm.complete(call)
         story = reply.text.strip()
         if write and story:
             text = await self.files.store.read(soul_path(name)) or ""
@@ -246,22 +285,71 @@ class SceneCommands:
                 return True
         return False
 
-    # ----------------------------------------------------------------- status
-    async def status(self) -> Status:
-        state = await self.state()
+    # ----------------------------------------------------------------- spend
+    async def usage_rows(self) -> list[dict[str, Any]]:
+        """The scene's usage rows (one per role per landed turn); unreadable lines skipped."""
         text = await self.files.store.read(USAGE_LOG) or ""
-        prompt = completion = calls = 0
-        cost: float | None = None
+        rows = []
         for line in text.splitlines():
             try:
                 row = json.loads(line)
             except ValueError:
                 continue
-            prompt += int(row.get("prompt_tokens", 0))
-            completion += int(row.get("completion_tokens", 0))
-            calls += int(row.get("calls", 1))
-            if row.get("cost_usd") is not None:
-                cost = (cost or 0.0) + float(row["cost_usd"])
+            if isinstance(row, dict):
+                rows.append(row)
+        return rows
+
+    def _limits(self, state: SceneState) -> tuple[Limit, ...]:
+        """The budgets that apply: the scene's own, and the account's daily ones if any."""
+        scene = budget.scene_limits(state.settings, self.root / CONTEXT)
+        return scene + (budget.daily_limits(os.environ) if self.ledger is not None else ())
+
+    async def _scene_spent(self, state: SceneState) -> Spend:
+        if not budget.scene_limits(state.settings, self.root / CONTEXT):
+            return Spend()  # nothing to compare it with: skip reading the usage log
+        return budget.total(await self.usage_rows())
+
+    def _day_spent(self) -> Spend:
+        if self.ledger is None:
+            return Spend()
+        now = budget.utcnow()
+        return budget.day_spend(self.ledger.rows(budget.utc_day(now)), now)
+
+    async def budgets(self, state: SceneState | None = None) -> tuple[Budget, ...]:
+        """Each budget that applies to this scene now, with what is spent against it."""
+        state = state or await self.state()
+        limits = self._limits(state)
+        if not limits:
+            return ()
+        return budget.budgets(limits, await self._scene_spent(state), self._day_spent())
+
+    async def refuse_if_spent(self, state: SceneState) -> None:
+        """BudgetExceeded now if a budget is used up: a run that cannot make one call never
+        starts (and never takes the lock)."""
+        refusal = budget.check(await self.budgets(state))
+        if refusal is not None:
+            raise refusal
+
+    # ----------------------------------------------------------------- status
+    async def status(self) -> Status:
+        state = await self.state()
+        rows = await self.usage_rows()
+        prompt = completion = calls = repairs = fallbacks = 0
+        cost: float | None = None
+        for row in rows:
+            try:
+                prompt += int(row.get("prompt_tokens", 0))
+                completion += int(row.get("completion_tokens", 0))
+                calls += int(row.get("calls", 1))
+                if row.get("cost_usd") is not None:
+                    cost = (cost or 0.0) + float(row["cost_usd"])
+            except (TypeError, ValueError):
+                continue
+            fallback = row.get("fallback") is True
+            repairs += row.get("repaired") is True and not fallback
+            fallbacks += fallback
+        limits = self._limits(state)
+        scene = budget.total(rows) if limits else Spend()
         return Status(
             scene=self.name,
             take=await self.current_take(),
@@ -274,6 +362,9 @@ class SceneCommands:
             cost_usd=cost,
             model_calls=calls,
             saved_takes=tuple(await take_numbers(self.files.store)),
+            repairs=repairs,
+            fallbacks=fallbacks,
+            budgets=budget.budgets(limits, scene, self._day_spent()) if limits else (),
             on_stage=tuple(state.on_stage),
             players=tuple((a, p) for a, p in state.players.items() if a in state.souls),
         )

@@ -121,6 +121,7 @@ class ContextSettings(_Settings):
     api_base: Annotated[Url, _url(("http", "https"))] | None = None
     turn_timeout: Annotated[float, Field(gt=0, le=3600)] | None = None
     budget_usd: Annotated[float, Field(ge=0, le=1_000_000)] | None = None
+    budget_tokens: Annotated[int, Field(ge=0, le=10_000_000_000)] | None = None
 
 
 _MODEL_HELP = (
@@ -155,6 +156,7 @@ HELP: dict[str, tuple[str, str]] = {
         "秒數，大於 0、最多 3600",
     ),
     "budget_usd": ("a number of US dollars, 0 or more", "美元金額，0 或以上"),
+    "budget_tokens": ("a whole number of tokens, 0 or more", "token 數（整數），0 或以上"),
 }
 
 

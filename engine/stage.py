@@ -193,11 +193,6 @@ def since_last_turn(items: Sequence[Item]) -> list[StageBlock]:
     return out[::-1]
 
 
-def flat(text: str) -> str:
-    """A block's text on one prompt line: its own line breaks cannot forge prompt structure."""
-    return " / ".join(line.strip() for line in text.split("\n") if line.strip())
-
-
 def after_event(items: Sequence[Item]) -> bool:
     """True when a stage event (or the opening) happened since the last turn."""
     return any(b.kind in (EVENT, OPENING) for b in since_last_turn(items))

@@ -28,6 +28,7 @@ from engine.errors import (
 from engine.events import StageChanged, TurnCompleted
 from engine.performance import Performance, Usage
 from engine.reply import Reply
+from engine.sanitize import clean_text
 from engine.scene import PLAYERS, TRANSCRIPT, SceneFiles, SceneState
 from engine.stage import ENTER, EVENT, EXIT, OPENING, PRESENT, StageBlock, next_key, render_block
 
@@ -205,7 +206,11 @@ class StageCommands:
         on; with no run, it lands now. Returns the turn number when it landed here."""
         name = await self.resolve_actor(actor)
         state = await self.state()
-        line = PlayedLine(action.strip(), dialogue.strip(), cue.strip(), thought.strip())
+        # A person's text is data like a model's: no controls, bidi overrides or broken Unicode.
+        action, dialogue, cue, thought = (
+            clean_text(x).strip() for x in (action, dialogue, cue, thought)
+        )
+        line = PlayedLine(action, dialogue, cue, thought)
         if not line.action and not line.dialogue:
             raise BadRequest("A line needs words or an action.", "台詞或動作至少要有一個。")
         if player is not None and state.players.get(name) != player:
@@ -255,7 +260,7 @@ class StageCommands:
         A stage-manager decision that handed them the ball lands with it."""
         reply = Reply(line.thought, line.action, line.dialogue, line.cue, bool(line.cue))
         result = Performance(reply, Usage(model="", calls=0))
-        cut = await self._commit(state, number, actor, result, sm_log, sm_usage, played=True)
+        cut = await self._commit(state, take, number, actor, "played", result, sm_log, sm_usage)
         self.events.emit(
             TurnCompleted(
                 self.name, take, number, actor, line.action, line.dialogue, line.cue,

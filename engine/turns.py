@@ -2,7 +2,9 @@
 
 A turn block renders to markdown a writer reads in Obsidian and parses back to the same Turn
 (round-trip exact for any text, including lines that look like headings or labels, which are
-escaped with a backslash). Pure functions; disk access lives in engine.store.
+escaped with a backslash). A cue is one line without comments: whatever a writer scribbles
+under a turn's cue line, or in a comment on it, is theirs, never part of the cue actors see. Pure functions; disk access lives in
+engine.store.
 """
 
 from __future__ import annotations
@@ -22,6 +24,8 @@ _FIELD_OF.update({"动作": "action", "台词": "dialogue"})
 _HEADING = re.compile(r"^## ([0-9]{1,9}) · (.+?)\s*$")  # 9 digits: int() never refuses it
 _LABEL = re.compile(r"^\*\*([^*]+)\*\*[:：] ?(.*)$")
 _BACKSTAGE_HEADING = re.compile(r"^## ([0-9]{1,9})\s*$")
+# A writer's comment on a cue line (HTML or Obsidian style) is theirs, not part of the name.
+_COMMENT = re.compile(r"<!--.*?(?:-->|$)|%%.*?(?:%%|$)")
 
 
 @dataclass(frozen=True)
@@ -81,7 +85,8 @@ def parse_transcript(text: str) -> list[Turn]:
                 Turn(
                     number=int(current["number"]),  # type: ignore[arg-type]
                     actor=str(current["actor"]),
-                    **{k: "\n".join(v).strip() for k, v in values.items()},
+                    **{k: "\n".join(v).strip() for k, v in values.items() if k != "cue"},
+                    cue=_COMMENT.sub("", values.get("cue", [""])[0]).strip(),
                 )
             )
 
@@ -108,6 +113,17 @@ def parse_transcript(text: str) -> list[Turn]:
             values[field].append(_unescape(line))
     close()
     return turns
+
+
+def render_decision(number: int, actor: str, reason: str) -> str:
+    """The block appended to stage_manager.log before turn `number`.
+
+    The reason is the stage manager's free text: a line in it that looks like a block heading
+    ("## before turn 9", "## 3") is escaped, so takes.cut_log never cuts the log there.
+    """
+    lines = reason.strip().split("\n")
+    body = "\n".join(_escape(line) for line in lines)
+    return f"## before turn {number} → {actor}\n{body}\n\n"
 
 
 def render_thought(number: int, thought: str) -> str:

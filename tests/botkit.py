@@ -93,6 +93,18 @@ class Room:
         assert f"<#{thread['id']}>" in text, text
         return int(thread["id"])
 
+    def let_open_scenes(self, *users: str) -> None:
+        """What a server's admins do in Server Settings → Integrations: allow these members
+        /scene although they lack Manage Threads (its default_member_permissions)."""
+        command = int(self.fake.find_command("scene")["id"])
+        allowed = {
+            e.id: e.permission
+            for e in self.fake.command_permissions.get(command, [])
+            if e.type == 2
+        }
+        allowed.update({self.fake.user(u).id: True for u in users})
+        self.fake.set_command_permissions("scene", users=allowed)
+
     async def drain(self) -> None:
         assert self.bot is not None
         await self.bot.drain()

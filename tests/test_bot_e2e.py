@@ -99,6 +99,7 @@ async def test_private_text_never_reaches_the_thread_only_directors_dms(tmp_path
     scripted.register("walls", walls_script)
     async with room(tmp_path) as r:
         write_scene(r.scenes_dir / "密室", model="scripted/walls")
+        r.let_open_scenes("bob")
         await r.ask("scene open", {"name": "密室"}, user="bob")
         thread = int(r.fake.thread_by_name("🎭 密室")["id"])
 
@@ -124,6 +125,7 @@ async def test_private_text_never_reaches_the_thread_only_directors_dms(tmp_path
 async def test_a_non_director_is_refused_privately_and_nothing_changes(tmp_path):
     async with room(tmp_path) as r:
         r.fake.add_user("dave")
+        r.let_open_scenes("bob")
         thread = await r.new_scene("審訊室", user="bob")
         for command, options in [
             ("run", {"turns": 2}),
@@ -153,6 +155,7 @@ async def test_a_non_director_is_refused_privately_and_nothing_changes(tmp_path)
 
 async def test_closed_dms_are_explained_once_and_nothing_goes_to_the_thread(tmp_path):
     async with room(tmp_path) as r:
+        r.let_open_scenes("carol")
         thread = await r.new_scene("審訊室", user="carol")
         first = await r.slash("run", {"turns": 2}, user="carol", channel=thread)
         await finished(r, thread)
@@ -304,10 +307,16 @@ async def test_an_archived_thread_is_revived_and_a_deleted_one_is_reported(tmp_p
 
 
 async def test_long_lines_are_split_under_2000_characters(tmp_path):
-    speech = " ".join(f"Sentence number {i} is here." for i in range(300))
+    speech = " ".join(f"Sentence number {i} is here." for i in range(52))  # < 1500 chars
+    gesture = " ".join(f"Gesture {i}." for i in range(50))  # < 600 chars
 
     def long_script(request: scripted.ScriptedRequest) -> str:
-        return f"<thought>t</thought><dialogue>{speech}</dialogue><cue>ANY</cue>"
+        if request.index == 0:
+            return (
+                f"<thought>t</thought><action>{gesture}</action><dialogue>{speech}</dialogue>"
+                "<cue>ANY</cue>"
+            )
+        return "<thought>t</thought><dialogue>" + "Blah. " * 20_000 + "</dialogue><cue>ANY</cue>"
 
     scripted.register("long", long_script)
     async with room(tmp_path) as r:
@@ -322,8 +331,18 @@ async def test_long_lines_are_split_under_2000_characters(tmp_path):
         await r.ask("cue", {"actor": "Ruth"}, channel=thread)
         await finished(r, thread)
         posts = [m["content"] for m in r.thread(thread) if m["username"] == "Ruth"]
-        assert len(posts) >= 5 and all(len(p) <= 2000 for p in posts)
-        assert " ".join(posts).split() == (speech + " -# → anyone").split()
+        assert len(posts) == 2 and all(len(p) <= 2000 for p in posts)
+        assert (
+            " ".join(posts).replace("*", "").split()
+            == (gesture + " " + speech + " -# → anyone").split()
+        )
+
+        # A 120 KB reply is cut at the cap: two posts at most, and the directors are told.
+        await r.ask("cue", {"actor": "Ruth"}, channel=thread)
+        await finished(r, thread, 2)
+        posts = [m["content"] for m in r.thread(thread) if m["username"] == "Ruth"][2:]
+        assert 1 <= len(posts) <= 2 and all(len(p) <= 2000 for p in posts)
+        assert any("✂" in d and "dialogue" in d for d in r.dms("alice"))
 
 
 async def test_a_missing_permission_gives_an_actionable_message(tmp_path):
@@ -480,6 +499,7 @@ async def test_engine_refusals_are_answered_in_a_chinese_scenes_language(tmp_pat
 async def test_scene_open_refuses_someone_elses_scene_and_autocomplete_caps_at_25(tmp_path):
     async with room(tmp_path) as r:
         r.fake.add_user("dave")
+        r.let_open_scenes("bob", "dave")
         await r.new_scene("審訊室", user="bob")
         text = await r.ask("scene open", {"name": "審訊室"}, user="dave")
         assert "/director add" in text and len(r.fake.threads) == 1
@@ -493,3 +513,28 @@ async def test_scene_open_refuses_someone_elses_scene_and_autocomplete_caps_at_2
         handle = await r.fake.autocomplete("cue", {"actor": ""}, focused="actor", channel_id=thread)
         await handle.response()
         assert len(handle.choices) == 25
+
+
+async def test_a_servers_daily_budget_stops_a_run_and_status_shows_what_is_left(
+    tmp_path, monkeypatch
+):
+    monkeypatch.setenv("CIRCUS_DAILY_BUDGET_TOKENS", "20000")
+    monkeypatch.setenv("CIRCUS_MAX_REPLY_TOKENS", "100")
+    async with room(tmp_path) as r:
+        thread = await r.new_scene("審訊室")
+        assert "▶" in await r.ask("run", {"turns": 40}, channel=thread)
+        await until(
+            lambda: any("💰" in m["content"] for m in r.thread(thread)),
+            timeout=120,  # generous: the first model call imports litellm
+            what="the budget line",
+        )
+        await r.drain()
+        assert 1 <= len(r.lines(thread)) < 40
+        notice = [d for d in r.dms("alice") if "CIRCUS_DAILY_BUDGET_TOKENS" in d]
+        assert notice and "明天" in notice[0]  # the director is told which budget, and when
+        assert "CIRCUS_DAILY_BUDGET_TOKENS" not in r.everything_public()
+
+        status = await r.ask("status", channel=thread)
+        assert "本伺服器今天的預算" in status and "CIRCUS_DAILY_BUDGET_TOKENS" in status
+        spend = r.scenes_dir / ".circus" / "spend" / f"discord-{r.fake.guild_id}"
+        assert len(list(spend.glob("*.jsonl"))) == 1

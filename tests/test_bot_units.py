@@ -148,6 +148,25 @@ def test_who_may_direct(user, directors, manage_threads, allowed):
     assert can_direct(user, Binding(9, 8, 7, directors), manage_threads) is allowed
 
 
+@pytest.mark.parametrize(
+    "user, guild, manage_threads, old, expected",
+    [
+        (1, 9, False, None, (1,)),  # unbound: Discord let them use /scene, so it is theirs
+        (1, 9, False, Binding(9, 8, 7, (2,)), "not_director"),
+        (1, 9, True, Binding(9, 8, 7, (2,)), (2, 1)),  # Manage Threads in the scene's server
+        (2, 9, False, Binding(9, 8, 7, (2,)), (2,)),
+        (1, 5, True, Binding(9, 8, 7, (2,)), "elsewhere"),  # a moderator of another server
+        (2, 5, False, Binding(9, 8, 7, (2,)), (2,)),  # its own director, from anywhere
+        (1, 9, False, Binding(9, 8, 7, ()), (1,)),  # nobody directs it any more, here
+        (1, 5, True, Binding(9, 8, 7, ()), "elsewhere"),
+    ],
+)
+def test_who_may_open_a_scene(user, guild, manage_threads, old, expected):
+    from bot.binding import opening
+
+    assert opening(user, guild, manage_threads, old) == expected
+
+
 def test_binding_round_trips_atomically_and_scans(tmp_path):
     scene = tmp_path / "審訊室"
     (scene / "actors").mkdir(parents=True)
@@ -209,3 +228,30 @@ def test_a_server_sees_only_its_own_scenes_and_unbound_ones(tmp_path):
     )
     assert visible_scenes(tmp_path, 1) == ["loose", "ours"]
     assert visible_scenes(tmp_path, 9) == ["loose", "theirs"]
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("{root}/審訊室/actors/律師/soul.md: bad", "actors/律師/soul.md: bad"),
+        ("{root}/my scene/context.md：壞了", "context.md：壞了"),
+        ("No scene at {root}/x (no context.md there)", "No scene at x (no context.md there)"),
+        ("`{root}/審訊室/transcript.md`", "`transcript.md`"),
+        ("the scenes are fine", "the scenes are fine"),  # the folder's name alone is no path
+        ("/elsewhere{root}/a/b.md", "/elsewhere{root}/a/b.md"),  # only the root itself
+    ],
+)
+def test_scrub_removes_server_paths(tmp_path, text, expected):
+    from bot.render import scrub
+
+    root = tmp_path / "scenes"
+    root.mkdir()
+    assert scrub(text.format(root=root), root) == expected.format(root=root)
+
+
+def test_scrub_with_a_relative_scenes_folder():
+    from pathlib import Path
+
+    from bot.render import scrub
+
+    assert scrub("see scenes/x/a.md, not myscenes/y", Path("scenes")) == "see a.md, not myscenes/y"

@@ -7,6 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from engine.reply import parse_reply
+from engine.sanitize import clean_text
 
 WELL_FORMED = "<thought>他在說謊。</thought>\n<action>拍桌子</action>\n<dialogue>「說！」</dialogue>\n<cue>律師</cue>"
 
@@ -41,14 +42,15 @@ WELL_FORMED = "<thought>他在說謊。</thought>\n<action>拍桌子</action>\n<
         ),
         # silence is an action; cue may be absent
         ("<thought>不說</thought><action>沉默地搖頭</action>", "不說", "沉默地搖頭", "", ""),
-        # tag-like text inside a closed dialogue stays dialogue
+        # a private tag inside a public field is private, closed or not (issue 7)
         (
             "<thought>t</thought><dialogue>你寫的 <thought> 標籤是什麼意思？</dialogue><cue>律師</cue>",
-            "t",
+            "t\n標籤是什麼意思？",
             "",
-            "你寫的 <thought> 標籤是什麼意思？",
+            "你寫的",
             "律師",
         ),
+        # other tag-like text inside a closed dialogue stays dialogue
         (
             "<thought>t</thought><dialogue>他說「<cue>刑警</cue>」是暗號</dialogue><cue>律師</cue>",
             "t",
@@ -112,7 +114,13 @@ def test_untagged_prose_is_never_published():
 
 safe_text = (
     st.text(
-        alphabet=st.characters(blacklist_characters="<>", blacklist_categories=("Cs",)), min_size=1
+        # controls, line separators and format characters are sanitised away; brackets may open
+        # a private aside; both have their own tests in test_trust_output.py
+        alphabet=st.characters(
+            blacklist_characters="<>([（【",
+            blacklist_categories=("Cs", "Cc", "Cf", "Cn", "Zl", "Zp"),
+        ),
+        min_size=1,
     )
     .map(str.strip)
     .filter(bool)
@@ -137,7 +145,9 @@ def test_any_well_formed_reply_parses_back_to_its_fields(thought, action, dialog
 def test_anything_said_inside_a_closed_dialogue_stays_dialogue(text):
     reply = parse_reply(f"<thought>t</thought><dialogue>{text}</dialogue>")
     lowered = text.lower().replace(" ", "")
-    if not any(tag in lowered for tag in ("dialogue", "dialog", "<line", "</line")):
-        clean = "\n".join(line.rstrip() for line in text.strip().split("\n")).strip()
+    # Tags and brackets may be private markers (moved to the thought); those have their tests.
+    if not any(tag in lowered for tag in ("<", "(", "（", "【", "[")):
+        said = clean_text(text)
+        clean = "\n".join(line.rstrip() for line in said.strip().split("\n")).strip()
         assert reply.thought == "t"
         assert reply.dialogue == clean

@@ -33,6 +33,7 @@ async def finished(r, thread: int, count: int = 1) -> None:
 async def test_spectators_are_refused_privately_and_nothing_changes(tmp_path):
     async with room(tmp_path) as r:
         r.fake.add_user("dave")
+        r.let_open_scenes("bob")
         thread = await r.new_scene("審訊室", user="bob")
         for command, options in [
             ("enter", {"actor": "律師"}),
@@ -56,6 +57,7 @@ async def test_entrances_events_and_a_member_playing_a_character(tmp_path):
     async with room(tmp_path) as r:
         r.fake.add_user("dave")
         dave = r.fake.users["dave"].id
+        r.let_open_scenes("bob")
         thread = await r.new_scene("審訊室", user="bob")
         scene = r.scenes_dir / "審訊室"
 

@@ -13,11 +13,13 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 
+from .command_permissions import CommandUnavailable
 from .models import DiscordHTTPError, InteractionHandle, P, RecordedRequest, UserRef
 from .server import FakeDiscord
 
 __all__ = [
     "FakeDiscord",
+    "CommandUnavailable",
     "InteractionHandle",
     "UserRef",
     "RecordedRequest",

@@ -209,8 +209,11 @@ class InteractionsMixin:
 
         ``command`` is "name", "name sub" or "name group sub"; ``options`` maps option name to
         value (UserRef/ids for USER, role ids, channel ids, ``(filename, bytes)`` for ATTACHMENT).
-        The payload (ids, nested options, resolved) is built from the command the bot registered."""
+        The payload (ids, nested options, resolved) is built from the command the bot registered.
+        Raises ``CommandUnavailable`` (nothing is delivered) if Discord would not offer the
+        command to ``user`` there (``default_member_permissions``, Integrations overrides)."""
         data = self._build_command_data(command, options)
+        self._require_usable(self.find_command(data["name"]), user, channel_id or self.channel_id)
         return await self.inject_interaction(2, data, user=user, channel_id=channel_id)
 
     async def autocomplete(
@@ -226,6 +229,7 @@ class InteractionsMixin:
         options = dict(options or {})
         options.setdefault(focused, "")
         data = self._build_command_data(command, options, focused=focused)
+        self._require_usable(self.find_command(data["name"]), user, channel_id or self.channel_id)
         return await self.inject_interaction(4, data, user=user, channel_id=channel_id)
 
     async def submit_modal(

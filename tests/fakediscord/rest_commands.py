@@ -37,6 +37,8 @@ def register_command_routes(fake: FakeDiscord, route: Route) -> None:
         cmd["version"] = str(fake.snowflake())
         cmd.setdefault("description", "")
         cmd.setdefault("default_member_permissions", None)
+        if cmd["default_member_permissions"] is not None:  # Discord answers a string bit set
+            cmd["default_member_permissions"] = str(int(cmd["default_member_permissions"]))
         cmd.setdefault("nsfw", False)
         cmd.setdefault("integration_types", [0])
         cmd.setdefault("contexts", None)
@@ -106,3 +108,21 @@ def register_command_routes(fake: FakeDiscord, route: Route) -> None:
         await get_command(ctx)
         pool_for(ctx).pop(int(ctx.params["command_id"]))
         return None
+
+    # Command permissions are set by admins in the client (the fake: set_command_permissions);
+    # an app may read them. Editing them needs a user's Bearer token (not modelled).
+    @route("GET", "/applications/{application_id}/guilds/{guild_id}/commands/permissions")
+    async def list_command_permissions(ctx):
+        pool = pool_for(ctx)
+        keys = [k for k in fake.command_permissions if k in pool or k == fake.application_id]
+        return [fake.command_permissions_payload(k) for k in keys]
+
+    @route(
+        "GET", "/applications/{application_id}/guilds/{guild_id}/commands/{command_id}/permissions"
+    )
+    async def get_command_permissions(ctx):
+        pool_for(ctx)
+        payload = fake.command_permissions_payload(int(ctx.params["command_id"]))
+        if payload is None:
+            raise not_found(10066, "application command permissions")
+        return payload

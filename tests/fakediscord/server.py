@@ -14,6 +14,7 @@ from typing import Any
 
 from aiohttp import web
 
+from .command_permissions import CommandPermissionsMixin, Entry
 from .gateway import GatewayConn, GatewayMixin, GatewaySession
 from .guild import GuildMixin
 from .interactions import InteractionsMixin
@@ -47,6 +48,7 @@ class FakeDiscord(
     MessagesMixin,
     GatewayMixin,
     InteractionsMixin,
+    CommandPermissionsMixin,
     ChannelsMixin,
     WebhooksMixin,
     RateLimitMixin,
@@ -112,6 +114,8 @@ class FakeDiscord(
         self.attachments_data: dict[int, bytes] = {}
         self.global_commands: dict[int, dict[str, Any]] = {}
         self.guild_commands: dict[int, dict[str, Any]] = {}
+        # command id (or the application id: app-level) -> Integrations entries
+        self.command_permissions: dict[int, list[Entry]] = {}
         self.typing: list[tuple[int, float]] = []  # (channel id, loop time)
 
         # rate limiting of webhook executes

@@ -1,0 +1,101 @@
+"""The daily spend ledger of one account (a Discord server), kept on disk beside the scenes.
+
+`<scenes_dir>/.circus/spend/<account>/<YYYY-MM-DD>.jsonl`, one file per UTC day, append-only:
+each row is written whole under an exclusive flock (after mending a line a crash left torn), so
+processes sharing the folder never interleave rows, and a restart finds the day's spend intact.
+Reads take a shared lock and are incremental: only bytes appended since the last read are parsed.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import logging
+import os
+import re
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+log = logging.getLogger("circus.engine")
+
+SPEND_DIR = ".circus/spend"
+_ACCOUNT = re.compile(r"[A-Za-z0-9_-]{1,64}")
+
+
+def check_account(account: str) -> str:
+    """An account names a folder: letters, digits, `-` and `_` only (e.g. discord-1234)."""
+    if not isinstance(account, str) or not _ACCOUNT.fullmatch(account):
+        raise ValueError(f"account must be 1–64 letters, digits, - or _, not {account!r}")
+    return account
+
+
+class Ledger:
+    """Append and read one account's spend rows, a file per UTC day."""
+
+    def __init__(self, scenes_dir: Path | str, account: str) -> None:
+        self.folder = Path(scenes_dir) / SPEND_DIR / check_account(account)
+        # per day file: (bytes parsed so far, the rows in them)
+        self._seen: dict[Path, tuple[int, list[dict[str, Any]]]] = {}
+
+    def path(self, day: date) -> Path:
+        return self.folder / f"{day.isoformat()}.jsonl"
+
+    def append(self, day: date, row: dict[str, Any]) -> None:
+        """Append one row to `day`'s file, whole, under an exclusive lock."""
+        path = self.path(day)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        line = json.dumps(row, ensure_ascii=False) + "\n"
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            size = os.fstat(fd).st_size
+            # A writer that died mid-line left no newline: start on a fresh line so the torn
+            # row stays one unreadable line instead of swallowing this one.
+            if size and os.pread(fd, 1, size - 1) != b"\n":
+                line = "\n" + line
+            # One write to an O_APPEND file: a process that dies after it leaves the whole row
+            # in the page cache. (No fsync per call: losing one row to a power cut is cheaper
+            # than a disk flush before every model call.)
+            os.write(fd, line.encode("utf-8"))
+        finally:
+            fcntl.flock(fd, fcntl.LOCK_UN)
+            os.close(fd)
+
+    def rows(self, day: date) -> list[dict[str, Any]]:
+        """Every readable row of `day` (a torn or foreign line is skipped, never fatal)."""
+        path = self.path(day)
+        offset, rows = self._seen.get(path, (0, []))
+        try:
+            fd = os.open(path, os.O_RDONLY)
+        except FileNotFoundError:
+            self._seen.pop(path, None)
+            return []
+        try:
+            fcntl.flock(fd, fcntl.LOCK_SH)
+            size = os.fstat(fd).st_size
+            if size < offset:  # replaced or truncated by hand: read it again
+                offset, rows = 0, []
+            data = os.pread(fd, size - offset, offset) if size > offset else b""
+        finally:
+            fcntl.flock(fd, fcntl.LOCK_UN)
+            os.close(fd)
+        end = data.rfind(b"\n") + 1  # a line still being written is read next time
+        rows = rows + _parse(data[:end], path)
+        self._seen[path] = (offset + end, rows)
+        return list(rows)
+
+
+def _parse(data: bytes, path: Path) -> list[dict[str, Any]]:
+    out = []
+    for line in data.decode("utf-8", errors="replace").splitlines():
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+        except ValueError:
+            log.warning("skipping an unreadable line in %s", path)
+            continue
+        if isinstance(row, dict):
+            out.append(row)
+    return out

@@ -1,0 +1,700 @@
+"""Spend is bounded: a budget (the scene's, or a server's for the day) is never crossed.
+
+Prices come from litellm's own cost map: a test gives a scripted model a price the way an
+operator would for a model litellm does not know (litellm.register_model, or the
+CIRCUS_MODEL_PRICES file), and the engine reads it back through litellm like any hosted model.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from datetime import UTC, date, datetime, timedelta, timezone
+from pathlib import Path
+
+import pytest
+from conftest import CAST, write_scene
+
+from bot.render import render_status
+from engine import Rehearsal, budget, llm
+from engine.budget import Budget, Limit, Spend, SpendGuard
+from engine.errors import BadSceneFile, BudgetExceeded, CircusError
+from engine.events import ErrorEvent, RunFinished, TurnCompleted
+from engine.ledger import Ledger
+from engine.scripted import ScriptedRequest
+from engine.turns import parse_transcript
+
+REPO = Path(__file__).resolve().parent.parent
+PER_MILLION = 1e-6
+
+
+def transcript(scene: Path):
+    path = scene / "transcript.md"
+    return parse_transcript(path.read_text(encoding="utf-8")) if path.exists() else []
+
+
+def usage(scene: Path) -> list[dict]:
+    path = scene / ".circus" / "usage.jsonl"
+    if not path.exists():
+        return []
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+
+
+def set_context(scene: Path, **settings) -> None:
+    """Add `key: value` lines to context.md's front matter, as a writer would."""
+    path = scene / "context.md"
+    text = path.read_text(encoding="utf-8")
+    lines = "".join(f"{k}: {v}\n" for k, v in settings.items())
+    path.write_text(text.replace("---\n", "---\n" + lines, 1), encoding="utf-8")
+
+
+def collect(rehearsal: Rehearsal) -> list:
+    events: list = []
+    rehearsal.events.listen(events.append)
+    return events
+
+
+@pytest.fixture
+def priced():
+    """Give scripted models a price in litellm's cost map; removed again after the test."""
+    litellm = llm.litellm_module()
+    added: list[str] = []
+
+    def register(model: str, input_per_m: float, output_per_m: float) -> str:
+        litellm.register_model(
+            {
+                model: {
+                    "input_cost_per_token": input_per_m * PER_MILLION,
+                    "output_cost_per_token": output_per_m * PER_MILLION,
+                    "mode": "chat",
+                }
+            }
+        )
+        added.append(model)
+        return model
+
+    yield register
+    for model in added:
+        litellm.model_cost.pop(model, None)
+
+
+@pytest.fixture(autouse=True)
+def no_operator_budgets(monkeypatch):
+    for key in (*budget.DAILY_ENV.values(), "CIRCUS_MAX_REPLY_TOKENS", "CIRCUS_MODEL_PRICES"):
+        monkeypatch.delenv(key, raising=False)
+
+
+# ----------------------------------------------------------------------------- pure decisions
+@pytest.mark.parametrize(
+    ("text", "tokens"),
+    [
+        ("", 0),
+        ("abc", 1),
+        ("abcd", 2),  # 4 ASCII characters: tokenizers say ~1, we say 2 (rounded up)
+        ("Hello there, detective.", 8),
+        ("林", 2),
+        ("林小姐", 5),  # 1.5 a CJK character, rounded up
+        ("你好 world", 3 + 2),  # 2 wide → 3, 6 narrow → 2
+        ("é", 2),  # any non-ASCII character counts wide
+    ],
+)
+def test_the_token_estimate_errs_high(text, tokens):
+    assert budget.estimate_tokens(text) == tokens
+
+
+@pytest.mark.parametrize(
+    ("messages", "cap", "price", "usd", "tokens"),
+    [
+        # prompt: 8 + (content + 8) per message; reply: the whole cap
+        ([{"role": "user", "content": "abc"}], 100, None, 0.0, 8 + 9 + 100),
+        ([{"role": "user", "content": "abc"}], 100, llm.Price(1e-6, 2e-6), 17e-6 + 200e-6, 117),
+        (
+            [{"role": "system", "content": "林小姐"}, {"role": "user", "content": "abcdef"}],
+            10,
+            llm.Price(0.0, 1e-3),
+            0.01,
+            8 + 13 + 10 + 10,
+        ),
+        ([], 0, llm.Price(1.0, 1.0), 8.0, 8),
+    ],
+)
+def test_a_calls_estimate_is_its_prompt_plus_a_full_reply(messages, cap, price, usd, tokens):
+    got = budget.estimate(messages, cap, price)
+    assert got.tokens == tokens
+    assert got.usd == pytest.approx(usd)
+
+
+@pytest.mark.parametrize(
+    ("spent", "cost", "refused"),
+    [
+        (0.0, 0.5, False),
+        (0.5, 0.5, False),  # exactly reaching the limit is allowed: it is not crossed
+        (0.5, 0.5000001, True),
+        (1.0, 0.0, False),  # a free call may still go when the budget is exactly used
+        (1.0, None, True),  # at start: a used-up budget refuses
+        (0.99, None, False),
+    ],
+)
+def test_check_refuses_only_what_would_cross(spent, cost, refused):
+    current = [Budget("scene", "usd", 1.0, spent)]
+    got = budget.check(current, None if cost is None else Spend(cost, 0))
+    assert (got is not None) == refused
+    if refused:
+        assert isinstance(got, BudgetExceeded) and got.setting == "budget_usd"
+
+
+def test_check_names_the_first_budget_crossed_and_counts_each_unit():
+    current = [Budget("scene", "usd", 1.0, 0.1), Budget("day", "tokens", 1000, 900)]
+    refusal = budget.check(current, Spend(0.01, 101))
+    assert refusal is not None and (refusal.scope, refusal.unit) == ("day", "tokens")
+    assert refusal.setting == "CIRCUS_DAILY_BUDGET_TOKENS"
+    assert budget.check(current, Spend(0.01, 100)) is None
+
+
+NOON = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
+
+
+def at(text: str, cost: float = 1.0, tokens: int = 10) -> dict:
+    return {"at": text, "cost_usd": cost, "prompt_tokens": tokens, "completion_tokens": 0}
+
+
+@pytest.mark.parametrize(
+    ("now", "rows", "usd"),
+    [
+        (NOON, [], 0.0),
+        (NOON, [at("2026-11-30T00:00:00+00:00"), at("2026-11-30T23:59:59+00:00")], 2.0),
+        (NOON, [at("2026-11-29T23:59:59+00:00"), at("2026-11-30T00:00:00+00:00")], 1.0),
+        # a new UTC day starts from nothing
+        (datetime(2026, 12, 1, 0, 0, 1, tzinfo=UTC), [at("2026-11-30T23:59:59+00:00")], 0.0),
+        # the day is UTC's, wherever the clock or the row was written
+        (
+            datetime(2026, 12, 1, 7, 0, tzinfo=timezone(timedelta(hours=8))),
+            [at("2026-11-30T22:00:00+00:00")],
+            1.0,
+        ),
+        (NOON, [at("2026-12-01T01:00:00+02:00")], 1.0),  # 23:00 UTC on the 30th
+        (NOON, [at("2026-11-30T10:00:00")], 1.0),  # no zone: read as UTC
+        (NOON, [{"cost_usd": 0.5}], 0.5),  # no time at all: counted (caution)
+        (NOON, [at("2026-11-30T10:00:00+00:00", cost=None)], 0.0),  # unknown price: $0
+        (NOON, [{"at": "2026-11-30T10:00:00+00:00", "cost_usd": "lots"}], 0.0),
+    ],
+)
+def test_a_days_spend_is_the_rows_of_that_utc_day(now, rows, usd):
+    assert budget.day_spend(rows, now).usd == pytest.approx(usd)
+
+
+def test_a_days_spend_counts_tokens_of_every_row():
+    rows = [at("2026-11-30T01:00:00+00:00", tokens=7), at("2026-11-30T02:00:00+00:00", tokens=5)]
+    assert budget.day_spend(rows, NOON) == Spend(2.0, 12)
+
+
+@pytest.mark.parametrize(
+    ("settings", "limits"),
+    [
+        ({}, ()),
+        ({"budget_usd": 0.5}, (Limit("scene", "usd", 0.5),)),
+        (
+            {"budget_usd": 2, "budget_tokens": 9000},
+            (Limit("scene", "usd", 2.0), Limit("scene", "tokens", 9000.0)),
+        ),
+        ({"budget_usd": 0}, (Limit("scene", "usd", 0.0),)),
+    ],
+)
+def test_scene_budgets_come_from_context_md(settings, limits):
+    assert budget.scene_limits(settings) == limits
+
+
+@pytest.mark.parametrize("value", [-1, "five dollars", True, [1]])
+def test_a_broken_scene_budget_is_refused_naming_the_key(value):
+    with pytest.raises(BadSceneFile) as err:
+        budget.scene_limits({"budget_usd": value}, "context.md")
+    assert "budget_usd" in str(err.value) and "budget_usd" in err.value.in_language("zh")
+
+
+@pytest.mark.parametrize(
+    ("env", "limits"),
+    [
+        ({}, ()),
+        ({"CIRCUS_DAILY_BUDGET_USD": "5"}, (Limit("day", "usd", 5.0),)),
+        ({"CIRCUS_DAILY_BUDGET_TOKENS": " 200000 "}, (Limit("day", "tokens", 200000.0),)),
+        ({"CIRCUS_DAILY_BUDGET_USD": ""}, ()),
+    ],
+)
+def test_daily_budgets_come_from_the_environment(env, limits):
+    assert budget.daily_limits(env) == limits
+
+
+@pytest.mark.parametrize("value", ["five", "-1", "nan"])
+def test_a_daily_budget_typo_never_lifts_the_budget(value):
+    with pytest.raises(CircusError, match="CIRCUS_DAILY_BUDGET_USD"):
+        budget.daily_limits({"CIRCUS_DAILY_BUDGET_USD": value})
+
+
+def test_the_refusal_says_which_budget_what_is_spent_what_is_left_and_what_to_do():
+    scene = BudgetExceeded("scene", "usd", 0.05, 0.048, 0.0031, "budget_usd")
+    assert str(scene) == (
+        "The run stopped before the next model call: this scene's budget (budget_usd: $0.0500 "
+        "in context.md) would be crossed — $0.0480 spent, $0.0020 left, and the call may cost "
+        "up to $0.0031. To go on, raise budget_usd: in the scene's context.md."
+    )
+    zh = scene.in_language("zh")
+    assert "預算" in zh and "已花 $0.0480" in zh and "剩 $0.0020" in zh and "調高" in zh
+    day = BudgetExceeded("day", "tokens", 10000, 9990, 100, "CIRCUS_DAILY_BUDGET_TOKENS")
+    assert "9,990 tokens spent today, 10 tokens left" in str(day)
+    assert "tomorrow (00:00 UTC)" in str(day) and "operator" in str(day)
+    assert "今天已花 9,990 個 token" in day.in_language("zh")
+    assert "明天" in day.in_language("zh") and "管理者" in day.in_language("zh")
+    used = BudgetExceeded("day", "usd", 1, 1.25, None, "CIRCUS_DAILY_BUDGET_USD")
+    assert str(used).startswith(
+        "The run cannot start"
+    ) and "is used up — $1.2500 spent today" in str(used)
+
+
+# ----------------------------------------------------------------------------- runs
+def cheap_input_costly_output(priced, name: str = "scripted/priced") -> str:
+    # Replies are capped at 2048 tokens: each call must be able to afford a whole reply.
+    return priced(name, 0.0, 10.0)  # $10 per million output tokens: a full reply ≈ $0.02
+
+
+async def test_a_run_stops_before_the_call_that_would_cross_the_scene_budget(
+    scene, scripted, priced
+):
+    model = cheap_input_costly_output(priced)
+    set_context(scene, budget_usd=0.021)
+    (scene / "context.md").write_text(
+        (scene / "context.md").read_text("utf-8").replace("scripted/improv", model), "utf-8"
+    )
+    rehearsal = Rehearsal(scene)
+    events = collect(rehearsal)
+    result = await rehearsal.run(10, start="林小姐")
+
+    assert result.reason == "budget"
+    landed = transcript(scene)
+    assert 1 <= len(landed) < 10
+    # the refused call never reached the model: every call made is a turn that landed
+    assert len(scripted.calls) == len(landed)
+    rows = usage(scene)
+    spent = sum(r["cost_usd"] for r in rows)
+    assert 0 < spent <= 0.021  # never crossed
+    error = next(e for e in events if isinstance(e, ErrorEvent))
+    assert error.turn == len(landed) + 1
+    assert "budget_usd" in error.message and "預算" in error.message  # the scene speaks zh
+    assert f"${spent:.4f}" in error.message
+    assert isinstance(events[-1], RunFinished) and events[-1].reason == "budget"
+
+    # the spend stays on disk: a new run stops before its first call, writing nothing
+    before = (scene / "transcript.md").read_text("utf-8")
+    again = await Rehearsal(scene).run(1)
+    assert (again.reason, again.turns_done) == ("budget", 0)
+    assert (scene / "transcript.md").read_text("utf-8") == before
+    status = await Rehearsal(scene).status()
+    assert status.scene_usd_left == pytest.approx(0.021 - spent)
+    assert status.daily_usd_left is None and status.scene_tokens_left is None
+
+
+async def test_a_stage_manager_call_that_would_cross_stops_the_run_before_it(
+    scene, scripted, priced
+):
+    sm = priced("scripted/pricey-sm", 0.0, 1000.0)  # a 512-token answer may cost $0.51
+    text = (scene / "context.md").read_text("utf-8")
+    (scene / "context.md").write_text(
+        text.replace("stage_manager_model: scripted/improv", f"stage_manager_model: {sm}"),
+        "utf-8",
+    )
+    set_context(scene, budget_usd=0.5)
+    scripted.register(
+        "improv", lambda r: "<thought>想</thought><dialogue>誰來？</dialogue><cue></cue>"
+    )
+    rehearsal = Rehearsal(scene)
+    events = collect(rehearsal)
+    result = await rehearsal.run(3, start="律師")
+
+    assert result.reason == "budget" and result.turns_done == 1
+    assert [t.actor for t in transcript(scene)] == ["律師"]
+    assert [c.model for c in scripted.calls] == ["improv"]  # the stage manager was never asked
+    assert not (scene / "stage_manager.log").exists()
+    assert not any(isinstance(e, TurnCompleted) and e.turn == 2 for e in events)
+    assert "budget_usd" in next(e for e in events if isinstance(e, ErrorEvent)).message
+
+
+async def test_a_repair_reask_that_would_cross_drops_the_whole_turn(scene, scripted, priced):
+    model = cheap_input_costly_output(priced, "scripted/mumbler")
+    set_context(scene, budget_usd=0.0205)  # room for one full reply (≈ $0.02048), not two
+    scripted.register("mumbler", lambda r: "no tags today")
+    text = (
+        (scene / "context.md")
+        .read_text("utf-8")
+        .replace("model: scripted/improv", f"model: {model}", 1)
+    )
+    (scene / "context.md").write_text(text, "utf-8")
+    result = await Rehearsal(scene).cue("林小姐")
+
+    assert result.reason == "budget"
+    assert len(scripted.calls) == 1  # the first answer came; the re-ask was never sent
+    assert transcript(scene) == [] and usage(scene) == []  # nothing half-made landed
+    assert not (scene / "backstage" / "林小姐.log").exists()
+
+
+async def test_a_fallback_model_that_would_cross_is_never_called(scene, scripted, priced):
+    from engine.scripted import ScriptedFailure
+
+    fallback = priced("scripted/pricey-fallback", 0.0, 1000.0)  # a full reply may cost $2
+    soul = scene / "actors" / "林小姐" / "soul.md"
+    soul.write_text(
+        soul.read_text("utf-8").replace(
+            "---\n", f"---\nmodel: scripted/down\nfallback_model: {fallback}\n", 1
+        ),
+        "utf-8",
+    )
+    set_context(scene, budget_usd=1)
+
+    def down(request: ScriptedRequest) -> str:
+        raise ScriptedFailure(503, "provider down")
+
+    scripted.register("down", down)
+    rehearsal = Rehearsal(scene)
+    events = collect(rehearsal)
+    result = await rehearsal.cue("林小姐")
+    assert result.reason == "budget"
+    assert [c.model for c in scripted.calls] == ["down"] * 3  # retried, then no fallback call
+    assert "budget_usd" in next(e for e in events if isinstance(e, ErrorEvent)).message
+    assert transcript(scene) == []
+
+
+async def test_a_token_budget_bounds_models_without_a_price(scene, scripted, monkeypatch):
+    monkeypatch.setenv("CIRCUS_MAX_REPLY_TOKENS", "100")
+    set_context(scene, budget_tokens=3000)
+    result = await Rehearsal(scene).run(20, start="刑警")
+    assert result.reason == "budget"
+    rows = usage(scene)
+    assert sum(r["prompt_tokens"] + r["completion_tokens"] for r in rows) <= 3000
+    assert 1 <= len(transcript(scene)) < 20
+    status = await Rehearsal(scene).status()
+    assert status.scene_tokens_left is not None and status.scene_tokens_left >= 0
+    assert status.scene_usd_left is None
+
+
+async def test_a_used_up_budget_refuses_a_run_before_it_starts(scene, scripted):
+    set_context(scene, budget_usd=0)
+    rehearsal = Rehearsal(scene)
+    events = collect(rehearsal)
+    with pytest.raises(BudgetExceeded) as err:
+        await rehearsal.run(3)
+    assert "cannot start" in str(err.value) and "已經用完" in err.value.in_language("zh")
+    assert events == [] and scripted.calls == [] and not rehearsal.running
+    assert not (scene / "transcript.md").exists()
+
+
+async def test_a_scene_without_a_budget_runs_as_before(scene, scripted):
+    result = await Rehearsal(scene).run(3, start="刑警")
+    assert result.reason == "completed"
+    status = await Rehearsal(scene).status()
+    assert status.budgets == () and status.scene_usd_left is None
+
+
+# ----------------------------------------------------------------------------- usage rows
+async def test_usage_rows_say_take_time_reason_and_whether_a_turn_was_repaired(scene, scripted):
+    good = "<thought>想</thought><dialogue>好。</dialogue><cue>刑警</cue>"
+    actor_answers = iter(["亂講", good, "亂講", "還是亂講", good])
+
+    def script(request: ScriptedRequest) -> str:
+        if request.shape.kind == "stage_manager":
+            return "NEXT: 律師\nREASON: 輪到律師"
+        return next(actor_answers)
+
+    scripted.register("improv", script)
+    rehearsal = Rehearsal(scene)
+    await rehearsal.run(3, start="林小姐")
+
+    rows = usage(scene)
+    assert [r["role"] for r in rows] == ["林小姐", "刑警", "律師", "stage_manager"]
+    actors = rows[:3]
+    assert [r["reason"] for r in actors] == ["start", "cue", "stage_manager"]
+    assert [(r["repaired"], r["fallback"]) for r in actors] == [
+        (True, False),
+        (True, True),
+        (False, False),
+    ]
+    assert [r["calls"] for r in actors] == [2, 2, 1]
+    assert [r["turn"] for r in rows] == [1, 2, 3, 3]
+    assert {r["take"] for r in rows} == {1}
+    for row in rows:
+        when = datetime.fromisoformat(row["at"])
+        assert when.utcoffset() == timedelta(0)
+        assert {"model", "prompt_tokens", "completion_tokens", "cost_usd", "calls"} <= set(row)
+    assert "reason" not in rows[3]  # the stage manager's row is not a turn
+
+    status = await rehearsal.status()
+    assert (status.repairs, status.fallbacks) == (1, 1)
+    assert "代演的輪：1" in render_status(status, "zh")
+
+
+async def test_status_reads_old_usage_rows_without_the_new_keys(scene):
+    old = {"turn": 1, "role": "刑警", "model": "m", "prompt_tokens": 5, "completion_tokens": 2,
+           "cost_usd": 0.5, "calls": 1}  # fmt: skip
+    (scene / ".circus").mkdir()
+    (scene / ".circus" / "usage.jsonl").write_text(
+        json.dumps(old) + "\n" + "{torn\n", encoding="utf-8"
+    )
+    set_context(scene, budget_usd=2)
+    status = await Rehearsal(scene).status()
+    assert (status.repairs, status.fallbacks, status.model_calls) == (0, 0, 1)
+    assert status.scene_usd_left == pytest.approx(1.5)
+
+
+async def test_the_stage_managers_row_carries_take_and_time(scene, scripted):
+    scripted.register("improv", lambda r: (
+        "NEXT: 律師\nREASON: x" if r.shape.kind == "stage_manager"
+        else "<thought>想</thought><dialogue>嗯。</dialogue><cue>ANY</cue>"
+    ))  # fmt: skip
+    await Rehearsal(scene).run(2, start="刑警")
+    sm = [r for r in usage(scene) if r["role"] == "stage_manager"]
+    assert sm and sm[0]["take"] == 1 and "at" in sm[0]
+    actor = [r for r in usage(scene) if r["role"] == "律師"]
+    assert actor[0]["reason"] == "stage_manager"
+
+
+# ----------------------------------------------------------------------------- the daily ledger
+async def test_a_servers_daily_budget_is_shared_by_its_scenes_and_survives_a_restart(
+    tmp_path, scripted, priced, monkeypatch
+):
+    model = cheap_input_costly_output(priced)
+    monkeypatch.setenv("CIRCUS_DAILY_BUDGET_USD", "0.0215")
+    first = write_scene(tmp_path / "scenes" / "一", model=model)
+    second = write_scene(tmp_path / "scenes" / "二", model=model)
+    other_server = write_scene(tmp_path / "scenes" / "三", model=model)
+
+    result = await Rehearsal(first, account="discord-1").run(10, start="林小姐")
+    assert result.reason == "budget"
+    ledger = tmp_path / "scenes" / ".circus" / "spend" / "discord-1"
+    files = list(ledger.iterdir())
+    assert [f.name for f in files] == [f"{datetime.now(UTC).date().isoformat()}.jsonl"]
+    rows = [json.loads(line) for line in files[0].read_text("utf-8").splitlines()]
+    assert len(rows) == len(scripted.calls) == len(transcript(first))
+    assert {r["scene"] for r in rows} == {"一"} and all(r["model"] == model for r in rows)
+    spent = sum(r["cost_usd"] for r in rows)
+    assert spent <= 0.0215
+
+    # A restarted bot builds new Rehearsals: the day's spend is read back from disk.
+    again = Rehearsal(second, account="discord-1")
+    status = await again.status()
+    assert status.daily_usd_left == pytest.approx(0.0215 - spent)
+    assert status.scene_usd_left is None
+    events = collect(again)
+    result = await again.run(5, start="刑警")
+    assert result.reason == "budget" and transcript(second) == []
+    message = next(e for e in events if isinstance(e, ErrorEvent)).message
+    assert "CIRCUS_DAILY_BUDGET_USD" in message and "明天" in message
+
+    # Another server has its own day.
+    assert (await Rehearsal(other_server, account="discord-2").run(1)).reason == "completed"
+    # The console (no account) is bound only by the scene's own budget.
+    assert (await Rehearsal(second).run(1)).reason == "completed"
+
+
+async def test_yesterdays_spend_does_not_count_today(tmp_path, scripted, monkeypatch):
+    monkeypatch.setenv("CIRCUS_DAILY_BUDGET_TOKENS", "100000")
+    scene = write_scene(tmp_path / "scenes" / "審訊室")
+    ledger = Ledger(tmp_path / "scenes", "discord-7")
+    yesterday = datetime.now(UTC) - timedelta(days=1)
+    ledger.append(yesterday.date(), {**at(yesterday.isoformat()), "prompt_tokens": 10**9})
+    rehearsal = Rehearsal(scene, account="discord-7")
+    assert (await rehearsal.status()).daily_tokens_left == 100000
+    assert (await rehearsal.run(1)).reason == "completed"
+
+
+def guard_call(text: str = "hello") -> llm.ModelCall:
+    return llm.ModelCall("scripted/x", ({"role": "user", "content": text},), max_tokens=10)
+
+
+def test_the_guard_writes_each_call_to_its_utc_days_file(tmp_path):
+    clock = [datetime(2026, 11, 30, 23, 59, 59, tzinfo=UTC)]
+    ledger = Ledger(tmp_path, "discord-9")
+    guard = SpendGuard("s", ledger, clock=lambda: clock[0])
+    guard.begin_turn((Limit("day", "tokens", 100),), Spend())
+    reply = llm.ModelReply("ok", "scripted/x", 40, 10, None)
+
+    guard.settle(guard.admit(guard_call(), "scripted/x"), reply, False)
+    assert guard.day_spent(clock[0]) == Spend(0.0, 50)
+    with pytest.raises(BudgetExceeded):  # 50 spent + a prompt of 83 and a reply of 10 > 100
+        guard.admit(guard_call("x" * 200), "scripted/x")
+
+    clock[0] = datetime(2026, 12, 1, 0, 0, 1, tzinfo=UTC)  # midnight UTC passed
+    assert guard.day_spent(clock[0]) == Spend()
+    guard.settle(guard.admit(guard_call(), "scripted/x"), reply, False)
+    assert [p.name for p in sorted(ledger.folder.iterdir())] == [
+        "2026-11-30.jsonl",
+        "2026-12-01.jsonl",
+    ]
+    assert json.loads(ledger.path(date(2026, 12, 1)).read_text("utf-8"))["at"].startswith(
+        "2026-12-01T00:00:01"
+    )
+
+
+def test_a_cut_call_counts_its_prompt_a_failed_one_nothing(tmp_path):
+    ledger = Ledger(tmp_path, "discord-9")
+    guard = SpendGuard("s", ledger)
+    guard.begin_turn((Limit("day", "tokens", 10**6),), Spend())
+    guard.settle(guard.admit(guard_call(), "scripted/x"), None, False)  # e.g. a 500: not billed
+    assert ledger.rows(datetime.now(UTC).date()) == []
+    guard.settle(guard.admit(guard_call(), "scripted/x"), None, True)  # cut mid-call
+    [row] = ledger.rows(datetime.now(UTC).date())
+    assert row["estimated"] is True and row["prompt_tokens"] == budget.prompt_tokens(
+        guard_call().messages
+    )
+    assert guard.unlanded.tokens == row["prompt_tokens"]
+
+
+def test_calls_in_flight_hold_their_share_of_a_shared_daily_budget(tmp_path):
+    ledger = Ledger(tmp_path, "discord-3")
+    a, b = SpendGuard("a", ledger), SpendGuard("b", Ledger(tmp_path, "discord-3"))
+    limits = (Limit("day", "tokens", 60),)
+    a.begin_turn(limits, Spend())
+    b.begin_turn(limits, Spend())
+    ticket = a.admit(guard_call(), "scripted/x")  # holds 28 (a prompt of 18, a reply of 10)
+    with pytest.raises(BudgetExceeded):
+        b.admit(guard_call("x" * 30), "scripted/x")  # 28 held + 36 wanted > 60
+    a.settle(ticket, llm.ModelReply("ok", "scripted/x", 5, 5), False)  # 10 actually spent
+    b.settle(b.admit(guard_call("x" * 30), "scripted/x"), None, False)  # 10 + 36 ≤ 60
+
+
+APPENDER = """
+import sys
+from datetime import date
+from engine.ledger import Ledger
+ledger = Ledger(sys.argv[1], "discord-5")
+for i in range(int(sys.argv[3])):
+    ledger.append(date(2026, 11, 30), {"who": sys.argv[2], "i": i, "cost_usd": 0.001,
+                                       "pad": "林" * 300})
+"""
+
+
+def test_two_processes_append_to_one_ledger_without_losing_a_row(tmp_path):
+    env = dict(os.environ, PYTHONPATH=str(REPO))
+    procs = [
+        subprocess.Popen([sys.executable, "-c", APPENDER, str(tmp_path), who, "300"], env=env)
+        for who in ("a", "b")
+    ]
+    assert [p.wait(timeout=60) for p in procs] == [0, 0]
+    ledger = Ledger(tmp_path, "discord-5")
+    lines = ledger.path(date(2026, 11, 30)).read_text("utf-8").splitlines()
+    rows = [json.loads(line) for line in lines]  # every line whole
+    assert sorted((r["who"], r["i"]) for r in rows) == sorted(
+        (w, i) for w in ("a", "b") for i in range(300)
+    )
+    assert len(ledger.rows(date(2026, 11, 30))) == 600
+
+
+def test_a_torn_line_left_by_a_crash_costs_only_itself(tmp_path):
+    ledger = Ledger(tmp_path, "discord-5")
+    day = date(2026, 11, 30)
+    ledger.append(day, {"i": 1})
+    with open(ledger.path(day), "a", encoding="utf-8") as f:
+        f.write('{"i": 2, "cost')  # the process died mid-row
+    assert [r["i"] for r in Ledger(tmp_path, "discord-5").rows(day)] == [1]
+    ledger.append(day, {"i": 3})
+    assert [r["i"] for r in Ledger(tmp_path, "discord-5").rows(day)] == [1, 3]
+    assert [r["i"] for r in ledger.rows(day)] == [1, 3]  # incremental read agrees
+
+
+@pytest.mark.parametrize("account", ["../up", "a/b", "", "x" * 65, "discord 1"])
+def test_an_account_cannot_name_a_path(tmp_path, account):
+    with pytest.raises(ValueError):
+        Ledger(tmp_path, account)
+
+
+LAZY = """
+import asyncio, sys
+from engine import Rehearsal, llm
+from engine.budget import Limit, Spend, SpendGuard
+scene = sys.argv[1]
+asyncio.run(Rehearsal(scene, account="discord-1").status())
+guard = SpendGuard("s", None)
+guard.begin_turn((), Spend())
+guard.admit(llm.ModelCall("openai/gpt-4o", ({"role": "user", "content": "hi"},)), "openai/gpt-4o")
+print("litellm" in sys.modules)
+guard.begin_turn((Limit("scene", "usd", 1.0),), Spend())
+guard.admit(llm.ModelCall("openai/gpt-4o", ({"role": "user", "content": "hi"},)), "openai/gpt-4o")
+print("litellm" in sys.modules)
+"""
+
+
+def test_prices_are_looked_up_only_when_a_dollar_budget_applies(scene):
+    env = {k: v for k, v in os.environ.items() if not k.startswith("CIRCUS_")}
+    env.update(PYTHONPATH=str(REPO), CIRCUS_DAILY_BUDGET_TOKENS="1000")
+    out = subprocess.run(
+        [sys.executable, "-c", LAZY, str(scene)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["False", "True"]
+
+
+def test_litellms_own_prices_reach_the_estimate():
+    gpt = llm.price("openai/gpt-4o")
+    assert gpt is not None and gpt.input > 0 and gpt.output > gpt.input
+    assert llm.price("scripted/free") == llm.Price(0.0, 0.0)
+    assert llm.price("nobody/knows-this-model") is None
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        "not json",
+        "[1, 2]",
+        '{"my/model": {"input_cost_per_token": 1e-6}}',
+        '{"my/model": {"input_cost_per_token": -1, "output_cost_per_token": 1e-6}}',
+    ],
+)
+def test_a_broken_prices_file_is_refused_naming_the_variable(tmp_path, content):
+    path = tmp_path / "prices.json"
+    path.write_text(content, encoding="utf-8")
+    with pytest.raises(CircusError, match="CIRCUS_MODEL_PRICES"):
+        llm.register_prices(llm.litellm_module(), str(path))
+    with pytest.raises(CircusError, match="CIRCUS_MODEL_PRICES"):
+        llm.register_prices(llm.litellm_module(), str(tmp_path / "missing.json"))
+
+
+# ----------------------------------------------------------------------------- frontends
+def test_the_console_honours_budget_usd_and_exits_1_with_the_message(tmp_path):
+    from test_cli import circus, cli_env
+
+    scene = write_scene(tmp_path / "審訊室", model="scripted/priced")
+    set_context(scene, budget_usd=0.021)
+    prices = tmp_path / "prices.json"
+    prices.write_text(
+        json.dumps({"scripted/priced": {"input_cost_per_token": 0, "output_cost_per_token": 1e-5}}),
+        encoding="utf-8",
+    )
+    env = cli_env(CIRCUS_MODEL=None, CIRCUS_MODEL_PRICES=str(prices))
+    out = circus("run", str(scene), "-n", "10", cwd=tmp_path, env=env)
+    assert out.returncode == 1, out.stderr
+    assert "budget_usd" in out.stderr and "預算" in out.stderr
+    assert 1 <= len(transcript(scene)) < 10
+    assert "Traceback" not in out.stderr
+
+    status = circus("status", str(scene), cwd=tmp_path, env=env)
+    assert status.returncode == 0
+    [line] = [x for x in status.stdout.splitlines() if x.startswith("budget:")]
+    assert "scene, budget_usd:" in line and "of $0.0210 spent" in line and "left" in line
+
+
+def test_discord_status_shows_what_is_left_of_each_budget():
+    from engine.scene_commands import Status
+
+    status = Status(
+        "審訊室", 1, 3, CAST, "idle", "", 10, 5, 0.01, 3, (), 1, 2,
+        (Budget("scene", "usd", 0.5, 0.125), Budget("day", "tokens", 10000, 2500)),
+    )  # fmt: skip
+    zh = render_status(status, "zh")
+    assert "budget_usd" in zh and "剩 $0.3750" in zh
+    assert "CIRCUS_DAILY_BUDGET_TOKENS" in zh and "剩 7,500 token" in zh
+    en = render_status(status, "en")
+    assert "$0.3750 left" in en and "7,500 tokens left" in en and "today (UTC" in en
+    plain = Status("審訊室", 1, 3, CAST, "idle", "", 10, 5, 0.01, 3, ())
+    assert "budget" not in render_status(plain, "en").lower()
