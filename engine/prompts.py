@@ -3,11 +3,11 @@
 An actor's prompt holds its own soul, the public context, the public record with *its own*
 thoughts interleaved, whispers for everyone and for it, and a one-off direction. The stage
 manager's prompt holds only public text. The unchanging part comes first and the record grows
-append-only, so providers' prompt caches hit; long scenes drop the oldest turns in whole blocks
-(a bounded window) instead of overflowing the model's context. The record cannot be forged:
-what anyone said is `quote`d (one JSON string per field, on its turn's one line), so no line an
-actor writes can pose as a turn, a private thought or a director's note in another prompt.
-Pure functions.
+append-only, so providers' prompt caches hit; long scenes drop the oldest turns rarely and in
+one large block (see window_start), counted in the reading model's own tokens, so a prompt
+never outgrows that model's context. The record cannot be forged: what anyone said is `quote`d
+(one JSON string per field, on its turn's one line), so no line an actor writes can pose as a
+turn, a private thought or a director's note in another prompt. Pure functions of the brief.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
+from engine import tokens
 from engine.casting import silence
 from engine.sanitize import ELLIPSIS, clean_text
 from engine.stage import (
@@ -32,8 +33,18 @@ from engine.stage import (
 )
 from engine.turns import Turn, labels_for
 
-HISTORY_BUDGET = 2800  # estimated tokens of record an actor sees (≈ a 5-minute scene)
-WINDOW_STEP = 10  # the window moves in blocks of turns so the cached prefix stays stable
+# The record may grow to HISTORY_BUDGET tokens of the reading model (≈ 100 turns of a Chinese
+# scene in o200k tokens, far past a 5-minute one; less where the model's context is smaller);
+# the turn that would pass it drops the oldest turns down to WINDOW_KEEP of it in one block. So
+# the prompt's start changes about once per 60 turns on a hosted model, and every other prompt
+# of an actor begins with all of its previous one (providers' prompt caches and the embedded
+# model's saved state reuse it). Measured in bench/bench_prompts.py.
+HISTORY_BUDGET = 6000
+WINDOW_KEEP = 0.4
+DEFAULT_CONTEXT = 8192  # tokens, for a model whose context size nobody stated
+REPLY_RESERVE = 512  # context tokens left for the reply
+TAIL_RESERVE = 384  # context tokens set aside for whispers and the turn's direction
+CHAT_OVERHEAD = 32  # chat-template tokens around the messages (role markers)
 
 
 def is_zh(language: str) -> bool:
@@ -42,7 +53,10 @@ def is_zh(language: str) -> bool:
 
 @lru_cache(maxsize=65536)
 def estimate_tokens(text: str) -> int:
-    """A tokenizer-free estimate: one token per CJK character, about four chars otherwise."""
+    """A rough size (one token per CJK character, four chars otherwise), for describing text.
+
+    Budgets do not use it: it undercounts most tokenizers (engine.tokens counts for real).
+    """
     wide = sum(1 for ch in text if ord(ch) > 0x2E7F)
     return wide + (len(text) - wide + 3) // 4
 
@@ -160,15 +174,38 @@ def _thought_line(thought: str, language: str) -> str:
     return f"    {label} {quote(clip_tokens(thought, RECORD_CAPS['thought']))}"
 
 
-def window_start(costs: Sequence[int], budget: int = HISTORY_BUDGET) -> int:
-    """Index of the first turn shown: the smallest block boundary that fits the budget."""
-    total = sum(costs)
-    start = 0
-    while total > budget and start < len(costs):
-        step = min(WINDOW_STEP, len(costs) - start)
-        total -= sum(costs[start : start + step])
-        start += step
+def window_start(
+    costs: Sequence[int], budget: int = HISTORY_BUDGET, keep: float = WINDOW_KEEP
+) -> int:
+    """Index of the first turn shown; the turns from there on cost at most `budget`.
+
+    The record grows turn by turn; a turn that takes it past `budget` drops the oldest turns
+    down to `keep` × budget, in one block. A pure function of the costs, so the start of
+    consecutive prompts stays put between those rare trims.
+    """
+    low = budget * keep
+    start = total = 0
+    for i, cost in enumerate(costs):
+        total += cost
+        if total > budget:
+            while start <= i and total > low:
+                total -= costs[start]
+                start += 1
     return start
+
+
+def record_budget(fixed_tokens: int, context_tokens: int = 0) -> int:
+    """Tokens the record may use beside `fixed_tokens` of other prompt text, in a model context
+    of `context_tokens` (0: unknown, DEFAULT_CONTEXT), leaving room for the reply."""
+    context = context_tokens if context_tokens > 0 else DEFAULT_CONTEXT
+    room = context - fixed_tokens - REPLY_RESERVE - CHAT_OVERHEAD
+    return max(0, min(HISTORY_BUDGET, room))
+
+
+def _fixed_cost(count: tokens.Counter, stable: str, tail: str) -> int:
+    """The prompt's own text, with the tail at least TAIL_RESERVE: the record's budget then
+    moves only when the soul, the stage or a long whisper changes, not from turn to turn."""
+    return count(stable) + max(count(tail), TAIL_RESERVE)
 
 
 _RULES = {
@@ -215,6 +252,8 @@ class ActorBrief:
     language: str = "zh"
     stage: tuple[StageBlock, ...] = ()  # entrances, exits and events between the turns
     on_stage: tuple[str, ...] | None = None  # who is on stage now (default: the cast)
+    model: str = ""  # who reads the prompt: its tokenizer measures the window ("": estimate)
+    context_tokens: int = 0  # that model's context size (0: DEFAULT_CONTEXT)
 
 
 def actor_messages(brief: ActorBrief) -> tuple[dict[str, str], ...]:
@@ -232,15 +271,9 @@ def actor_messages(brief: ActorBrief) -> tuple[dict[str, str], ...]:
             (f"# 在場角色\n{cast}" if zh else f"# On stage\n{cast}"),
         ]
     )
+    count = tokens.counter(brief.model)
     lines = witnessed_lines(brief)
-    costs = [estimate_tokens(text) for text in lines]
-    start = window_start(costs)
-    record = ["# 到目前為止的戲" if zh else "# The scene so far"]
-    if start:
-        record.append(
-            f"（前 {start} 輪已省略）" if zh else f"(the first {start} turns are omitted)"
-        )
-    record.extend(lines[start:])
+    costs = [count(text) + 1 for text in lines]  # + its newline
 
     tail: list[str] = []
     if brief.whisper_all:
@@ -264,6 +297,14 @@ def actor_messages(brief: ActorBrief) -> tuple[dict[str, str], ...]:
         if zh
         else f"It is your turn, {brief.name}. Reply with the four tags."
     )
+    heading = "# 到目前為止的戲" if zh else "# The scene so far"
+    omitted = "（前 {} 輪已省略）" if zh else "(the first {} turns are omitted)"
+    fixed = _fixed_cost(count, system + heading + omitted, "\n".join(tail))
+    start = window_start(costs, record_budget(fixed, brief.context_tokens))
+    record = [heading]
+    if start:
+        record.append(omitted.format(start))
+    record.extend(lines[start:])
     user = "\n".join(record) + "\n\n" + "\n".join(tail)
     return ({"role": "system", "content": system}, {"role": "user", "content": user})
 
@@ -297,6 +338,8 @@ class StageBrief:
     language: str = "zh"
     stage: tuple[StageBlock, ...] = ()  # entrances, exits and events between the turns
     quiet: Mapping[str, int] | None = None  # turns silent while on stage (default: silence)
+    model: str = ""  # who reads the prompt: its tokenizer measures the window ("": estimate)
+    context_tokens: int = 0  # that model's context size (0: DEFAULT_CONTEXT)
 
 
 def stage_manager_messages(brief: StageBrief) -> tuple[dict[str, str], ...]:
@@ -311,9 +354,9 @@ def stage_manager_messages(brief: StageBrief) -> tuple[dict[str, str], ...]:
         "would most naturally answer. You never write lines and make no dramatic judgements. "
         "Answer only:\nNEXT: name\nREASON: one sentence"
     )
+    count = tokens.counter(brief.model)
     items = merge(brief.turns, brief.stage)
     lines = record_lines(items, brief.language)
-    start = window_start([estimate_tokens(line) for line in lines])
     cast_lines = [
         (f"- {a}（已 {quiet[a]} 輪沒說話）" if zh else f"- {a} (silent for {quiet[a]} turns)")
         for a in brief.cast
@@ -325,30 +368,35 @@ def stage_manager_messages(brief: StageBrief) -> tuple[dict[str, str], ...]:
             ("# 導演對全體的耳語\n" if zh else "# Director's note to everyone\n")
             + brief.whisper_all
         )
-    parts.append(
-        ("# 到目前為止的戲\n" if zh else "# The scene so far\n")
-        + ("\n".join(lines[start:]) or ("（尚未開始）" if zh else "(nothing yet)"))
-    )
-    parts.append(("# 在場角色\n" if zh else "# On stage\n") + "\n".join(cast_lines))
+    tail = [("# 在場角色\n" if zh else "# On stage\n") + "\n".join(cast_lines)]
     last = brief.turns[-1] if brief.turns else None
     happened = [b for b in since_last_turn(items) if b.kind in (EVENT, OPENING)]
     if happened:  # the scheduler asks "who reacts first" after any event since the last turn
         what = _event_text(happened[-1])
-        parts.append(
+        tail.append(
             f"剛剛發生：{what}\n誰先反應？" if zh else f"Just now: {what}\nWho reacts first?"
         )
     elif last is not None:
         cue = clip_tokens(clean_text(last.cue).split("\n")[0].strip(), RECORD_CAPS["cue"])
         cue_said = quote(cue) if cue else ("（空白）" if zh else "(nobody)")
-        parts.append(
+        tail.append(
             f"{last.actor} 把球丟給 {cue_said}。下一位是誰？"
             if zh
             else f"{last.actor} cued {cue_said}. Who speaks next?"
         )
     else:
-        parts.append(
+        tail.append(
             "戲還沒開始。誰先開口？" if zh else "The scene has not started. Who speaks first?"
         )
+    heading = "# 到目前為止的戲\n" if zh else "# The scene so far\n"
+    omitted = "（前 {} 輪已省略）" if zh else "(the first {} turns are omitted)"
+    fixed = _fixed_cost(count, system + "\n\n".join(parts) + heading + omitted, "\n\n".join(tail))
+    start = window_start(
+        [count(line) + 1 for line in lines], record_budget(fixed, brief.context_tokens)
+    )
+    shown = ([omitted.format(start)] if start else []) + lines[start:]
+    parts.append(heading + ("\n".join(shown) or ("（尚未開始）" if zh else "(nothing yet)")))
+    parts.extend(tail)
     return ({"role": "system", "content": system}, {"role": "user", "content": "\n\n".join(parts)})
 
 

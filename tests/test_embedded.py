@@ -260,3 +260,56 @@ async def test_cancelling_returns_promptly_and_keeps_the_loop_free() -> None:
     assert time.perf_counter() - started < 0.2
     ticking.cancel()
     assert ticks >= 10  # the event loop kept running while llama.cpp worked
+
+
+# --- memory: saved prompt states, one per role, bounded in counted bytes ---------------------
+
+KV_BYTES_PER_TOKEN = 30 * 2 * 192 * 2  # SmolLM2-135M: layers x (K, V) x 3 heads*64 x f16
+
+
+def _scene_so_far(speaker: str, turns: int) -> list[dict[str, str]]:
+    record = "".join(
+        f"[{n}] {CAST[n % 3]}: 第{n}次問你，昨晚十點你在哪裡？ → {CAST[(n + 1) % 3]}\n"
+        for n in range(1, turns + 1)
+    )
+    return [
+        {"role": "system", "content": f"你是即興劇排演中的演員，只扮演「{speaker}」。"},
+        {"role": "user", "content": f"# 到目前為止的戲\n{record}\n輪到你了，{speaker}。"},
+    ]
+
+
+@pytest.mark.embedded
+@needs_model
+def test_each_actor_resumes_its_own_saved_prompt_within_the_byte_bound(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("CIRCUS_EMBEDDED_CACHE_MB", "64")
+    llama = embedded.load()
+    llama_cpp = embedded._llama_cpp()
+
+    def turn(speaker: str, turns: int) -> tuple[int, int]:
+        """(prompt tokens, prompt tokens llama.cpp had to evaluate) of one actor call."""
+        before = llama_cpp.llama_perf_context(llama._ctx.ctx).n_p_eval
+        response = embedded.generate(
+            _scene_so_far(speaker, turns), kind="actor", cast=CAST, speaker=speaker, max_tokens=8
+        )
+        evaluated = llama_cpp.llama_perf_context(llama._ctx.ctx).n_p_eval - before
+        return response["usage"]["prompt_tokens"], evaluated
+
+    first = {speaker: turn(speaker, 6) for speaker in CAST}
+    later = {speaker: turn(speaker, 9) for speaker in CAST}  # three more turns each
+    for speaker in CAST:
+        prompt, evaluated = later[speaker]
+        # only the three new record lines and the changed last line: not the whole prompt
+        assert evaluated < prompt - first[speaker][0] + 40, (speaker, prompt, evaluated)
+    # the bytes kept: each actor's prompt KV cells, nothing like a logits matrix per state
+    largest = max(prompt for prompt, _ in later.values())
+    assert embedded.cache_bytes() <= 3 * (largest * KV_BYTES_PER_TOKEN + 4096)
+    assert embedded.cache_bytes() <= 64 << 20
+
+    monkeypatch.setenv("CIRCUS_EMBEDDED_CACHE_MB", "16")  # room for one ~11 MB state
+    turn(CAST[0], 10)
+    assert 0 < embedded.cache_bytes() <= 16 << 20
+    monkeypatch.setenv("CIRCUS_EMBEDDED_CACHE_MB", "0")  # off: nothing kept
+    turn(CAST[1], 10)
+    assert embedded.cache_bytes() == 0

@@ -401,7 +401,9 @@ async def test_every_cut_lands_even_when_many_scenes_are_cut_at_once(scene, tmp_
         assert {r.reason for r in results} == {"cut"}
         assert not any(r.running for r in rehearsals)
         for s in scenes:
-            turns = transcript(s)
+            # a cut may land before a scene's first turn (the first prompt of a process loads
+            # its model's tokenizer): then there is no transcript yet, and no backstage either
+            turns = transcript(s) if (s / "transcript.md").exists() else []
             assert sum(len(backstage(s, a)) for a in CAST) == len(turns)
         tasks = [await r.start_run(200) for r in rehearsals]
     for r in rehearsals:
