@@ -66,6 +66,7 @@ quick start:
   circus run scenes/s1 -n 6 --backstage
   circus console scenes/s1            interactive: RUN 6, CUE 刑警 拍桌子, CUT, NOTE ...
   circus exit scenes/s1 律師 · circus event scenes/s1 電話響了 · circus say scenes/s1 林小姐 我沒有
+  circus pick scenes/s1 5 --note 好句  then: circus export scenes/s1 --picks
 
 models: soul.md `model` > context.md `model` > $CIRCUS_MODEL > the embedded SmolLM2-135M
 (circus-local/smollm2). Stage manager: context.md `stage_manager_model` >
@@ -127,10 +128,66 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-n", "--turns", type=_turns, default=DEFAULT_TURNS, metavar="N")
     backstage_arg(p)
 
-    p = command("take", "save the scene as a take, list the takes, or show one")
+    p = command(
+        "take", "save the scene as a take, list the takes, show one, or compare two (diff A B)"
+    )
     scene_arg(p)
-    p.add_argument("action", choices=["save", "list", "show"], metavar="save|list|show")
-    p.add_argument("number", nargs="?", metavar="N", help="the take to show (3 or take_3)")
+    p.add_argument(
+        "action", choices=["save", "list", "show", "diff"], metavar="save|list|show|diff"
+    )
+    p.add_argument(
+        "number",
+        nargs="*",
+        metavar="N",
+        help="show: the take (3 or take_3); diff: two takes (numbers or `current`)",
+    )
+    p.add_argument("--full", action="store_true", help="diff: print the shared opening in full")
+
+    def take_opt(p: argparse.ArgumentParser) -> None:
+        p.add_argument(
+            "--take", default="current", metavar="N", help="a saved take, or current (the default)"
+        )
+
+    def by_opt(p: argparse.ArgumentParser, what: str) -> None:
+        p.add_argument("--by", metavar="NAME", help=f"who {what} (default: your user name)")
+
+    p = command("pick", "put a turn in the line bin (picks.md), with an optional note")
+    scene_arg(p)
+    p.add_argument("turn", type=_turn_number, metavar="TURN")
+    take_opt(p)
+    p.add_argument("--note", default="", metavar="TEXT")
+    by_opt(p, "picks it")
+
+    p = command("unpick", "take a turn out of the line bin (or only your vote, with --by)")
+    scene_arg(p)
+    p.add_argument("turn", type=_turn_number, metavar="TURN")
+    take_opt(p)
+    p.add_argument("--by", metavar="NAME", help="remove only this person's vote")
+
+    p = command("picks", "list the line bin, with votes and notes")
+    scene_arg(p)
+
+    p = command(
+        "export",
+        "write a take as screenplay.fountain, screenplay.fdx, screenplay.md and storyboard.csv",
+    )
+    scene_arg(p)
+    take_opt(p)
+    p.add_argument("--picks", action="store_true", help="only the picked lines, in pick order")
+    p.add_argument(
+        "--format",
+        default="fountain,fdx,md,csv",
+        metavar="LIST",
+        help="comma-separated: fountain, fdx, md, csv (default: all four)",
+    )
+    p.add_argument(
+        "--thoughts", action="store_true", help="add each line's private thought (as a note)"
+    )
+    p.add_argument("--out", metavar="DIR", help="default: SCENE_DIR/exports/take_<n>/")
+
+    p = command("report", "the take report: who spoke, how, cost, picks, converging voices")
+    scene_arg(p)
+    take_opt(p)
 
     p = command("replay", "start a new attempt from a saved take, with today's souls and notes")
     scene_arg(p)

@@ -103,13 +103,20 @@ async def cmd_note(args: argparse.Namespace) -> int:
 
 async def cmd_take(args: argparse.Namespace) -> int:
     rehearsal = await open_scene(args.scene)
+    if args.full and args.action != "diff":
+        raise UsageError("--full goes with take diff")
     if args.action == "save":
-        if args.number is not None:
+        if args.number:
             raise UsageError("take save takes no number (takes are numbered in order)")
         number = await rehearsal.save_take()
         print(f"Saved take_{number}.")
+    elif args.action == "diff":
+        if len(args.number) != 2:
+            raise UsageError("take diff needs two takes, e.g. take diff 2 current")
+        a, b = args.number
+        sys.stdout.write(await rehearsal.diff(a, b, full=args.full))
     elif args.action == "list":
-        if args.number is not None:
+        if args.number:
             raise UsageError("take list takes no number")
         takes = await rehearsal.list_takes()
         if not takes:
@@ -118,9 +125,71 @@ async def cmd_take(args: argparse.Namespace) -> int:
             word = "turn" if info.turns == 1 else "turns"
             print(f"take_{info.number}  {info.turns:>3} {word}  {info.last_line}")
     else:
-        if args.number is None:
-            raise UsageError("take show needs the take's number, e.g. take show 2")
-        sys.stdout.write(await rehearsal.show_take(args.number))
+        if len(args.number) != 1:
+            raise UsageError("take show needs one take number, e.g. take show 2")
+        sys.stdout.write(await rehearsal.show_take(args.number[0]))
+    return EXIT_OK
+
+
+def _user() -> str:
+    import getpass
+
+    try:
+        return getpass.getuser() or "director"
+    except Exception:  # no user name in this environment (e.g. a container)
+        return "director"
+
+
+async def cmd_pick(args: argparse.Namespace) -> int:
+    from circus.harvest_text import pick_line
+
+    rehearsal = await open_scene(args.scene)
+    pick = await rehearsal.pick(args.turn, take=args.take, by=args.by or _user(), note=args.note)
+    print(f"Picked: {pick_line(pick)}")
+    return EXIT_OK
+
+
+async def cmd_unpick(args: argparse.Namespace) -> int:
+    rehearsal = await open_scene(args.scene)
+    left = await rehearsal.unpick(args.turn, take=args.take, by=args.by)
+    if left is None:
+        print(f"Unpicked turn {args.turn}.")
+    else:
+        print(f"Removed {args.by}'s vote; {len(left.votes)} left.")
+    return EXIT_OK
+
+
+async def cmd_picks(args: argparse.Namespace) -> int:
+    from circus.harvest_text import pick_line
+
+    rehearsal = await open_scene(args.scene)
+    picks = await rehearsal.picks()
+    if not picks:
+        print(f"Nothing picked yet (pick a line with: {_me()} pick SCENE_DIR TURN).")
+    for pick in picks:
+        print(pick_line(pick))
+    return EXIT_OK
+
+
+async def cmd_export(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    rehearsal = await open_scene(args.scene)
+    paths = await rehearsal.export(
+        take=args.take,
+        formats=args.format,
+        picks=args.picks,
+        thoughts=args.thoughts,
+        out=Path(args.out) if args.out else None,
+    )
+    for path in paths:
+        print(path)
+    return EXIT_OK
+
+
+async def cmd_report(args: argparse.Namespace) -> int:
+    rehearsal = await open_scene(args.scene)
+    sys.stdout.write(await rehearsal.report(args.take))
     return EXIT_OK
 
 
@@ -329,6 +398,11 @@ COMMANDS = {
     "exit": cmd_exit,
     "event": cmd_event,
     "say": cmd_say,
+    "pick": cmd_pick,
+    "unpick": cmd_unpick,
+    "picks": cmd_picks,
+    "export": cmd_export,
+    "report": cmd_report,
     "soul": cmd_soul,
     "summarize": cmd_summarize,
     "console": cmd_console,

@@ -33,8 +33,11 @@ Director's console — verbs (case-insensitive):
   NOTE all: text           everyone, said explicitly (all, everyone, 全體, 大家, …); a head that
                            is neither an everyone-word nor an actor is refused, never sent to all
   RESUME [N]               back to RUN mode from where the scene stopped
-  TAKE SAVE | TAKE LIST | TAKE SHOW n
+  TAKE SAVE | TAKE LIST | TAKE SHOW n | TAKE DIFF a b
   REPLAY take [until]      start a new attempt from a saved take (up to turn `until`)
+  PICK n [note]            put turn n of this take in the line bin (picks.md)
+  UNPICK n                 take it out again
+  PICKS                    list the line bin
   STATUS                   cast, models, turns, takes, tokens and cost
   SOUL ACTOR               show an actor's soul.md
   ENTER ACTOR / EXIT ACTOR an actor walks on / off stage (off stage they learn only that time passes)
@@ -404,12 +407,16 @@ class Console:
                 self.say("No takes saved yet (TAKE SAVE).")
             for info in takes:
                 self.say(f"take_{info.number}  {info.turns:>3} turns  {info.last_line}")
+        elif sub == "DIFF":
+            if len(words) != 3:
+                raise ConsoleError("TAKE DIFF needs two takes, e.g. TAKE DIFF 1 current")
+            self.say((await self.rehearsal.diff(words[1], words[2])).rstrip("\n"))
         elif sub == "SHOW":
             if len(words) < 2:
                 raise ConsoleError("TAKE SHOW needs a take number, e.g. TAKE SHOW 2")
             self.say((await self.rehearsal.show_take(_take_ref(words[1]))).rstrip("\n"))
         else:
-            raise ConsoleError("TAKE SAVE, TAKE LIST or TAKE SHOW n")
+            raise ConsoleError("TAKE SAVE, TAKE LIST, TAKE SHOW n or TAKE DIFF a b")
 
     async def do_replay(self, rest: str) -> None:
         words = rest.split()
@@ -426,6 +433,35 @@ class Console:
             f"Replaying take_{result.from_take} up to turn {result.kept_turns}; this attempt "
             f"will be take {result.take}. RUN, RESUME or CUE to play on."
         )
+
+    async def do_pick(self, rest: str) -> None:
+        from circus.commands import _user
+        from circus.harvest_text import pick_line
+
+        turn, note = self._turn_and_rest(rest, "PICK")
+        pick = await self.rehearsal.pick(turn, by=_user(), note=note)
+        self.say(f"Picked: {pick_line(pick)}")
+
+    async def do_unpick(self, rest: str) -> None:
+        turn, _ = self._turn_and_rest(rest, "UNPICK")
+        await self.rehearsal.unpick(turn)
+        self.say(f"Unpicked turn {turn}.")
+
+    async def do_picks(self, rest: str) -> None:
+        from circus.harvest_text import pick_line
+
+        picks = await self.rehearsal.picks()
+        if not picks:
+            self.say("Nothing picked yet (PICK n).")
+        for pick in picks:
+            self.say(pick_line(pick))
+
+    @staticmethod
+    def _turn_and_rest(rest: str, verb: str) -> tuple[int, str]:
+        first, _, tail = rest.strip().partition(" ")
+        if not first.isdigit():
+            raise ConsoleError(f"{verb} needs a turn number, e.g. {verb} 5")
+        return int(first), tail.strip()
 
     async def do_status(self, rest: str) -> None:
         from circus.session import status_text
@@ -516,5 +552,6 @@ class Console:
 
 VERBS = {
     "run", "resume", "cue", "cut", "wait", "note", "take", "replay", "status", "soul",
+    "pick", "unpick", "picks",
     "backstage", "help", "quit", "exit", "enter", "event", "play", "unplay",
 }  # fmt: skip

@@ -6,7 +6,10 @@ the events it emits. Importing the engine is cheap; litellm loads on the first m
 
 from engine.errors import CircusError
 from engine.events import Event, EventHub
+from engine.picks import Pick
 from engine.rehearsal import Rehearsal, RunResult
 from engine.scene_commands import ReplayResult, Status
 
-__all__ = ["CircusError", "Event", "EventHub", "Rehearsal", "ReplayResult", "RunResult", "Status"]
+__all__ = [
+    "CircusError", "Event", "EventHub", "Pick", "Rehearsal", "ReplayResult", "RunResult", "Status",
+]  # fmt: skip

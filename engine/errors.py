@@ -297,3 +297,33 @@ class BudgetExceeded(CircusError):
         super().__init__(
             f"{lead}: {which} {state}. {todo}", f"{lead_zh}：{which_zh}{state_zh}。{todo_zh}"
         )
+
+
+class TurnNotFound(CircusError):
+    def __init__(self, take: int, turn: object, last: int) -> None:
+        have = f"turns 1–{last}" if last else "no turns yet"
+        have_zh = f"第 1–{last} 輪" if last else "還沒有任何一輪"
+        super().__init__(
+            f"Take {take} has {have}; there is no turn {turn} — nothing was changed.",
+            f"排演 {take} 有{have_zh}；沒有第 {turn} 輪——什麼都沒改。",
+        )
+
+
+class NotPicked(CircusError):
+    def __init__(self, take: int, turn: int, by: str | None = None) -> None:
+        who = f" by {by}" if by else ""
+        who_zh = f"（{by}）" if by else ""
+        super().__init__(
+            f"Turn {turn} of take {take} is not picked{who} — nothing was changed "
+            "(`picks` lists the bin).",
+            f"排演 {take} 第 {turn} 輪沒有被選{who_zh}——什麼都沒改（用 picks 看精選）。",
+        )
+
+
+class UnknownFormat(CircusError):
+    def __init__(self, name: str, known: Iterable[str]) -> None:
+        formats = ", ".join(known)
+        super().__init__(
+            f"Unknown export format {name!r} — choose from {formats}; nothing was written.",
+            f"不認得的匯出格式「{name}」——可選 {formats}；什麼都沒寫入。",
+        )

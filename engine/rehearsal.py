@@ -41,6 +41,7 @@ from engine.events import (
     TurnStarted,
     WaitingForPlayer,
 )
+from engine.harvest import HarvestCommands
 from engine.ledger import Ledger
 from engine.llm import ModelError
 from engine.models import actor_model, turn_timeout
@@ -78,7 +79,7 @@ class RunResult:
     last_turn: int
 
 
-class Rehearsal(StageCommands, SceneCommands):
+class Rehearsal(StageCommands, HarvestCommands, SceneCommands):
     """Director commands for one scene folder. Frontends hold one per scene."""
 
     def __init__(

@@ -129,6 +129,16 @@ class SceneCommands:
         numbers = await take_numbers(self.files.store)
         return (numbers[-1] if numbers else 0) + 1
 
+    # Hooks the harvest (engine.harvest) fills in: what a saved take carries inside its folder,
+    # and what a replay carries over. Called with the run lock held.
+    async def _take_files(self, number: int) -> dict[str, str]:
+        return {}
+
+    async def _before_replay(
+        self, current: int, saved_as: int | None, source: int, until: int, new_take: int
+    ) -> dict[str, str]:
+        return {}
+
     # ----------------------------------------------------------------- whispers
     async def note(self, text: str, actor: str | None = None) -> None:
         """Whisper to everyone (actor None) or to one actor; used from the next turn."""
@@ -239,9 +249,13 @@ class SceneCommands:
         with self.files.store.held(self.name):  # never snapshot another process's half-turn
             self.files.forget()
             state = await self.state()
-            number = await save_take(self.files.store)
+            number = await self._save_locked()
         self.events.emit(TakeSaved(self.name, number, len(state.turns)))
         return number
+
+    async def _save_locked(self) -> int:
+        number = await self.current_take()
+        return await save_take(self.files.store, await self._take_files(number))
 
     async def list_takes(self) -> list[TakeInfo]:
         return [await take_info(self.files.store, n) for n in await take_numbers(self.files.store)]
@@ -269,21 +283,28 @@ class SceneCommands:
         with store.held(self.name):  # no run may start (here or in another process) mid-replay
             self.files.forget()
             state = await self.state()
-            autosaved = None
-            if state.turns and not await self._is_saved(await store.read(TRANSCRIPT) or ""):
-                autosaved = await save_take(store)
-                self.events.emit(TakeSaved(self.name, autosaved, len(state.turns)))
-            files = {TRANSCRIPT: cut_log(take_text, until)}
+            autosaved = saved_as = None
+            current = await self.current_take()
+            if state.turns:
+                saved_as = await self._is_saved(await store.read(TRANSCRIPT) or "")
+                if saved_as is None:
+                    autosaved = await self._save_locked()
+                    self.events.emit(TakeSaved(self.name, autosaved, len(state.turns)))
+            files = await self._before_replay(
+                current, saved_as, number, until, await self.current_take()
+            )
+            files[TRANSCRIPT] = cut_log(take_text, until)
             for rel in [backstage_path(a) for a in state.cast] + [STAGE_MANAGER_LOG]:
                 files[rel] = cut_log(await store.read(f"{source}/{rel}") or "", until)
             await store.commit_rewrites(files)
         return ReplayResult(await self.current_take(), number, until, autosaved)
 
-    async def _is_saved(self, transcript: str) -> bool:
-        for n in await take_numbers(self.files.store):
+    async def _is_saved(self, transcript: str) -> int | None:
+        """The saved take whose transcript is exactly this one (the latest), if any."""
+        for n in reversed(await take_numbers(self.files.store)):
             if await self.files.store.read(f"{take_dir(n)}/{TRANSCRIPT}") == transcript:
-                return True
-        return False
+                return n
+        return None
 
     # ----------------------------------------------------------------- spend
     async def usage_rows(self) -> list[dict[str, Any]]:
@@ -337,6 +358,8 @@ class SceneCommands:
         prompt = completion = calls = repairs = fallbacks = 0
         cost: float | None = None
         for row in rows:
+            if "carried_from" in row:  # a replay's copy of a kept turn: counted where it was made
+                continue
             try:
                 prompt += int(row.get("prompt_tokens", 0))
                 completion += int(row.get("completion_tokens", 0))

@@ -230,6 +230,35 @@ class SceneStore:
             self.unlock()
 
     @contextlib.contextmanager
+    def short_lock(self, name: str) -> Iterator[None]:
+        """Serialise one file's read-modify-write across processes (briefly), e.g. picks.md."""
+        path = self.root / STATE_DIR / f"{name}.lock"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            yield
+        finally:
+            fcntl.flock(fd, fcntl.LOCK_UN)
+            os.close(fd)
+
+    async def append_line(self, rel: str, line: str) -> None:
+        """Append one short line with a single O_APPEND write (no journal: it may run beside a
+        turn's commit). A crash can leave at most a torn last line, which readers skip."""
+        await asyncio.to_thread(self._append_line_sync, rel, line)
+
+    def _append_line_sync(self, rel: str, line: str) -> None:
+        path = self.root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        data = (line.rstrip("\n") + "\n").encode("utf-8")
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        try:
+            os.write(fd, data)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+    @contextlib.contextmanager
     def notes_lock(self) -> Iterator[None]:
         """Serialise read-modify-write of director_notes.md across processes (briefly)."""
         path = self.root / STATE_DIR / "notes.lock"
@@ -254,16 +283,19 @@ class SceneStore:
         except (FileNotFoundError, NotADirectoryError):
             return []
 
-    async def snapshot(self, dest_rel: str, exclude: set[str]) -> None:
-        """Copy the scene folder (minus `exclude` top-level names) to `dest_rel`, atomically.
+    async def snapshot(
+        self, dest_rel: str, exclude: set[str], extra: dict[str, str] | None = None
+    ) -> None:
+        """Copy the scene folder (minus `exclude` top-level names) to `dest_rel`, atomically,
+        with `extra` files (name → text) written into the copy before it is renamed into place.
 
         Hidden entries (.circus, .obsidian, .stversions, editor swap files) are not part of a
         take. A symlink to a file inside the scene is copied as that file; one pointing out of
         the scene is kept as a link and never followed; links to folders (a loop) are skipped.
         """
-        await asyncio.to_thread(self._snapshot_sync, dest_rel, exclude)
+        await asyncio.to_thread(self._snapshot_sync, dest_rel, exclude, extra or {})
 
-    def _snapshot_sync(self, dest_rel: str, exclude: set[str]) -> None:
+    def _snapshot_sync(self, dest_rel: str, exclude: set[str], extra: dict[str, str]) -> None:
         dest = self.root / dest_rel
         self._mkdirs(Path(dest_rel).parent)
         tmp = dest.with_name(f".{dest.name}.tmp")
@@ -275,7 +307,19 @@ class SceneStore:
             shutil.rmtree(tmp, ignore_errors=True)
             where = Path(exc.filename or self.root)
             raise _unreadable(where, _inside(where, self.root), exc) from None
+        for name, text in extra.items():
+            with open(tmp / name, "w", encoding="utf-8", newline="") as f:
+                f.write(text)
         os.replace(tmp, dest)
+
+    async def write_files(self, files: dict[str, str]) -> list[Path]:
+        """Write several whole files (atomically each), after every text is ready: an export
+        either has all its texts or writes nothing."""
+        paths = []
+        for rel, text in files.items():
+            await self.write_atomic(rel, text)
+            paths.append(self.root / rel)
+        return paths
 
     def _copy_dir(self, src: Path, dst: Path, exclude: Collection[str] = ()) -> None:
         with os.scandir(src) as entries:

@@ -51,10 +51,20 @@ async def resolve_take(store: SceneStore, ref: str | int) -> int:
     return number
 
 
-async def save_take(store: SceneStore) -> int:
+# Not part of a take: the takes themselves, the exports made from them, and the scene's line
+# bin (picks.md points into the takes; a copy inside one would go stale).
+NOT_IN_TAKE = {TAKES, "exports", "picks.md"}
+
+
+async def next_take_number(store: SceneStore) -> int:
     numbers = await take_numbers(store)
-    number = (numbers[-1] if numbers else 0) + 1
-    await store.snapshot(take_dir(number), exclude={TAKES})
+    return (numbers[-1] if numbers else 0) + 1
+
+
+async def save_take(store: SceneStore, extra: dict[str, str] | None = None) -> int:
+    """Snapshot the scene as the next take, with `extra` files (e.g. its report) inside."""
+    number = await next_take_number(store)
+    await store.snapshot(take_dir(number), exclude=NOT_IN_TAKE, extra=extra)
     return number
 
 

@@ -1,0 +1,299 @@
+"""Exports a screenwriter opens: Fountain, Final Draft XML, seed 001's screenplay.md and
+storyboard.csv. Pure functions from a take's lines to file texts (the caller writes them).
+
+Fountain output parses back, with any Fountain parser, into exactly the take's sequence: every
+action is forced (`!`), every cue that is not all-Latin is forced (`@`), emphasis stars are
+escaped, blank lines inside a line are kept with two spaces, and thoughts or take references
+go in `[[notes]]`, which parsers drop. The storyboard's shot sizes and durations come from
+plain rules (no model): see `shot_size` and `duration`.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from xml.sax.saxutils import escape
+
+from engine.casting import match_cue
+from engine.textstats import cjk_chars, count_words
+from engine.turns import ANY
+
+FORMATS = ("fountain", "fdx", "md", "csv")
+FILE_NAMES = {
+    "fountain": "screenplay.fountain",
+    "fdx": "screenplay.fdx",
+    "md": "screenplay.md",
+    "csv": "storyboard.csv",
+}
+PARENTHETICAL_MAX = 40  # a one-line action this short, with a line, becomes a parenthetical
+
+# Reading speed for the storyboard's suggested duration: Chinese is spoken at about 4
+# characters a second, English at about 2.5 words a second (150 a minute); visible business
+# adds ACTION_SECONDS; no shot is shorter than MIN_SECONDS.
+CJK_PER_SECOND = 4.0
+WORDS_PER_SECOND = 2.5
+ACTION_SECONDS = 2.0
+MIN_SECONDS = 2.0
+
+
+@dataclass(frozen=True)
+class ExportLine:
+    """One turn as exported (take is set when exporting picks from several takes)."""
+
+    turn: int
+    actor: str
+    action: str
+    dialogue: str
+    cue: str = ""
+    thought: str = ""
+    take: int | None = None
+
+
+@dataclass(frozen=True)
+class ScriptMeta:
+    scene: str
+    take: str  # a take number, or "picks"
+    date: str  # ISO date
+    context: str
+    language: str
+    aliases: Mapping[str, Sequence[str]]
+
+    @property
+    def zh(self) -> bool:
+        return self.language.lower().startswith("zh")
+
+
+def _t(meta: ScriptMeta, en: str, zh: str) -> str:
+    return zh if meta.zh else en
+
+
+def _take_label(meta: ScriptMeta) -> str:
+    if meta.take == "picks":
+        return _t(meta, "picked lines", "精選台詞")
+    return _t(meta, f"take {meta.take}", f"排演 {meta.take}")
+
+
+def _ref(meta: ScriptMeta, line: ExportLine) -> str:
+    if line.take is None:
+        return ""
+    return _t(meta, f"take_{line.take} · turn {line.turn}", f"take_{line.take} · 第 {line.turn} 輪")
+
+
+def addressee(meta: ScriptMeta, line: ExportLine) -> str:
+    """The cast member the line is thrown to; empty for ANY, an empty cue, or nobody known."""
+    name = match_cue(line.cue, meta.aliases)
+    return "" if name is None or name == ANY else name
+
+
+def is_parenthetical(line: ExportLine) -> bool:
+    action = line.action.strip()
+    return (
+        bool(line.dialogue.strip()) and "\n" not in action and 0 < len(action) <= PARENTHETICAL_MAX
+    )
+
+
+# ---------------------------------------------------------------------------- Fountain
+_LATIN_NAME = re.compile(r"[A-Za-z][A-Za-z0-9 .'\-]*")
+
+
+def character_cue(name: str) -> str:
+    """RUTH for an all-Latin name (as screenwriters write it); @林小姐 for any other name."""
+    if _LATIN_NAME.fullmatch(name) and not name.endswith("  "):
+        return name.upper()
+    return "@" + name
+
+
+def _fountain_text(line: str) -> str:
+    return line.replace("*", "\\*")
+
+
+def _note(text: str) -> str:
+    flat = " ".join(text.split()).replace("[[", "[ [").replace("]]", "] ]")
+    return f" [[{flat}]]" if flat else ""
+
+
+def to_fountain(meta: ScriptMeta, lines: Sequence[ExportLine], thoughts: bool = False) -> str:
+    out = [
+        f"Title: {meta.scene}",
+        f"Credit: {_t(meta, 'Circus rehearsal', '馬戲團排演')}",
+        f"Source: {_take_label(meta)}",
+        f"Draft date: {meta.date}",
+        "",
+        f".{meta.scene}",
+        "",
+    ]
+    for line in lines:
+        paragraphs: list[list[str]] = []
+        action = line.action.strip()
+        dialogue = line.dialogue.strip()
+        parenthetical = is_parenthetical(line)
+        if action and not parenthetical:
+            paragraphs.append(["!" + _fountain_text(a.rstrip()) for a in action.split("\n")])
+        if dialogue:
+            block = [character_cue(line.actor)]
+            if parenthetical:
+                block.append(f"({_fountain_text(action)})")
+            for text in dialogue.split("\n"):
+                block.append(_fountain_text(text.strip()) or "  ")
+            paragraphs.append(block)
+        notes = _note(_ref(meta, line)) + (_note(line.thought) if thoughts else "")
+        if notes and paragraphs:
+            paragraphs[-1][-1] = paragraphs[-1][-1].rstrip() + notes
+        for paragraph in paragraphs:
+            out.extend(paragraph)
+            out.append("")
+    return "\n".join(out)
+
+
+# ---------------------------------------------------------------------------- Final Draft
+_NOT_XML = re.compile("[^\t\n\r\u0020-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+
+
+def _xml(text: str) -> str:
+    return escape(_NOT_XML.sub("", text))
+
+
+def _paragraph(kind: str, text: str) -> str:
+    return f'    <Paragraph Type="{kind}">\n      <Text>{_xml(text)}</Text>\n    </Paragraph>'
+
+
+def to_fdx(meta: ScriptMeta, lines: Sequence[ExportLine]) -> str:
+    out = [
+        '<?xml version="1.0" encoding="UTF-8" standalone="no" ?>',
+        '<FinalDraft DocumentType="Script" Template="No" Version="5">',
+        "  <Content>",
+        _paragraph("Scene Heading", meta.scene),
+    ]
+    for line in lines:
+        ref = _ref(meta, line)
+        if ref:
+            out.append(f"    <!-- {_xml(ref).replace('--', '—')} -->")
+        action, dialogue = line.action.strip(), line.dialogue.strip()
+        parenthetical = is_parenthetical(line)
+        if action and not parenthetical:
+            out.append(_paragraph("Action", action))
+        if dialogue:
+            out.append(_paragraph("Character", line.actor))
+            if parenthetical:
+                out.append(_paragraph("Parenthetical", f"({action})"))
+            out.append(_paragraph("Dialogue", dialogue))
+    out += [
+        "  </Content>",
+        "  <TitlePage>",
+        "    <Content>",
+        _paragraph("Action", meta.scene).replace("<Paragraph", '<Paragraph Alignment="Center"'),
+        _paragraph("Action", f"{_take_label(meta)} · {meta.date}").replace(
+            "<Paragraph", '<Paragraph Alignment="Center"'
+        ),
+        "    </Content>",
+        "  </TitlePage>",
+        "</FinalDraft>",
+        "",
+    ]
+    return "\n".join(out)
+
+
+# ---------------------------------------------------------------------------- screenplay.md
+def to_markdown(meta: ScriptMeta, lines: Sequence[ExportLine], thoughts: bool = False) -> str:
+    """Seed 001's readable script: the scene heading, the opening (public context), the play."""
+    out = [f"# {meta.scene}", "", f"{_take_label(meta)} · {meta.date}", ""]
+    out += [f"## {_t(meta, 'Scene', '場次')}", "", meta.scene, ""]
+    if meta.context:
+        out += [f"## {_t(meta, 'Opening', '開場')}", "", meta.context, ""]
+    out += [f"## {_t(meta, 'The play', '正戲')}", ""]
+    for line in lines:
+        ref = _ref(meta, line)
+        if ref:
+            out += [f"<small>{ref}</small>", ""]
+        if line.action.strip():
+            left, right = ("（", "）") if meta.zh else ("(", ")")
+            out += [
+                f"*{left}{a.strip()}{right}*" if a.strip() else ""
+                for a in line.action.strip().split("\n")
+            ]
+            out.append("")
+        if line.dialogue.strip():
+            first, *rest = line.dialogue.strip().split("\n")
+            sep = "：" if meta.zh else ": "
+            out += [f"**{line.actor}**{sep}{first}"] + rest + [""]
+        if thoughts and line.thought.strip():
+            label = _t(meta, "thought", "內心")
+            out += [f"> *{label}: {t}*" if t.strip() else ">" for t in line.thought.split("\n")]
+            out.append("")
+    return "\n".join(out)
+
+
+# ---------------------------------------------------------------------------- storyboard.csv
+HEADERS = {
+    "zh": ["鏡號", "場景", "說話人", "對象", "動作", "台詞", "建議景別", "建議時長"],
+    "en": ["shot", "scene", "speaker", "addressee", "action", "line", "shot size", "duration"],
+}
+SHOT_SIZES = {"zh": ("全景", "中景", "近景"), "en": ("wide", "medium", "close-up")}
+
+
+def shot_size(meta: ScriptMeta, index: int, line: ExportLine) -> str:
+    """The first shot is wide; a line thrown to someone else is a close-up; the rest medium."""
+    wide, medium, close = SHOT_SIZES["zh" if meta.zh else "en"]
+    if index == 0:
+        return wide
+    to = addressee(meta, line)
+    if line.dialogue.strip() and to and to != line.actor:
+        return close
+    return medium
+
+
+def duration(line: ExportLine) -> float:
+    """Seconds: the line at reading speed, plus a beat for visible business; at least 2 s."""
+    text = line.dialogue
+    cjk = cjk_chars(text)
+    words = count_words(text) - cjk
+    seconds = cjk / CJK_PER_SECOND + words / WORDS_PER_SECOND
+    if line.action.strip():
+        seconds += ACTION_SECONDS
+    return round(max(MIN_SECONDS, seconds), 1)
+
+
+def to_storyboard(meta: ScriptMeta, lines: Sequence[ExportLine], thoughts: bool = False) -> str:
+    """UTF-8 with a BOM (spreadsheet programs then read Chinese correctly), one row per turn."""
+    headers = list(HEADERS["zh" if meta.zh else "en"])
+    picks = any(line.take is not None for line in lines)
+    if picks:
+        headers += ["排演", "輪"] if meta.zh else ["take", "turn"]
+    if thoughts:
+        headers.append("內心" if meta.zh else "thought")
+    buffer = io.StringIO()
+    writer = csv.writer(buffer)
+    writer.writerow(headers)
+    for i, line in enumerate(lines):
+        row = [
+            f"S{i + 1:03d}",
+            meta.scene,
+            line.actor,
+            addressee(meta, line),
+            line.action.strip(),
+            line.dialogue.strip(),
+            shot_size(meta, i, line),
+            f"{duration(line):.1f}",
+        ]
+        if picks:
+            row += [str(line.take or ""), str(line.turn)]
+        if thoughts:
+            row.append(line.thought.strip())
+        writer.writerow(row)
+    return "\ufeff" + buffer.getvalue()
+
+
+def render_exports(
+    meta: ScriptMeta, lines: Sequence[ExportLine], formats: Sequence[str], thoughts: bool = False
+) -> dict[str, str]:
+    """File name → text for each wanted format (all rendered before anything is written)."""
+    renderers = {
+        "fountain": lambda: to_fountain(meta, lines, thoughts),
+        "fdx": lambda: to_fdx(meta, lines),
+        "md": lambda: to_markdown(meta, lines, thoughts),
+        "csv": lambda: to_storyboard(meta, lines, thoughts),
+    }
+    return {FILE_NAMES[f]: renderers[f]() for f in formats}

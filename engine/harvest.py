@@ -1,0 +1,344 @@
+"""The harvest (pan for gold): picks, the Discord message map, exports, take reports and diffs.
+
+A mixin of Rehearsal. "current" is the working transcript, numbered last saved take + 1; any
+other number must be a saved take. picks.md is read-modify-written under its own short lock; a
+pick of the current take keeps its number, which the take gets when it is saved, and a replay
+re-points it at the saved take it equals (never at the new attempt's turns). Every refusal is
+raised before anything is written.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+from engine import frontmatter
+from engine.errors import (
+    BadRequest,
+    BadSceneFile,
+    NotPicked,
+    TakeNotFound,
+    TurnNotFound,
+    UnknownFormat,
+)
+from engine.export import FORMATS, ExportLine, ScriptMeta, render_exports
+from engine.picks import PICKS, Pick, add_vote, parse_picks, remove_vote, render_picks, retarget
+from engine.report import ReportInput, build_report
+from engine.scene import CONTEXT, TRANSCRIPT, SceneFiles, SceneState, backstage_path
+from engine.store import STATE_DIR, SceneStore
+from engine.takediff import diff_takes
+from engine.takemeta import TURNS_FILE, carried_rows, parse_rows, render_rows, rows_for_take
+from engine.takes import parse_take_ref, take_dir, take_numbers
+from engine.turns import Turn, parse_backstage, parse_transcript
+
+POSTS = f"{STATE_DIR}/posts.jsonl"
+USAGE = f"{STATE_DIR}/usage.jsonl"  # engine.scene_commands.USAGE_LOG
+REPORT_FILE = "report.md"
+TakeRef = int | str
+
+
+@dataclass(frozen=True)
+class TakeView:
+    """One take as the harvest reads it: the working transcript or a saved take's folder."""
+
+    number: int
+    saved: bool
+    turns: tuple[Turn, ...]
+    rows: tuple[dict, ...]
+    context: str
+
+    @property
+    def folder(self) -> str:
+        return take_dir(self.number) + "/" if self.saved else ""
+
+    def turn(self, number: int) -> Turn | None:
+        return next((t for t in self.turns if t.number == number), None)
+
+
+class HarvestCommands:
+    """Picks, the message map, exports, reports and diffs for one scene folder."""
+
+    files: SceneFiles
+    root: Path
+    name: str
+    # provided by SceneCommands (later in the MRO)
+    current_take: Callable[[], Awaitable[int]]
+    _is_saved: Callable[[str], Awaitable[int | None]]
+
+    async def state(self) -> SceneState:  # provided by Rehearsal
+        raise NotImplementedError
+
+    # ----------------------------------------------------------------- takes as read
+    async def _take_number(self, take: TakeRef) -> tuple[int, bool]:
+        """(number, saved) for "current" or a take number; TakeNotFound otherwise."""
+        current = await self.current_take()
+        if take is None or str(take).strip().casefold() in {"current", "當前", "当前"}:
+            return current, False
+        number = parse_take_ref(take)
+        if number == current:
+            return current, False
+        saved = await take_numbers(self.files.store)
+        if number is None or number not in saved:
+            raise TakeNotFound(take, saved)
+        return number, True
+
+    async def _view(self, take: TakeRef) -> TakeView:
+        number, saved = await self._take_number(take)
+        store = self.files.store
+        base = take_dir(number) + "/" if saved else ""
+        turns = parse_transcript(await store.read(base + TRANSCRIPT) or "")
+        if saved and (text := await store.read(base + TURNS_FILE)) is not None:
+            rows = parse_rows(text)
+        else:  # the working take, or a take saved before takes carried their own rows
+            rows = parse_rows(await store.read(USAGE) or "")
+        rows = rows_for_take(rows, number, (t.number for t in turns))
+        context_text = await store.read(base + CONTEXT) or ""
+        try:
+            _, body = frontmatter.split(context_text)
+        except BadSceneFile:  # a take's old context.md is only read for its public text
+            body = context_text
+        return TakeView(number, saved, tuple(turns), tuple(rows), body.strip())
+
+    async def _thoughts(self, view: TakeView) -> dict[int, str]:
+        out: dict[int, str] = {}
+        for actor in {t.actor for t in view.turns}:
+            text = await self.files.store.read(view.folder + backstage_path(actor)) or ""
+            mine = {t.number for t in view.turns if t.actor == actor}
+            out.update({n: th for n, th in parse_backstage(text).items() if n in mine})
+        return out
+
+    @staticmethod
+    def _turn_of(view: TakeView, turn: int) -> Turn:
+        found = view.turn(turn) if isinstance(turn, int) else None
+        if found is None:
+            raise TurnNotFound(view.number, turn, view.turns[-1].number if view.turns else 0)
+        return found
+
+    # ----------------------------------------------------------------- picks
+    async def _pick_take(self, take: TakeRef) -> int:
+        """The take a pick is filed under: the saved take the current one still equals (just
+        saved, or replayed whole), else the take's own number."""
+        number, saved = await self._take_number(take)
+        if not saved:
+            text = await self.files.store.read(TRANSCRIPT) or ""
+            if text.strip() and (same := await self._is_saved(text)) is not None:
+                return same
+        return number
+
+    async def picks(self) -> list[Pick]:
+        """The line bin, in pick order."""
+        return parse_picks(await self.files.store.read(PICKS) or "")
+
+    async def _write_picks(self, picks: list[Pick]) -> None:
+        language = (await self.state()).language
+        await self.files.store.write_atomic(PICKS, render_picks(picks, language))
+
+    async def pick(self, turn: int, *, take: TakeRef = "current", by: str, note: str = "") -> Pick:
+        """Pick a turn (or add `by`'s vote to it; the same voter twice changes nothing)."""
+        by = _voter(by)
+        view = await self._view(await self._pick_take(take))
+        t = self._turn_of(view, turn)
+        new = Pick(view.number, t.number, t.actor, t.action, t.dialogue)
+        with self.files.store.short_lock("picks"):
+            before = await self.picks()
+            after, pick = add_vote(before, new, by, " ".join(note.split()))
+            if after != before:
+                await self._write_picks(after)
+        return pick
+
+    async def unpick(
+        self, turn: int, *, take: TakeRef = "current", by: str | None = None
+    ) -> Pick | None:
+        """Remove a pick (by None) or one vote; returns what is left of the pick, if anything."""
+        number = await self._pick_take(take)
+        by = _voter(by) if by is not None else None
+        if remove_vote(await self.picks(), number, turn, by) is None:
+            raise NotPicked(number, turn, by)  # refused before even the lock file is made
+        with self.files.store.short_lock("picks"):
+            result = remove_vote(await self.picks(), number, turn, by)
+            if result is None:
+                raise NotPicked(number, turn, by)
+            await self._write_picks(result[0])
+        return result[1]
+
+    # ----------------------------------------------------------------- Discord message map
+    async def remember_post(self, message_id: int, take: int, turn: int) -> None:
+        """Remember which (take, turn) a posted message shows, across restarts."""
+        if not all(
+            isinstance(v, int) and not isinstance(v, bool) for v in (message_id, take, turn)
+        ):
+            raise BadRequest("remember_post needs whole numbers.", "remember_post 需要整數。")
+        line = json.dumps({"message": message_id, "take": take, "turn": turn})
+        await self.files.store.append_line(POSTS, line)
+
+    async def post_of(self, message_id: int) -> tuple[int, int] | None:
+        """(take, turn) of a message posted for an actor's turn, or None."""
+        found: tuple[int, int] | None = None
+        for row in parse_rows_any(await self.files.store.read(POSTS) or ""):
+            if "retake" in row and found is not None and found[0] == row["retake"]:
+                found = (int(row["to"]), found[1])
+            elif row.get("message") == message_id:
+                found = (int(row["take"]), int(row["turn"]))
+        return found
+
+    # ----------------------------------------------------------------- hooks on takes
+    async def _take_files(self, number: int) -> dict[str, str]:
+        """What a saved take carries in its own folder: its turns' metadata and its report."""
+        view = await self._view("current")
+        report = await self._report_text(view)
+        return {TURNS_FILE: render_rows(view.rows), REPORT_FILE: report}
+
+    async def _before_replay(
+        self, current: int, saved_as: int | None, source: int, until: int, new_take: int
+    ) -> dict[str, str]:
+        store = self.files.store
+        if saved_as is not None and saved_as != current:
+            # The working take is already saved as take_<saved_as>: its picks and posts move
+            # there, before the new attempt (which keeps this number) replaces its turns.
+            with store.short_lock("picks"):
+                before = await self.picks()
+                after = retarget(before, current, saved_as)
+                if after != before:
+                    await self._write_picks(after)
+            await store.append_line(POSTS, json.dumps({"retake": current, "to": saved_as}))
+        source_view = await self._view(source)
+        carried = carried_rows(list(source_view.rows), until, new_take, source)
+        if not carried:
+            return {}
+        return {USAGE: (await store.read(USAGE) or "") + render_rows(carried)}
+
+    # ----------------------------------------------------------------- report, diff, export
+    async def _report_text(self, view: TakeView) -> str:
+        state = await self.state()
+        return build_report(
+            ReportInput(
+                scene=self.name,
+                take=view.number,
+                saved=view.saved,
+                turns=view.turns,
+                rows=view.rows,
+                picks=tuple(p for p in await self.picks() if p.take == view.number),
+                aliases=state.aliases(),
+                language=state.language,
+            )
+        )
+
+    async def report(self, take: TakeRef = "current") -> str:
+        """The take report (markdown); a saved take's is also written to its report.md."""
+        view = await self._view(take)
+        text = await self._report_text(view)
+        if view.saved:
+            await self.files.store.write_atomic(view.folder + REPORT_FILE, text)
+        return text
+
+    async def diff(self, a: TakeRef, b: TakeRef, *, full: bool = False) -> str:
+        """Two takes side by side: the shared opening, where they part, both continuations."""
+        va, vb = await self._view(a), await self._view(b)
+        state = await self.state()
+        picks = await self.picks()
+        return diff_takes(
+            (va.number, va.saved, va.turns, sum(p.take == va.number for p in picks)),
+            (vb.number, vb.saved, vb.turns, sum(p.take == vb.number for p in picks)),
+            full=full,
+            language=state.language,
+        )
+
+    async def export(
+        self,
+        *,
+        take: TakeRef = "current",
+        formats: tuple[str, ...] | str = FORMATS,
+        picks: bool = False,
+        thoughts: bool = False,
+        out: Path | None = None,
+    ) -> list[Path]:
+        """Write the take (or the picked lines) as screenplay files; returns their paths."""
+        wanted = _formats(formats)
+        state = await self.state()
+        aliases = state.aliases()
+        if picks:
+            chosen = await self.picks()
+            if not chosen:
+                raise BadRequest(
+                    "Nothing is picked yet — pick a line first (circus pick SCENE_DIR TURN); "
+                    "nothing was written.",
+                    "還沒有選任何一句——先選一句（circus pick 場景 輪次）；什麼都沒寫入。",
+                )
+            lines, views = [], {}
+            for p in chosen:
+                if p.take not in views:
+                    try:
+                        views[p.take] = await self._view(p.take)
+                    except TakeNotFound:
+                        views[p.take] = None
+                view = views[p.take]
+                turn = view.turn(p.turn) if view else None
+                thought = (await self._thoughts(view)).get(p.turn, "") if view and thoughts else ""
+                lines.append(
+                    ExportLine(
+                        p.turn, p.actor, p.action, p.dialogue, turn.cue if turn else "",
+                        thought, take=p.take,
+                    )
+                )  # fmt: skip
+            label, context = "picks", ""
+            folder = "picks"
+        else:
+            view = await self._view(take)
+            if not view.turns:
+                raise BadRequest(
+                    f"Take {view.number} has no turns yet — nothing was written.",
+                    f"排演 {view.number} 還沒有任何一輪——什麼都沒寫入。",
+                )
+            found = await self._thoughts(view) if thoughts else {}
+            lines = [
+                ExportLine(t.number, t.actor, t.action, t.dialogue, t.cue, found.get(t.number, ""))
+                for t in view.turns
+            ]
+            label, context, folder = str(view.number), view.context, f"take_{view.number}"
+        meta = ScriptMeta(
+            scene=self.name,
+            take=label,
+            date=datetime.now(UTC).date().isoformat(),
+            context=context,
+            language=state.language,
+            aliases=aliases,
+        )
+        texts = render_exports(meta, lines, wanted, thoughts=thoughts)
+        target = Path(out) if out is not None else self.root / "exports" / folder
+        return await SceneStore(target).write_files(texts)
+
+
+def _voter(by: object) -> str:
+    name = " ".join(str(by or "").split())
+    if not name:
+        raise BadRequest("A pick needs the name of who picked it.", "選句需要選的人的名字。")
+    return name[:100]
+
+
+def _formats(formats: tuple[str, ...] | str) -> tuple[str, ...]:
+    items = formats.split(",") if isinstance(formats, str) else list(formats)
+    out: list[str] = []
+    for item in items:
+        name = str(item).strip().lower().lstrip(".")
+        if name not in FORMATS:
+            raise UnknownFormat(str(item).strip(), FORMATS)
+        if name not in out:
+            out.append(name)
+    if not out:
+        raise UnknownFormat("", FORMATS)
+    return tuple(out)
+
+
+def parse_rows_any(text: str) -> list[dict]:
+    rows = []
+    for line in text.splitlines():
+        try:
+            row = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(row, dict):
+            rows.append(row)
+    return rows

@@ -1,0 +1,338 @@
+"""The take report: who spoke, how the ball moved, what it cost, and whether the voices converge.
+
+Pure: built from a take's turns, its usage rows (engine.takemeta) and its picks, so a saved
+take's report can be rebuilt from its folder. Counts follow issue 9: turns taken; lines = turns
+with dialogue; words of dialogue (Chinese: characters); longest silence = most consecutive turns
+by others (from the start, between two turns, or to the end). A warning is a line starting with
+⚠, and there is none when nothing is worth a warning.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from difflib import SequenceMatcher
+
+from engine.casting import match_cue
+from engine.picks import Pick
+from engine.takemeta import STAGE_MANAGER, Row
+from engine.textstats import count_words, ngrams, tokens
+from engine.turns import ANY, Turn
+
+WARN = "⚠"
+CONVERGE_SHARE = 0.3  # of an actor's distinct 4-grams also said by one other actor
+CONVERGE_MIN_GRAMS = 8  # too few phrases to judge below this
+NEAR_REPEAT_RATIO = 0.8  # token-level similarity of two lines
+NEAR_REPEAT_MIN_TOKENS = 4
+NEAR_REPEAT_PREFILTER = 0.5  # token-bigram overlap below which two lines cannot be near repeats
+NEAR_REPEAT_WARN = 2  # this many near repeats is a pattern worth a warning
+
+REASONS = ("director_cue", "cue", "self_cue", "neglect", "stage_manager", "fallback", "start",
+           "played", "unknown")  # fmt: skip
+REASON_LABELS = {
+    "en": {"director_cue": "director cue", "cue": "actor cue", "self_cue": "self cue",
+           "neglect": "neglect", "stage_manager": "stage manager", "fallback": "fallback",
+           "start": "run start", "played": "played by a person", "unknown": "not recorded"},
+    "zh": {"director_cue": "導演點名", "cue": "演員 cue", "self_cue": "自己接", "neglect": "冷落保護",
+           "stage_manager": "場記", "fallback": "後備", "start": "開場指定", "played": "真人演出",
+           "unknown": "沒有紀錄"},
+}  # fmt: skip
+
+
+@dataclass(frozen=True)
+class ReportInput:
+    scene: str
+    take: int
+    saved: bool
+    turns: Sequence[Turn]
+    rows: Sequence[Row]
+    picks: Sequence[Pick]
+    aliases: Mapping[str, Sequence[str]]
+    language: str = "zh"
+
+
+@dataclass(frozen=True)
+class ActorCounts:
+    turns: int
+    lines: int
+    words: int
+    longest_silence: int
+
+
+def actor_counts(turns: Sequence[Turn], actor: str) -> ActorCounts:
+    mine = [i for i, t in enumerate(turns) if t.actor == actor]
+    gaps = [b - a - 1 for a, b in zip([-1] + mine, mine + [len(turns)], strict=True)]
+    lines = [t for t in turns if t.actor == actor and t.dialogue.strip()]
+    return ActorCounts(
+        len(mine), len(lines), sum(count_words(t.dialogue) for t in lines), max(gaps)
+    )
+
+
+def distinct_2(lines: Sequence[str]) -> float | None:
+    grams = [g for line in lines for g in ngrams(tokens(line), 2)]
+    return len(set(grams)) / len(grams) if grams else None
+
+
+def _grams4(lines: Sequence[str]) -> set[tuple[str, ...]]:
+    return {g for line in lines for g in ngrams(tokens(line), 4)}
+
+
+def shared_shares(by_actor: Mapping[str, Sequence[str]]) -> dict[str, float | None]:
+    """Per actor: the share of their distinct 4-grams that also occur in another actor's lines."""
+    grams = {a: _grams4(lines) for a, lines in by_actor.items()}
+    out: dict[str, float | None] = {}
+    for actor, mine in grams.items():
+        others = set().union(*(g for a, g in grams.items() if a != actor))
+        out[actor] = len(mine & others) / len(mine) if mine else None
+    return out
+
+
+def converging_pairs(by_actor: Mapping[str, Sequence[str]]) -> list[tuple[str, str, float]]:
+    """(A, B, share): pairs where A's phrasing largely also occurs in B's lines."""
+    grams = {a: _grams4(lines) for a, lines in by_actor.items()}
+    best: dict[frozenset[str], tuple[str, str, float]] = {}
+    for a, ga in grams.items():
+        if len(ga) < CONVERGE_MIN_GRAMS:
+            continue
+        for b, gb in grams.items():
+            share = len(ga & gb) / len(ga)
+            key = frozenset((a, b))
+            if a != b and share >= CONVERGE_SHARE and share > best.get(key, ("", "", 0.0))[2]:
+                best[key] = (a, b, share)
+    return sorted(best.values(), key=lambda p: -p[2])
+
+
+def near_repeats(turns: Sequence[Turn]) -> list[tuple[Turn, Turn, float]]:
+    """(later, earlier, similarity): lines that nearly repeat an earlier line of the take.
+
+    Similarity is difflib's ratio over tokens; it is computed only for pairs whose token-bigram
+    sets already overlap (Dice ≥ NEAR_REPEAT_PREFILTER), which keeps a 500-turn take quick.
+    """
+    seen: list[tuple[Turn, list[str], frozenset]] = []
+    out = []
+    matcher = SequenceMatcher(None, autojunk=False)
+    for turn in turns:
+        toks = tokens(turn.dialogue)
+        if len(toks) < NEAR_REPEAT_MIN_TOKENS:
+            continue
+        grams = frozenset(ngrams(toks, 2))
+        matcher.set_seq2(toks)  # indexed once per line, compared with the earlier ones
+        for earlier, etoks, egrams in seen:
+            if 2 * len(grams & egrams) < NEAR_REPEAT_PREFILTER * (len(grams) + len(egrams)):
+                continue
+            matcher.set_seq1(etoks)
+            if (ratio := matcher.ratio()) >= NEAR_REPEAT_RATIO:
+                out.append((turn, earlier, ratio))
+                break
+        seen.append((turn, toks, grams))
+    return out
+
+
+def cue_edges(turns: Sequence[Turn], aliases: Mapping[str, Sequence[str]]) -> Counter:
+    edges: Counter = Counter()
+    for turn in turns:
+        to = match_cue(turn.cue, aliases)
+        if to is not None and to != ANY:
+            edges[(turn.actor, to)] += 1
+    return edges
+
+
+def mermaid(edges: Counter, actors: Sequence[str]) -> str:
+    ids = {a: f"a{i}" for i, a in enumerate(actors)}
+    out = ["```mermaid", "flowchart LR"]
+    for actor, node in ids.items():
+        label = actor.replace('"', "#quot;")
+        out.append(f'  {node}["{label}"]')
+    for (src, dst), n in sorted(edges.items(), key=lambda e: (-e[1], e[0])):
+        out.append(f"  {ids[src]} -->|{n}| {ids[dst]}")
+    out.append("```")
+    return "\n".join(out)
+
+
+def _pct(x: float | None) -> str:
+    return "—" if x is None else f"{round(100 * x)}%"
+
+
+def _cost(x: float | None) -> str:
+    return "—" if x is None else f"${x:.4f}"
+
+
+def _one_line(text: str, limit: int = 80) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+def build_report(data: ReportInput) -> str:
+    zh = data.language.lower().startswith("zh")
+
+    def t(en: str, zh_text: str) -> str:
+        return zh_text if zh else en
+
+    turns = list(data.turns)
+    actors = list(data.aliases) + sorted({x.actor for x in turns} - set(data.aliases))
+    counts = {a: actor_counts(turns, a) for a in actors}
+    state = (
+        t("saved", "已存檔") if data.saved else t("current, not saved yet", "目前這次，尚未存檔")
+    )
+    total_words = sum(c.words for c in counts.values())
+    out = [
+        f"# {t('Take', '排演')} {data.take} · {data.scene}",
+        "",
+        t(
+            f"{len(turns)} turns · {sum(c.lines for c in counts.values())} lines · "
+            f"{total_words} words · {state}",
+            f"{len(turns)} 輪 · {sum(c.lines for c in counts.values())} 句台詞 · "
+            f"{total_words} 字 · {state}",
+        ),
+        "",
+        f"## {t('Actors', '角色')}",
+        "",
+        t(
+            "| Actor | Turns | Lines | Words | Longest silence |",
+            "| 角色 | 輪數 | 台詞 | 字數 | 最長沉默（輪） |",
+        ),
+        "|---|---:|---:|---:|---:|",
+    ]
+    for a in actors:
+        c = counts[a]
+        out.append(f"| {a} | {c.turns} | {c.lines} | {c.words} | {c.longest_silence} |")
+
+    # How each speaker was chosen.
+    actor_rows = {r["turn"]: r for r in data.rows if r.get("role") != STAGE_MANAGER}
+    reasons: dict[str, Counter] = defaultdict(Counter)
+    for turn in turns:
+        row = actor_rows.get(turn.number, {})
+        reason = str(row.get("reason") or "unknown")
+        reasons[turn.actor][reason if reason in REASONS else "unknown"] += 1
+    used = [r for r in REASONS if any(reasons[a][r] for a in actors)]
+    labels = REASON_LABELS["zh" if zh else "en"]
+    out += ["", f"## {t('How each speaker was chosen', '誰怎麼拿到發言權')}", ""]
+    if used:
+        out.append(f"| {t('Actor', '角色')} | " + " | ".join(labels[r] for r in used) + " |")
+        out.append("|---|" + "---:|" * len(used))
+        for a in actors:
+            out.append(f"| {a} | " + " | ".join(str(reasons[a][r]) for r in used) + " |")
+    else:
+        out.append(t("(no turns yet)", "（還沒有任何一輪）"))
+
+    # Models: calls, repairs, fallbacks, tokens, cost.
+    models: dict[str, dict[str, float]] = defaultdict(lambda: defaultdict(float))
+    costs: dict[str, float | None] = {}
+    roles: dict[tuple[str, str], dict[str, float]] = defaultdict(lambda: defaultdict(float))
+    role_costs: dict[tuple[str, str], float | None] = {}
+    for row in data.rows:
+        model = str(row.get("model") or "?")
+        role = str(row.get("role") or "?")
+        m, r = models[model], roles[(role, model)]
+        for target in (m, r):
+            target["calls"] += int(row.get("calls", 1) or 0)
+            target["prompt"] += int(row.get("prompt_tokens", 0) or 0)
+            target["completion"] += int(row.get("completion_tokens", 0) or 0)
+        if role != STAGE_MANAGER:
+            # A fallback reply was also a failed repair: count it once, as a fallback.
+            m["repairs"] += bool(row.get("repaired")) and not row.get("fallback")
+            m["fallbacks"] += bool(row.get("fallback"))
+        if row.get("cost_usd") is not None:
+            costs[model] = (costs.get(model) or 0.0) + float(row["cost_usd"])
+            role_costs[(role, model)] = (role_costs.get((role, model)) or 0.0) + float(
+                row["cost_usd"]
+            )
+    out += ["", f"## {t('Models', '模型')}", ""]
+    if models:
+        out.append(
+            t(
+                "| Model | Calls | Repairs | Fallbacks | Prompt tokens | Completion tokens | Cost |",
+                "| 模型 | 呼叫 | 修補 | 後備 | 輸入 tokens | 輸出 tokens | 費用 |",
+            )
+        )
+        out.append("|---|---:|---:|---:|---:|---:|---:|")
+        for model, m in sorted(models.items()):
+            out.append(
+                f"| {model} | {int(m['calls'])} | {int(m['repairs'])} | {int(m['fallbacks'])} | "
+                f"{int(m['prompt'])} | {int(m['completion'])} | {_cost(costs.get(model))} |"
+            )
+        out += ["", f"### {t('Tokens and cost per role', '每個角色的 tokens 與費用')}", ""]
+        out.append(
+            t(
+                "| Role | Model | Prompt tokens | Completion tokens | Cost |",
+                "| 角色 | 模型 | 輸入 tokens | 輸出 tokens | 費用 |",
+            )
+        )
+        out.append("|---|---|---:|---:|---:|")
+        for (role, model), r in sorted(roles.items()):
+            name = t("stage manager", "場記") if role == STAGE_MANAGER else role
+            out.append(
+                f"| {name} | {model} | {int(r['prompt'])} | {int(r['completion'])} | "
+                f"{_cost(role_costs.get((role, model)))} |"
+            )
+    else:
+        out.append(t("(no model calls recorded for this take)", "（這次排演沒有模型呼叫紀錄）"))
+
+    # The picks.
+    out += ["", f"## {t('Picks', '精選')}", ""]
+    if not data.picks:
+        out.append(t("(none yet)", "（還沒有）"))
+    for p in data.picks:
+        line = _one_line(p.dialogue or p.action)
+        voters = ", ".join(p.votes)
+        note = f" — {_one_line(p.note)}" if p.note else ""
+        out.append(f"- {t('turn', '第')} {p.turn}{'' if not zh else ' 輪'} · {p.actor}: “{line}” "
+                   f"— ⭐ {len(p.votes)} ({voters}){note}")  # fmt: skip
+
+    # Voice signals (seed 000 §2.2: models make everyone sound alike).
+    by_actor = {
+        a: [x.dialogue for x in turns if x.actor == a and x.dialogue.strip()] for a in actors
+    }
+    shares = shared_shares(by_actor)
+    out += ["", f"## {t('Voices', '聲音')}", ""]
+    out.append(
+        t(
+            "| Actor | distinct-2 | 4-grams shared with others |",
+            "| 角色 | distinct-2 | 和別人共用的四字片段 |",
+        )
+    )
+    out.append("|---|---:|---:|")
+    for a in actors:
+        out.append(f"| {a} | {_pct(distinct_2(by_actor[a]))} | {_pct(shares[a])} |")
+    repeats = near_repeats(turns)
+    if repeats:
+        out += ["", t("Lines that nearly repeat an earlier line:", "幾乎重複前面台詞的句子：")]
+        for later, earlier, ratio in repeats:
+            out.append(
+                f"- {t('turn', '第')} {later.number}{'' if not zh else ' 輪'} ({later.actor}) ≈ "
+                f"{t('turn', '第')} {earlier.number}{'' if not zh else ' 輪'} ({earlier.actor}), "
+                f"{_pct(ratio)}: “{_one_line(later.dialogue, 60)}”"
+            )
+    warnings = []
+    for a, b, share in converging_pairs(by_actor):
+        warnings.append(
+            t(
+                f"{WARN} {a} and {b} are starting to sound alike: {_pct(share)} of {a}'s phrases "
+                f"(4-grams) also occur in {b}'s lines. Try a different model for one of them "
+                "(`model:` in its soul.md), or whisper a speech habit to one of them.",
+                f"{WARN} {a}和{b}的聲音越來越像：{a} {_pct(share)} 的四字片段也出現在{b}的台詞裡。"
+                "試試給其中一人換個模型（soul.md 的 `model:`），或私下耳語給其中一人一個說話習慣。",
+            )
+        )
+    if len(repeats) >= NEAR_REPEAT_WARN:
+        warnings.append(
+            t(
+                f"{WARN} {len(repeats)} lines nearly repeat an earlier line: the scene is going "
+                "round in circles. Try a whisper that raises the stakes, a different model per "
+                "actor, or replay from before the loop.",
+                f"{WARN} 有 {len(repeats)} 句台詞幾乎重複前面說過的話：戲在原地打轉。"
+                "試試用耳語加壓、給每個角色不同的模型，或從打轉之前重演。",
+            )
+        )
+    if warnings:
+        out += [""] + warnings
+
+    # The cue graph.
+    out += ["", f"## {t('Who threw the ball to whom', '誰把球丟給誰')}", ""]
+    edges = cue_edges(turns, data.aliases)
+    if edges:
+        out.append(mermaid(edges, actors))
+    else:
+        out.append(t("(nobody cued anyone by name)", "（沒有人點名丟球）"))
+    return "\n".join(out) + "\n"

@@ -1,0 +1,32 @@
+"""Counting words in mixed Chinese and Latin text, the same way everywhere in the harvest.
+
+A token is one CJK character or one Latin/other-script word (casefolded); punctuation is not a
+token. So "words" of a Chinese line are its characters, and n-grams are character n-grams for
+Chinese and word n-grams for English, as the take report promises. Pure functions.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+_CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"
+_TOKEN = re.compile(rf"[{_CJK}]|[^\W_{_CJK}]+(?:['’][^\W_{_CJK}]+)*")
+_CJK_CHAR = re.compile(rf"[{_CJK}]")
+
+
+def tokens(text: str) -> list[str]:
+    return [t.casefold() for t in _TOKEN.findall(text or "")]
+
+
+def count_words(text: str) -> int:
+    """Words of a line: each CJK character counts one, each other word counts one."""
+    return len(_TOKEN.findall(text or ""))
+
+
+def cjk_chars(text: str) -> int:
+    return len(_CJK_CHAR.findall(text or ""))
+
+
+def ngrams(seq: Sequence[str], n: int) -> list[tuple[str, ...]]:
+    return [tuple(seq[i : i + n]) for i in range(len(seq) - n + 1)]
