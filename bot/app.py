@@ -22,7 +22,7 @@ import discord
 import yarl
 from discord import app_commands
 
-from bot import commands, harvest, scenes, votes
+from bot import commands, harvest, scenes, stagecraft, votes
 from bot.backstage import Backstage
 from bot.binding import Binding, read_binding, scan_bindings, write_binding
 from bot.edge import on_tree_error
@@ -74,7 +74,7 @@ class CircusBot(discord.Client):
         self._warming = asyncio.create_task(self._warm_models(), name="warm-litellm")
         await self.tree.set_translator(CommandTranslator())
         self.tree.add_command(scenes.build(list_templates()))
-        for command in commands.COMMANDS + harvest.COMMANDS:
+        for command in [*commands.COMMANDS, *harvest.COMMANDS, *stagecraft.COMMANDS]:
             self.tree.add_command(command)
         await self.reattach()
         if not self.sync_commands:

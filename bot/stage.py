@@ -39,11 +39,13 @@ from engine.events import (
     Event,
     RunFinished,
     RunStarted,
+    StageChanged,
     StageManagerDecided,
     StillWaiting,
     TakeSaved,
     TurnCompleted,
     TurnStarted,
+    WaitingForPlayer,
 )
 from engine.rehearsal import Rehearsal
 
@@ -162,6 +164,10 @@ class Stage:
         elif isinstance(event, TakeSaved):
             self.status_line(t("line_take_saved", self.lang, take=event.take, turns=event.turns))
             await send_report(self, event.take)  # to the directors only, by DM
+        elif isinstance(event, (StageChanged, WaitingForPlayer)):
+            from bot.stagecraft import render_stage_event  # it imports bot.commands → here
+
+            await render_stage_event(self, event)
         # NoteAdded and any other private event: nothing leaves the bot.
 
     def _post_turn(self, event: TurnCompleted) -> None:
@@ -173,6 +179,8 @@ class Stage:
             )
             self._watch(post, event.turn)
             self.votes.remember(post, event.take, event.turn)
+        if event.played and not event.thought:  # a person's line may carry no thought
+            return
         marks = turn_marks(event.repaired, event.fallback, event.cut, self.lang)
         self._whisper(
             thought_dm(

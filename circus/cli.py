@@ -65,6 +65,7 @@ quick start:
   circus new scenes/s1 --template wake
   circus run scenes/s1 -n 6 --backstage
   circus console scenes/s1            interactive: RUN 6, CUE 刑警 拍桌子, CUT, NOTE ...
+  circus exit scenes/s1 律師 · circus event scenes/s1 電話響了 · circus say scenes/s1 林小姐 我沒有
   circus pick scenes/s1 5 --note 好句  then: circus export scenes/s1 --picks
 
 models: soul.md `model` > context.md `model` > $CIRCUS_MODEL > the embedded SmolLM2-135M
@@ -197,6 +198,26 @@ def build_parser() -> argparse.ArgumentParser:
         "--no-play", action="store_true", help="only set the replay up; play later with run/cue"
     )
     backstage_arg(p)
+
+    p = command("enter", "ACTOR walks on stage (everyone present sees it)")
+    scene_arg(p)
+    p.add_argument("actor", metavar="ACTOR")
+
+    p = command("exit", "ACTOR walks off stage (they learn only that time passes)")
+    scene_arg(p)
+    p.add_argument("actor", metavar="ACTOR")
+
+    p = command("event", "a public stage event (a phone rings); the stage manager picks who reacts")
+    scene_arg(p)
+    p.add_argument("text", metavar="TEXT", nargs="+")
+
+    p = command("say", "a line for ACTOR, written by you instead of a model (lands as their turn)")
+    scene_arg(p)
+    p.add_argument("actor", metavar="ACTOR")
+    p.add_argument("text", metavar="TEXT", nargs="*", help="the spoken line")
+    p.add_argument("--action", default="", metavar="TEXT", help="what they visibly do")
+    p.add_argument("--cue", default="", metavar="NAME", help="who should speak next")
+    p.add_argument("--thought", default="", metavar="TEXT", help="private, to their backstage")
 
     p = command("status", "cast, models, turns, takes, tokens and cost so far")
     scene_arg(p)

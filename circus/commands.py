@@ -211,6 +211,46 @@ async def cmd_replay(args: argparse.Namespace) -> int:
     )
 
 
+async def cmd_enter(args: argparse.Namespace) -> int:
+    from circus.render import format_block
+
+    rehearsal = await open_scene(args.scene)
+    block = await rehearsal.enter(args.actor)
+    print(format_block(block, (await rehearsal.state()).language))
+    return EXIT_OK
+
+
+async def cmd_exit(args: argparse.Namespace) -> int:
+    from circus.render import format_block
+
+    rehearsal = await open_scene(args.scene)
+    block = await rehearsal.exit(args.actor)
+    print(format_block(block, (await rehearsal.state()).language))
+    return EXIT_OK
+
+
+async def cmd_event(args: argparse.Namespace) -> int:
+    from circus.render import format_block
+
+    rehearsal = await open_scene(args.scene)
+    block = await rehearsal.event(" ".join(args.text))
+    print(format_block(block, (await rehearsal.state()).language))
+    return EXIT_OK
+
+
+async def cmd_say(args: argparse.Namespace) -> int:
+    from circus.render import format_turn
+
+    rehearsal = await open_scene(args.scene)
+    line = " ".join(args.text).strip()
+    number = await rehearsal.say(args.actor, line, args.action, args.cue, args.thought)
+    state = await rehearsal.state()
+    turn = state.turns[-1]
+    assert number == turn.number
+    print(format_turn(turn.number, turn.actor, turn.action, turn.dialogue, turn.cue))
+    return EXIT_OK
+
+
 async def cmd_status(args: argparse.Namespace) -> int:
     rehearsal = await open_scene(args.scene)
     print(await status_text(rehearsal))
@@ -354,6 +394,10 @@ COMMANDS = {
     "take": cmd_take,
     "replay": cmd_replay,
     "status": cmd_status,
+    "enter": cmd_enter,
+    "exit": cmd_exit,
+    "event": cmd_event,
+    "say": cmd_say,
     "pick": cmd_pick,
     "unpick": cmd_unpick,
     "picks": cmd_picks,

@@ -20,6 +20,8 @@ from typing import TextIO
 from circus.render import Renderer
 from engine.names import is_everyone  # the one list of words meaning everyone
 
+CONSOLE = "console"  # engine.stage_commands.CONSOLE (the engine is imported lazily)
+
 HELP = """\
 Director's console — verbs (case-insensitive):
   RUN [N] [ACTOR]          let the scene go N turns (default 6), optionally opened by ACTOR
@@ -38,12 +40,22 @@ Director's console — verbs (case-insensitive):
   PICKS                    list the line bin
   STATUS                   cast, models, turns, takes, tokens and cost
   SOUL ACTOR               show an actor's soul.md
+  ENTER ACTOR / EXIT ACTOR an actor walks on / off stage (off stage they learn only that time passes)
+  EVENT text               a public stage event; the stage manager picks who reacts first
+  PLAY ACTOR               you play ACTOR: plain lines become their lines, "(action) line → NAME"
+                           (a run waits for you when the ball reaches them; start a line with >
+                           if it begins with a verb)
+  UNPLAY                   give the role back to its model
   BACKSTAGE [ON|OFF]       show the actors' thoughts as turns land
   WAIT                     wait for the current run to finish (useful in scripts)
   HELP                     this text
-  QUIT                     leave (cuts a run in progress)"""
+  QUIT (or EXIT)           leave (cuts a run in progress)"""
 
 DEFAULT_TURNS = 6
+_CUE_MARK = re.compile(r"\s*(?:→|->|=>)\s*([^→]+?)\s*$")
+_ACTION = re.compile(r"^\s*[(（]([^()（）]*)[)）]\s*")
+
+
 _NUMBER = re.compile(r"[+-]?[0-9]{1,6}")  # ASCII digits only: "²".isdigit() is True
 _SEPARATORS = " \t\u3000:：,，、"
 
@@ -117,6 +129,20 @@ def split_name(text: str) -> tuple[str, str, bool]:
     return first.strip(), rest.strip(), False
 
 
+def parse_played_line(text: str) -> tuple[str, str, str]:
+    """A line typed while playing → (action, dialogue, cue): `(看向窗外) 我沒有。 → 刑警`."""
+    text = text.strip()
+    cue = ""
+    mark = _CUE_MARK.search(text)
+    if mark:
+        cue, text = mark.group(1).strip(), text[: mark.start()].strip()
+    action = ""
+    lead = _ACTION.match(text)
+    if lead:
+        action, text = lead.group(1).strip(), text[lead.end() :].strip()
+    return action, text, cue
+
+
 def _take_ref(word: str) -> str:
     """`2`, `take_2` or `take2`, in ASCII digits; anything else is refused in one line."""
     digits = word.strip().lower().removeprefix("take").lstrip("_ ")
@@ -141,6 +167,9 @@ class Console:
         self.interactive = self.stdin.isatty()
         self._lines: asyncio.Queue[str | None] = asyncio.Queue()
         self._quit = False
+        self.playing: str | None = None  # the actor whose lines plain input is
+        self._eof = False
+        self._held: tuple[str, str, str] | None = None  # a line typed before it was our turn
 
     # ----------------------------------------------------------------- plumbing
     def say(self, text: str) -> None:
@@ -172,10 +201,23 @@ class Console:
             self.out.flush()
 
     def _on_event(self, event: object) -> None:
-        from engine.events import RunFinished
+        from engine.events import RunFinished, WaitingForPlayer
 
         if isinstance(event, RunFinished):
             self._prompt(force=True)
+        elif isinstance(event, WaitingForPlayer) and event.player == CONSOLE:
+            loop = asyncio.get_running_loop()
+            if self._held is not None:  # typed ahead: it is the line the run waits for
+                loop.create_task(self._say_held())
+            elif self._eof:  # nobody is left to type the line: stop, do not hang
+                loop.create_task(self.rehearsal.cut())
+            else:
+                self._prompt(force=True)
+        if isinstance(event, RunFinished) and self._held is not None:
+            self._held = None
+            self.renderer.info(
+                f"(the run ended before the ball reached {self.playing}; your line was not used)"
+            )
 
     async def run(self) -> int:
         from engine.errors import CircusError
@@ -189,6 +231,10 @@ class Console:
         except (NotImplementedError, RuntimeError):
             pass
         state = await self.rehearsal.state()
+        self.renderer.language = state.language
+        for actor, player in (await self.rehearsal.players()).items():
+            if player == CONSOLE:
+                self.playing = actor
         self.say(
             f"Circus console — scene {self.rehearsal.name} ({len(state.turns)} turns on record); "
             f"cast: {', '.join(state.cast)}. HELP lists the verbs."
@@ -198,6 +244,10 @@ class Console:
                 self._prompt()
                 line = await self._lines.get()
                 if line is None:
+                    self._eof = True
+                    if self.rehearsal.waiting_for == self.playing and self.playing:
+                        self.say("(end of input while the run waits for your line: CUT)")
+                        await self.rehearsal.cut()
                     if not self._quit and self.rehearsal.running:
                         self.say("(end of input: waiting for the run to finish — Ctrl-C cuts)")
                         await self.rehearsal.wait()
@@ -226,12 +276,18 @@ class Console:
         text = line.strip()
         if not text or text.startswith("#"):
             return
+        if self.playing and text[0] in ">＞":
+            await self._say_line(text[1:])
+            return
         if text[0] in "@＠":
             verb, rest = "CUE", text[1:]
         else:
             verb, _, rest = text.partition(" ")
             verb, rest = verb.upper(), rest.strip()
         handler = getattr(self, f"do_{verb.lower()}", None)
+        if (handler is None or verb.lower() not in VERBS) and self.playing:
+            await self._say_line(text)
+            return
         if handler is None or verb.lower() not in VERBS:
             raise ConsoleError(f"unknown command {verb!r} — HELP lists the verbs")
         await handler(rest)
@@ -434,11 +490,68 @@ class Console:
     async def do_quit(self, rest: str) -> None:
         self._quit = True
 
-    do_exit = do_quit
+    # ----------------------------------------------------------------- the stage
+    async def do_enter(self, rest: str) -> None:
+        if not rest.strip():
+            raise ConsoleError("ENTER needs an actor, e.g. ENTER 律師")
+        actor, _ = await self._actor_prefix(rest)
+        await self.rehearsal.enter(actor)  # the renderer prints the entrance
+
+    async def do_exit(self, rest: str) -> None:
+        if not rest.strip():  # a bare EXIT still leaves the console
+            await self.do_quit(rest)
+            return
+        actor, _ = await self._actor_prefix(rest)
+        await self.rehearsal.exit(actor)
+
+    async def do_event(self, rest: str) -> None:
+        if not rest.strip():
+            raise ConsoleError("EVENT needs some text, e.g. EVENT 電話響了")
+        await self.rehearsal.event(rest)
+
+    async def do_play(self, rest: str) -> None:
+        if not rest.strip():
+            raise ConsoleError("PLAY needs an actor, e.g. PLAY 林小姐")
+        actor, _ = await self._actor_prefix(rest)
+        await self.rehearsal.play(actor, CONSOLE)
+        self.playing = actor
+        self.say(
+            f"You play {actor}: plain lines are their lines — (action) line → NAME. "
+            "A run waits for you when the ball reaches them. UNPLAY to stop."
+        )
+
+    async def do_unplay(self, rest: str) -> None:
+        freed = await self.rehearsal.unplay(player=CONSOLE)
+        self.playing = None
+        self.say(f"{', '.join(freed)}: back to the model." if freed else "You play nobody.")
+
+    async def _say_line(self, text: str) -> None:
+        assert self.playing is not None
+        action, dialogue, cue = parse_played_line(text)
+        if self.rehearsal.running and self.rehearsal.waiting_for != self.playing:
+            # Typed ahead while others play: held until the ball reaches our character.
+            if self._held is not None:
+                raise ConsoleError("a line is already waiting for your turn; CUT to drop it")
+            self._held = (action, dialogue, cue)
+            self.renderer.info(f"(held: it is said when the ball reaches {self.playing})")
+            return
+        await self.rehearsal.say(self.playing, dialogue, action, cue, player=CONSOLE)
+
+    async def _say_held(self) -> None:
+        from engine.errors import CircusError
+
+        held, self._held = self._held, None
+        if held is None or self.playing is None:
+            return
+        action, dialogue, cue = held
+        try:
+            await self.rehearsal.say(self.playing, dialogue, action, cue, player=CONSOLE)
+        except CircusError as exc:
+            self.renderer.info(f"circus: {exc}")
 
 
 VERBS = {
     "run", "resume", "cue", "cut", "wait", "note", "take", "replay", "status", "soul",
     "pick", "unpick", "picks",
-    "backstage", "help", "quit", "exit",
+    "backstage", "help", "quit", "exit", "enter", "event", "play", "unplay",
 }  # fmt: skip

@@ -70,6 +70,21 @@ def format_turn(
     return "\n".join(out)
 
 
+def format_block(block, language: str = "zh") -> str:  # block: engine.stage.StageBlock
+    """A stage block (entrance, exit, event, opening) as the terminal shows it."""
+    zh = language.lower().startswith("zh")
+    at = f"[{block.after}.{block.seq}]"
+    if block.kind == "enter":
+        return f"{at} — {block.actor} " + ("進場 —" if zh else "enters —")
+    if block.kind == "exit":
+        return f"{at} — {block.actor} " + ("退場 —" if zh else "exits —")
+    if block.kind == "present":
+        names = ("、" if zh else ", ").join(block.names)
+        return f"{at} — " + (f"在場：{names} —" if zh else f"on stage: {names} —")
+    label = {"event": ("事件", "Event"), "opening": ("開場", "Opening")}[block.kind][0 if zh else 1]
+    return _indent(block.text, f"{at} 〔{label}〕 ")
+
+
 def format_tokens(n: int) -> str:
     return f"{n:,} tokens"
 
@@ -99,6 +114,7 @@ class Renderer:
         live: bool | None = None,
     ) -> None:
         self.backstage = backstage
+        self.language = "en"  # for stage blocks; the console sets the scene's
         self.out = out or sys.stdout
         self.err = err or sys.stderr
         self.live = self.err.isatty() if live is None else live
@@ -208,6 +224,13 @@ class Renderer:
                     event.turn, event.actor, event.action, event.dialogue, event.cue, thought, marks
                 )
                 + "\n"
+            )
+        elif isinstance(event, ev.StageChanged):
+            self.say(format_block(event, self.language) + "\n")
+        elif isinstance(event, ev.WaitingForPlayer):
+            self.info(
+                f"waiting for {event.actor} ({event.player}) — their line, please"
+                + (" (type it, or CUT / CUE someone else)" if event.player == "console" else "")
             )
         elif isinstance(event, ev.StillWaiting):
             self.info(

@@ -55,6 +55,7 @@ async def play(rehearsal, start_run, backstage: bool, renderer=None) -> int:
     from circus.render import Renderer
 
     renderer = renderer or Renderer(backstage=backstage)
+    renderer.language = (await rehearsal.state()).language
     unlisten = rehearsal.events.listen(renderer)
     loop = asyncio.get_running_loop()
     cutting: list[asyncio.Task] = []
@@ -103,6 +104,8 @@ async def status_text(rehearsal) -> str:
         f"turns:   {s.turns} on record  ·  mode: {s.mode}"
         + (f" ({s.progress})" if s.progress else ""),
         f"cast:    {', '.join(s.cast)}",
+        f"on stage: {', '.join(s.on_stage) or 'nobody'}"
+        + "".join(f"  ·  {a} played by {p}" for a, p in s.players),
         "models:  " + "\n         ".join(describe_models(state)),
         f"usage:   {s.model_calls} model calls  ·  {s.prompt_tokens:,} prompt + "
         f"{s.completion_tokens:,} completion tokens  ·  {format_cost(s.cost_usd)}",

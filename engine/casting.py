@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 
 from engine.names import is_everyone
@@ -126,3 +126,58 @@ def read_stage_manager(text: str, cast: Mapping[str, Sequence[str]]) -> tuple[st
     if picked == ANY:
         picked = None
     return picked, reason
+
+
+def next_on_stage(
+    on_stage: Sequence[str],
+    quiet: Mapping[str, int],
+    last_speaker: str | None,
+    last_cue: str | None,
+    neglect_turns: int = 3,
+    *,
+    after_event: bool = False,
+    played: Collection[str] = (),
+) -> Choice:
+    """`next_speaker` for a stage whose cast comes and goes (no director's cue here).
+
+    Only actors on stage are candidates: a cue to someone off stage is a cue to nobody.
+    After a stage event the stage manager picks who reacts first. Neglect protection counts
+    only turns an actor spent on stage (`quiet`), and never hands the ball to an actor a
+    person plays (the nudge is a prompt line; a person needs no nudge).
+    """
+    if after_event:
+        return Choice(None, "stage_manager")
+    if neglect_turns > 0 and len(on_stage) > 1 and last_speaker is not None:
+        neglected = [
+            a
+            for a in on_stage
+            if quiet.get(a, 0) >= neglect_turns and a != last_speaker and a not in played
+        ]
+        if neglected:
+            order = list(on_stage)
+            return Choice(max(neglected, key=lambda a: (quiet[a], -order.index(a))), "neglect")
+    if last_cue and last_cue != ANY and last_cue in on_stage:
+        return Choice(last_cue, "self_cue" if last_cue == last_speaker else "cue")
+    return Choice(None, "stage_manager")
+
+
+def stage_manager_candidates(
+    on_stage: Sequence[str],
+    last_speaker: str | None,
+    exclude: str | None = None,
+    *,
+    after_event: bool = False,
+    last_played: bool = False,
+) -> list[str]:
+    """Whom the stage manager may pick: those on stage, minus the actor whose model just
+    failed and the actor who just threw the ball open — always barred after a person's line
+    (seed 001's exclude guardrail), but free to react after a stage event."""
+    barred = {exclude}
+    if last_played or (not after_event and (len(on_stage) > 2 or exclude is None)):
+        barred.add(last_speaker)
+    # Nobody else can answer: the ball stays (and a run waits for the person, if played).
+    return (
+        [a for a in on_stage if a not in barred]
+        or [a for a in on_stage if a != exclude]
+        or list(on_stage)
+    )

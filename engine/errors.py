@@ -179,6 +179,63 @@ class ModelError(CircusError):
         )
 
 
+class OffStage(CircusError):
+    """A command needs an actor on stage who is not (cue, run --start, say, exit)."""
+
+    def __init__(self, actor: str) -> None:
+        super().__init__(
+            f"{actor} is off stage — bring them in first with `enter {actor}` "
+            "(console: ENTER, Discord: /enter); nothing was written.",
+            f"{actor} 不在場上——先用 `enter {actor}` 讓他進場"
+            "（console：ENTER，Discord：/enter）；什麼都沒寫入。",
+        )
+
+
+class OnStage(CircusError):
+    """`enter` for an actor who is already on stage."""
+
+    def __init__(self, actor: str) -> None:
+        super().__init__(
+            f"{actor} is already on stage; nothing was written.",
+            f"{actor} 已經在場上；什麼都沒寫入。",
+        )
+
+
+class NobodyOnStage(CircusError):
+    def __init__(self) -> None:
+        super().__init__(
+            "Nobody is on stage — bring someone in with `enter ACTOR` first.",
+            "場上沒有人——先用 `enter 角色` 讓人進場。",
+        )
+
+
+class NotYourTurn(CircusError):
+    """A played line while a run plays, but the ball is not with that actor."""
+
+    def __init__(self, actor: str) -> None:
+        super().__init__(
+            f"The scene is playing and the ball is not with {actor} — wait until the run "
+            "waits for you, or ask the director to cut; nothing was written.",
+            f"戲正在進行，球不在 {actor} 手上——等輪到你，或請導演喊 CUT；什麼都沒寫入。",
+        )
+
+
+class NotPlaying(CircusError):
+    """Someone tried to speak for an actor they do not play."""
+
+    def __init__(self, actor: str | None) -> None:
+        if actor is None:
+            super().__init__(
+                "You play nobody in this scene — a director can give you a role with /play.",
+                "你在這場戲裡沒有扮演任何角色——導演可以用 /play 把角色交給你。",
+            )
+        else:
+            super().__init__(
+                f"Only the person playing {actor} may speak their lines.",
+                f"只有扮演 {actor} 的人能說他的台詞。",
+            )
+
+
 def _amount(unit: str, value: float, zh: bool = False) -> str:
     if unit == "usd":
         return f"${value:.4f}"

@@ -52,6 +52,7 @@ class TurnCompleted(Event):
     index: int = 1
     total: int = 1
     cut: tuple[str, ...] = ()  # fields cut at their cap (engine.reply.CAPS); "reply" = all of it
+    played: bool = False  # a person wrote it (frontends only; never in any prompt)
 
 
 @dataclass(frozen=True)
@@ -98,6 +99,29 @@ class RunFinished(Event):
 class TakeSaved(Event):
     take: int
     turns: int
+
+
+@dataclass(frozen=True)
+class StageChanged(Event):
+    """A public stage block landed: an opening, a stage event, an entrance or an exit."""
+
+    take: int
+    after: int  # the last turn before it
+    seq: int
+    kind: str  # opening | event | enter | exit | present
+    actor: str = ""
+    text: str = ""
+    names: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class WaitingForPlayer(Event):
+    """A run reached an actor a person plays and waits for their line."""
+
+    take: int
+    turn: int
+    actor: str
+    player: str  # who plays them: "console", "discord:<user id>", ...
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ import os
 from dataclasses import dataclass, replace
 
 from engine import llm, tokens
-from engine.casting import longest_silent, read_stage_manager
+from engine.casting import longest_silent, read_stage_manager, stage_manager_candidates
 from engine.llm import ModelCall, ReplyShape
 from engine.models import (
     actor_model,
@@ -35,6 +35,8 @@ from engine.prompts import (
 from engine.reply import MAX_REPLY_CHARS, Reply, parse_reply
 from engine.sanitize import clean_text, clip
 from engine.scene import SceneState
+from engine.stage import after_event, quiet
+from engine.turns import Turn
 
 REASON_CAP = 1000  # characters of a stage-manager reason kept for the log and the director
 
@@ -114,6 +116,8 @@ async def perform(
         direction=direction,
         neglected=neglected,
         language=state.language,
+        stage=tuple(state.blocks),
+        on_stage=tuple(state.on_stage),
         model=model,
         context_tokens=context_tokens(model),
     )
@@ -125,7 +129,7 @@ async def perform(
         api_base=api_base(soul, state.settings),
         timeout=turn_timeout(state.settings),
         fallback_model=soul.fallback_model,
-        shape=ReplyShape("actor", tuple(state.cast), actor),
+        shape=ReplyShape("actor", tuple(state.on_stage), actor),
         max_tokens=sent_reply_cap(model, "actor"),
         extra=extra_params(model),
         retries=int(os.environ.get("CIRCUS_MODEL_RETRIES", "2")),
@@ -162,22 +166,32 @@ class Decision:
 async def ask_stage_manager(state: SceneState, exclude: str | None = None) -> Decision:
     """Let the stage manager pick from public information; validate; re-ask once; fall back.
 
-    It picks among the actors other than `exclude` and the one who just threw the ball open
-    (an actor who wants the floor back cues themself by name).
+    It picks among the actors on stage other than `exclude` and the one who just threw the
+    ball open (an actor who wants the floor back cues themself by name); after a stage event
+    anyone on stage may react first; after a person's line, never that person's actor.
     """
+    items = state.record
+    present = state.on_stage
     last = state.turns[-1].actor if state.turns else None
-    barred = {exclude, last} if len(state.cast) > 2 or exclude is None else {exclude}
-    candidates = [a for a in state.cast if a not in barred] or list(state.cast)
+    event = after_event(items)
+    played_last = bool(items) and isinstance(items[-1], Turn) and last in state.played
+    candidates = stage_manager_candidates(
+        present, last, exclude, after_event=event, last_played=played_last
+    )
+    barred = {a for a in state.cast if a not in candidates}
     if len(candidates) == 1:  # nothing to decide: no model call
         return Decision(candidates[0], "the only actor who can answer", None)
+    start = state.cast if state.start is None else state.start
     model = stage_manager_model(state.settings)
     await asyncio.to_thread(tokens.counter, model)  # load its tokenizer off the event loop
     brief = StageBrief(
         context=state.context,
-        cast=tuple(state.cast),
+        cast=tuple(present),
         turns=tuple(state.turns),
         whisper_all=state.whispers.everyone,
         language=state.language,
+        stage=tuple(state.blocks),
+        quiet=quiet(state.cast, items, start),
         model=model,
         context_tokens=context_tokens(model),
     )

@@ -20,6 +20,17 @@ from functools import lru_cache
 from engine import tokens
 from engine.casting import silence
 from engine.sanitize import ELLIPSIS, clean_text
+from engine.stage import (
+    ENTER,
+    EVENT,
+    EXIT,
+    OPENING,
+    Item,
+    StageBlock,
+    merge,
+    since_last_turn,
+    walk,
+)
 from engine.turns import Turn, labels_for
 
 # The record may grow to HISTORY_BUDGET tokens of the reading model (≈ 100 turns of a Chinese
@@ -91,6 +102,71 @@ def public_line(turn: Turn, language: str) -> str:
     if cue:
         parts.append("→ " + quote(clip_tokens(cue, RECORD_CAPS["cue"])))
     return " ".join(parts)
+
+
+def block_line(block: StageBlock, language: str) -> str:
+    """A stage block on the public record, as everyone present sees it."""
+    zh = is_zh(language)
+    at = f"[{block.after}.{block.seq}]"
+    if block.kind == ENTER:
+        return f"{at} （{block.actor} 進場）" if zh else f"{at} ({block.actor} enters)"
+    if block.kind == EXIT:
+        return f"{at} （{block.actor} 退場）" if zh else f"{at} ({block.actor} exits)"
+    if block.kind in (EVENT, OPENING):
+        label = {EVENT: ("事件", "Event"), OPENING: ("開場", "Opening")}[block.kind]
+        return (
+            f"{at} 〔{label[0]}〕 {_event_text(block)}"
+            if zh
+            else f"{at} [{label[1]}] {_event_text(block)}"
+        )
+    names = "、".join(block.names) if zh else ", ".join(block.names)
+    return f"{at} （在場：{names}）" if zh else f"{at} (On stage: {names})"
+
+
+def _event_text(block: StageBlock) -> str:
+    """An event's text as one quoted line (contract §7): it cannot forge prompt structure."""
+    return quote(clip_tokens(block.text, RECORD_CAPS["dialogue"]))
+
+
+def record_lines(items: Sequence[Item], language: str) -> list[str]:
+    """The whole public record, one entry per turn or stage block (the stage manager's view)."""
+    return [
+        public_line(i, language) if isinstance(i, Turn) else block_line(i, language) for i in items
+    ]
+
+
+def _missed_line(turns: int, language: str) -> str:
+    return (
+        f"（你不在場的時候，過了 {turns} 輪。）"
+        if is_zh(language)
+        else f"(While you were out, {turns} turns happened.)"
+    )
+
+
+def witnessed_lines(brief: ActorBrief) -> list[str]:
+    """The record as `brief.name` witnessed it: what happened while it was on stage (with
+    its own thoughts), and for a stretch it missed only how many turns passed — never what."""
+    lines: list[str] = []
+    missed = 0
+    me = brief.name
+    for item, before, after in walk(brief.cast, merge(brief.turns, brief.stage)):
+        if me not in before and me not in after:
+            missed += isinstance(item, Turn)
+            continue
+        if missed:
+            lines.append(_missed_line(missed, brief.language))
+            missed = 0
+        if isinstance(item, StageBlock):
+            lines.append(block_line(item, brief.language))
+            continue
+        text = public_line(item, brief.language)
+        thought = brief.own_thoughts.get(item.number) if item.actor == me else None
+        if thought:
+            text += "\n" + _thought_line(thought, brief.language)
+        lines.append(text)
+    if missed:
+        lines.append(_missed_line(missed, brief.language))
+    return lines
 
 
 def _thought_line(thought: str, language: str) -> str:
@@ -174,6 +250,8 @@ class ActorBrief:
     direction: str = ""
     neglected: bool = False
     language: str = "zh"
+    stage: tuple[StageBlock, ...] = ()  # entrances, exits and events between the turns
+    on_stage: tuple[str, ...] | None = None  # who is on stage now (default: the cast)
     model: str = ""  # who reads the prompt: its tokenizer measures the window ("": estimate)
     context_tokens: int = 0  # that model's context size (0: DEFAULT_CONTEXT)
 
@@ -181,7 +259,8 @@ class ActorBrief:
 def actor_messages(brief: ActorBrief) -> tuple[dict[str, str], ...]:
     zh = is_zh(brief.language)
     lang = "zh" if zh else "en"
-    cast = "、".join(brief.cast) if zh else ", ".join(brief.cast)
+    present = brief.cast if brief.on_stage is None else brief.on_stage
+    cast = "、".join(present) if zh else ", ".join(present)
     system = "\n\n".join(
         [
             _RULES[lang].format(name=brief.name),
@@ -193,15 +272,8 @@ def actor_messages(brief: ActorBrief) -> tuple[dict[str, str], ...]:
         ]
     )
     count = tokens.counter(brief.model)
-    lines: list[str] = []
-    costs: list[int] = []
-    for turn in brief.turns:
-        text = public_line(turn, brief.language)
-        thought = brief.own_thoughts.get(turn.number) if turn.actor == brief.name else None
-        if thought:
-            text += "\n" + _thought_line(thought, brief.language)
-        lines.append(text)
-        costs.append(count(text) + 1)  # + its newline
+    lines = witnessed_lines(brief)
+    costs = [count(text) + 1 for text in lines]  # + its newline
 
     tail: list[str] = []
     if brief.whisper_all:
@@ -264,6 +336,8 @@ class StageBrief:
     turns: tuple[Turn, ...]
     whisper_all: str = ""
     language: str = "zh"
+    stage: tuple[StageBlock, ...] = ()  # entrances, exits and events between the turns
+    quiet: Mapping[str, int] | None = None  # turns silent while on stage (default: silence)
     model: str = ""  # who reads the prompt: its tokenizer measures the window ("": estimate)
     context_tokens: int = 0  # that model's context size (0: DEFAULT_CONTEXT)
 
@@ -271,7 +345,7 @@ class StageBrief:
 def stage_manager_messages(brief: StageBrief) -> tuple[dict[str, str], ...]:
     zh = is_zh(brief.language)
     speakers = [t.actor for t in brief.turns]
-    quiet = silence(brief.cast, speakers)
+    quiet = silence(brief.cast, speakers) if brief.quiet is None else brief.quiet
     system = (
         "你是排演的舞台監督。你只決定下一位由誰接話——誰接最自然。你不寫台詞，不做戲劇判斷。"
         "只回答：\nNEXT: 名字\nREASON: 一句理由"
@@ -281,7 +355,8 @@ def stage_manager_messages(brief: StageBrief) -> tuple[dict[str, str], ...]:
         "Answer only:\nNEXT: name\nREASON: one sentence"
     )
     count = tokens.counter(brief.model)
-    lines = [public_line(t, brief.language) for t in brief.turns]
+    items = merge(brief.turns, brief.stage)
+    lines = record_lines(items, brief.language)
     cast_lines = [
         (f"- {a}（已 {quiet[a]} 輪沒說話）" if zh else f"- {a} (silent for {quiet[a]} turns)")
         for a in brief.cast
@@ -295,7 +370,13 @@ def stage_manager_messages(brief: StageBrief) -> tuple[dict[str, str], ...]:
         )
     tail = [("# 在場角色\n" if zh else "# On stage\n") + "\n".join(cast_lines)]
     last = brief.turns[-1] if brief.turns else None
-    if last is not None:
+    happened = [b for b in since_last_turn(items) if b.kind in (EVENT, OPENING)]
+    if happened:  # the scheduler asks "who reacts first" after any event since the last turn
+        what = _event_text(happened[-1])
+        tail.append(
+            f"剛剛發生：{what}\n誰先反應？" if zh else f"Just now: {what}\nWho reacts first?"
+        )
+    elif last is not None:
         cue = clip_tokens(clean_text(last.cue).split("\n")[0].strip(), RECORD_CAPS["cue"])
         cue_said = quote(cue) if cue else ("（空白）" if zh else "(nobody)")
         tail.append(

@@ -20,8 +20,15 @@ from pathlib import Path
 
 from engine import llm
 from engine.budget import SpendGuard, utcnow
-from engine.casting import longest_silent, match_cue, next_speaker
-from engine.errors import BadRequest, BudgetExceeded, CircusError, SceneBusy, UnknownActor
+from engine.casting import longest_silent, match_cue, next_on_stage
+from engine.errors import (
+    BadRequest,
+    BudgetExceeded,
+    CircusError,
+    NobodyOnStage,
+    SceneBusy,
+    UnknownActor,
+)
 from engine.events import (
     Cut,
     ErrorEvent,
@@ -32,6 +39,7 @@ from engine.events import (
     StillWaiting,
     TurnCompleted,
     TurnStarted,
+    WaitingForPlayer,
 )
 from engine.harvest import HarvestCommands
 from engine.ledger import Ledger
@@ -39,6 +47,7 @@ from engine.llm import ModelError
 from engine.models import actor_model, turn_timeout
 from engine.performance import Performance, Usage, ask_stage_manager, perform
 from engine.scene import (
+    STAGE_KEY,
     STAGE_MANAGER_LOG,
     TRANSCRIPT,
     SceneFiles,
@@ -46,6 +55,8 @@ from engine.scene import (
     backstage_path,
 )
 from engine.scene_commands import USAGE_LOG, SceneCommands
+from engine.stage import after_event, quiet
+from engine.stage_commands import PlayedLine, StageCommands
 from engine.turns import Turn, render_decision, render_thought, render_turn
 
 log = logging.getLogger("circus.engine")
@@ -68,7 +79,7 @@ class RunResult:
     last_turn: int
 
 
-class Rehearsal(HarvestCommands, SceneCommands):
+class Rehearsal(StageCommands, HarvestCommands, SceneCommands):
     """Director commands for one scene folder. Frontends hold one per scene."""
 
     def __init__(
@@ -86,6 +97,7 @@ class Rehearsal(HarvestCommands, SceneCommands):
         self._language = "zh"
         self._task: asyncio.Task[RunResult] | None = None
         self._progress = ""
+        self._waiting: tuple[str, asyncio.Future[PlayedLine | None]] | None = None
         self.recovered = self.files.store.recover_if_idle(self.name)
 
     # ----------------------------------------------------------------- reading
@@ -107,8 +119,11 @@ class Rehearsal(HarvestCommands, SceneCommands):
     async def start_run(
         self, turns: int = 5, start: str | None = None, mode: str = "run", direction: str = ""
     ) -> asyncio.Task[RunResult]:
-        """Start a run in the background and return its task (SceneBusy if one is going)."""
-        if self.running:
+        """Start a run in the background and return its task (SceneBusy if one is going).
+
+        A run that is only waiting for a person's line gives way: the director may cue
+        someone else (the wait is cut; nothing was in flight)."""
+        if self.running and self._waiting is None:
             raise SceneBusy(self.name)
         if not isinstance(turns, int) or not 1 <= turns <= MAX_RUN:
             raise BadRequest(
@@ -119,7 +134,12 @@ class Rehearsal(HarvestCommands, SceneCommands):
         state = await self.state()
         self._language = state.language
         first = await self.resolve_actor(start) if start else None
+        await self._check_start(state, first)
         await self.refuse_if_spent(state)
+        if self.running and self._waiting is not None:
+            await self.cut()
+        if self.running:
+            raise SceneBusy(self.name)
         if self.files.store.lock(self.name):
             self.files.forget()  # a crashed turn was just completed on disk
         self._task = asyncio.create_task(self._run(turns, first, mode, direction))
@@ -166,6 +186,7 @@ class Rehearsal(HarvestCommands, SceneCommands):
         try:
             take = await self.current_take()
             self.events.emit(RunStarted(self.name, take, turns, mode))
+            await self._open_take(await self.state())
             while done < turns:
                 task = asyncio.current_task()
                 if task is not None and task.cancelling():
@@ -229,17 +250,30 @@ class Rehearsal(HarvestCommands, SceneCommands):
         await self._budget_turn(state)
         number = state.last_turn + 1
         speakers = [t.actor for t in state.turns]
+        present = state.on_stage
+        if not present:
+            raise NobodyOnStage()
         sm_usage: Usage | None = None
         sm_log = ""
         if forced:
             actor, reason = forced, forced_reason
         else:
             last_cue = match_cue(state.turns[-1].cue, state.aliases()) if state.turns else None
-            choice = next_speaker(state.cast, speakers, last_cue, None, state.neglect_turns)
+            items = state.record
+            start = state.cast if state.start is None else state.start
+            choice = next_on_stage(
+                present,
+                quiet(state.cast, items, start),
+                speakers[-1] if speakers else None,
+                last_cue,
+                state.neglect_turns,
+                after_event=after_event(items),
+                played=state.played,
+            )
             actor, reason = choice.actor, choice.reason  # type: ignore[assignment]
             if actor == avoid and avoid is not None:
                 actor, reason = (
-                    longest_silent([a for a in state.cast if a != avoid] or state.cast, speakers),
+                    longest_silent([a for a in present if a != avoid] or present, speakers),
                     "fallback",
                 )
             if actor is None:
@@ -253,6 +287,19 @@ class Rehearsal(HarvestCommands, SceneCommands):
                         self.name, take, number, actor, decision.reason, decision.fallback
                     )
                 )
+        if actor in state.played:
+            line = await self._wait_for_player(take, number, actor, state.players[actor])
+            if line is not None:
+                self.events.emit(
+                    TurnStarted(self.name, take, number, actor, "played", index, total)
+                )
+                state = await self.state()  # the record as it stands when the person spoke
+                landed = self.land_played(
+                    state, take, state.last_turn + 1, actor, line, index, total, sm_log, sm_usage
+                )
+                if await landed:
+                    raise asyncio.CancelledError
+                return
         self.events.emit(TurnStarted(self.name, take, number, actor, reason, index, total))
         # One deadline for the whole turn, however many retries, repairs and fallbacks it takes.
         deadline = TURN_DEADLINE_FACTOR * turn_timeout(state.settings)
@@ -282,6 +329,19 @@ class Rehearsal(HarvestCommands, SceneCommands):
         )  # fmt: skip
         if cut_during_commit:
             raise asyncio.CancelledError  # the turn landed whole; now honour the cut
+
+    async def _wait_for_player(
+        self, take: int, number: int, actor: str, player: str
+    ) -> PlayedLine | None:
+        """Wait for the person playing `actor` (a `say`), or None if they gave the role back."""
+        future: asyncio.Future[PlayedLine | None] = asyncio.get_running_loop().create_future()
+        self._waiting = (actor, future)
+        self._progress = f"waiting for {actor}"
+        self.events.emit(WaitingForPlayer(self.name, take, number, actor, player))
+        try:
+            return await future
+        finally:
+            self._waiting = None
 
     @contextlib.asynccontextmanager
     async def _still_waiting(self, take: int, number: int, actor: str) -> AsyncIterator[None]:
@@ -346,10 +406,11 @@ class Rehearsal(HarvestCommands, SceneCommands):
                 }
             )
         appends = [
-            (backstage_path(actor), render_thought(number, reply.thought)),
             (TRANSCRIPT, render_turn(turn, state.language)),
             (USAGE_LOG, "".join(json.dumps(u, ensure_ascii=False) + "\n" for u in usage)),
         ]
+        if reply.thought:  # a person's line without a thought leaves the backstage alone
+            appends.insert(0, (backstage_path(actor), render_thought(number, reply.thought)))
         if sm_log:
             appends.append((STAGE_MANAGER_LOG, sm_log))
         # Once the model has answered, a cut waits for the commit: the turn lands whole, is
@@ -369,9 +430,11 @@ class Rehearsal(HarvestCommands, SceneCommands):
             self._spend.turn_landed()
         if fresh:
             state.turns.append(turn)
-            state.thoughts.setdefault(actor, {})[number] = reply.thought
             self.files.remember_append(TRANSCRIPT, state.turns)
-            self.files.remember_append(backstage_path(actor), state.thoughts[actor])
+            self.files.remember_append(TRANSCRIPT, state.blocks, key=STAGE_KEY)
+            if reply.thought:
+                state.thoughts.setdefault(actor, {})[number] = reply.thought
+                self.files.remember_append(backstage_path(actor), state.thoughts[actor])
         else:
             self.files.forget()
         return cut

@@ -8,6 +8,7 @@ is derived from the files; nothing lives only in memory.
 
 from __future__ import annotations
 
+import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,6 +20,7 @@ from engine.names import check_name, check_unique
 from engine.notes import Whispers, parse_notes
 from engine.settings import MAX_FILE_BYTES, context_settings
 from engine.soul import Soul, parse_soul
+from engine.stage import Item, StageBlock, configured, merge, on_stage, parse_blocks
 from engine.store import SceneStore, Signature
 from engine.turns import Turn, parse_backstage, parse_transcript
 
@@ -26,6 +28,8 @@ CONTEXT = "context.md"
 NOTES = "director_notes.md"
 TRANSCRIPT = "transcript.md"
 STAGE_MANAGER_LOG = "stage_manager.log"
+PLAYERS = ".circus/players.json"
+STAGE_KEY = "|stage"  # the transcript's stage blocks, cached beside its turns
 
 
 def soul_path(actor: str) -> str:
@@ -47,6 +51,9 @@ class SceneState:
     whispers: Whispers
     transcript_size: int = 0
     extra: dict[str, Any] = field(default_factory=dict)
+    blocks: list[StageBlock] = field(default_factory=list)
+    players: dict[str, str] = field(default_factory=dict)  # actor -> who plays them
+    start: list[str] | None = None  # context.md's on_stage (seeds an empty record only)
 
     @property
     def cast(self) -> list[str]:
@@ -66,6 +73,33 @@ class SceneState:
 
     def aliases(self) -> dict[str, tuple[str, ...]]:
         return {name: soul.aliases for name, soul in self.souls.items()}
+
+    @property
+    def record(self) -> list[Item]:
+        """Turns and stage blocks in the order they happened."""
+        return merge(self.turns, self.blocks)
+
+    @property
+    def on_stage(self) -> list[str]:
+        """Who is on stage now, derived from the record (cast order)."""
+        start = self.cast if self.start is None else self.start
+        return on_stage(self.cast, self.record, start)
+
+    @property
+    def played(self) -> set[str]:
+        """Actors a person plays: no model ever writes their lines."""
+        return {a for a in self.players if a in self.souls}
+
+
+def _players(text: str) -> dict[str, str]:
+    """Who plays whom (.circus/players.json); an unreadable file means nobody plays."""
+    try:
+        data = json.loads(text) if text.strip() else {}
+    except ValueError:
+        return {}
+    if not isinstance(data, dict):
+        return {}
+    return {str(k): str(v) for k, v in data.items() if isinstance(v, (str, int))}
 
 
 class SceneFiles:
@@ -153,6 +187,9 @@ class SceneFiles:
             souls[actor] = await self._cached(rel, sigs[rel], parse, limit=MAX_FILE_BYTES)
 
         turns = await self._cached(TRANSCRIPT, sigs[TRANSCRIPT], parse_transcript)
+        blocks = await self._cached(TRANSCRIPT, sigs[TRANSCRIPT], parse_blocks, key=STAGE_KEY)
+        start = configured(settings, cast, ctx_path) if "on_stage" in settings else None
+        players = await self._cached(PLAYERS, self.store.signatures([PLAYERS])[PLAYERS], _players)
         thoughts = {
             a: await self._cached(backstage_path(a), sigs[backstage_path(a)], parse_backstage)
             for a in cast
@@ -162,8 +199,9 @@ class SceneFiles:
         )
         size = sigs[TRANSCRIPT][0] if sigs[TRANSCRIPT] else 0
         return SceneState(
-            self.name, settings, context.strip(), souls, turns, thoughts, whispers, size
-        )
+            self.name, settings, context.strip(), souls, turns, thoughts, whispers, size,
+            blocks=blocks, players=players, start=start,
+        )  # fmt: skip
 
     def last_turn_seen(self) -> int:
         """The last turn number in the transcript as last loaded (0 before any)."""
@@ -176,9 +214,9 @@ class SceneFiles:
         now = self.store.signatures(rels)
         return all(rel in self._cache and self._cache[rel][0] == now[rel] for rel in rels)
 
-    def remember_append(self, rel: str, parsed: Any) -> None:
+    def remember_append(self, rel: str, parsed: Any, key: str = "") -> None:
         """After our own append, record the new signature so the file is not re-parsed."""
-        self._cache[rel] = (self.store.signatures([rel])[rel], parsed)
+        self._cache[rel + key] = (self.store.signatures([rel])[rel], parsed)
 
     def forget(self) -> None:
         self._cache.clear()

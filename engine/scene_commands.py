@@ -70,6 +70,8 @@ class Status:
     repairs: int = 0  # turns a re-ask fixed
     fallbacks: int = 0  # turns no reply could be read for: a stand-in (silence) was played
     budgets: tuple[Budget, ...] = ()  # each budget that applies, with what is spent
+    on_stage: tuple[str, ...] = ()
+    players: tuple[tuple[str, str], ...] = ()  # (actor, who plays them)
 
     def _left(self, scope: str, unit: str) -> float | None:
         found = [b.left for b in self.budgets if (b.scope, b.unit) == (scope, unit)]
@@ -386,4 +388,6 @@ class SceneCommands:
             repairs=repairs,
             fallbacks=fallbacks,
             budgets=budget.budgets(limits, scene, self._day_spent()) if limits else (),
+            on_stage=tuple(state.on_stage),
+            players=tuple((a, p) for a, p in state.players.items() if a in state.souls),
         )

@@ -97,6 +97,11 @@ def parse_transcript(text: str) -> list[Turn]:
             current = {"number": int(heading.group(1)), "actor": heading.group(2)}
             values, field = {}, None
             continue
+        if line.startswith("## "):
+            # Unescaped, so structure: a stage block (engine.stage) or a writer's own heading.
+            close()
+            current, values, field = None, {}, None
+            continue
         if current is None:
             continue
         label = _LABEL.match(line)

@@ -30,7 +30,8 @@ async def finished(r, thread: int, count: int = 1) -> None:
     def ends() -> int:
         return sum(1 for m in r.thread(thread) if m["username"] == "Circus" and "■" in m["content"])
 
-    await until(lambda: ends() >= count, what="the run to finish")
+    # A bound, not a timing: the first model call imports litellm (many seconds on a busy box).
+    await until(lambda: ends() >= count, timeout=60, what="the run to finish")
     await r.drain()
 
 
@@ -429,7 +430,7 @@ async def test_commands_outside_a_scene_thread_say_where_to_go(tmp_path):
             "soul",
             "status",
             "director",
-        } | {"picks", "export", "report"}
+        } | {"picks", "export", "report"} | {"enter", "exit", "event", "play", "unplay", "say"}
         run = r.fake.find_command("run")
         assert run["description_localizations"]["zh-TW"] == "讓這場戲自己走 N 輪"
         turns = run["options"][0]

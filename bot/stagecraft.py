@@ -1,0 +1,202 @@
+"""The stage in Discord: /enter /exit /event (directors), /play /unplay, /say (the player).
+
+Invariants: /enter, /exit, /event and /play check `directed` before anything changes; /say is
+accepted only from the member who plays an actor in this scene (anyone else is refused
+privately) and posts through that actor's own persona like any turn; stage blocks are posted
+in the thread, in order with the turns, by a neutral stage persona; a run waiting for a player
+mentions them once, from the bot itself, after everything before it is in the thread.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from typing import TYPE_CHECKING
+
+import discord
+from discord import app_commands
+
+from bot.commands import actor_choices
+from bot.edge import defer, directed, reply, scene_of
+from bot.i18n import ZH, lang_of
+from bot.render import split_message
+from engine.errors import NotPlaying
+from engine.events import Event, StageChanged, WaitingForPlayer
+
+if TYPE_CHECKING:
+    from bot.stage import Stage
+
+PLAYER = "discord:{}"  # how a member is named in .circus/players.json
+
+_TEXT: dict[str, tuple[str, str]] = {
+    "persona": ("🎭 Stage", "🎭 舞台"),
+    "enter": ("*{actor} enters.*", "*{actor} 進場。*"),
+    "exit": ("*{actor} exits.*", "*{actor} 退場。*"),
+    "event": ("**[Event]** {text}", "**〔事件〕** {text}"),
+    "opening": ("**[Opening]**\n{text}", "**〔開場〕**\n{text}"),
+    "present": ("*On stage: {names}*", "*在場：{names}*"),
+    "waiting": (
+        "⏳ The scene waits for **{actor}** — {mention}, your line: `/say`",
+        "⏳ 戲在等 **{actor}**——{mention}，輪到你了：用 `/say`",
+    ),
+    "entered": ("{actor} is on stage.", "{actor} 已進場。"),
+    "exited": ("{actor} has left the stage.", "{actor} 已退場。"),
+    "evented": ("The event is on the record.", "事件已記錄。"),
+    "played": (
+        "{user} plays {actor} now: their lines come from `/say`, never from a model.",
+        "{user} 現在扮演 {actor}：他的台詞只來自 `/say`，不會由模型寫。",
+    ),
+    "unplayed": ("{actors}: back to the model.", "{actors}：交還給模型。"),
+    "unplayed_none": ("Nobody to give back.", "沒有要交還的角色。"),
+    "said": ("Said as {actor}.", "已用 {actor} 的身分說出。"),
+    "said_waiting": ("Said as {actor}; the scene plays on.", "已用 {actor} 的身分說出；戲繼續。"),
+    "play_bot": ("A bot cannot play a character.", "機器人不能扮演角色。"),
+}
+
+
+def say_text(key: str, lang: str, **values: object) -> str:
+    en, zh = _TEXT[key]
+    return (zh if lang_of(lang) == ZH else en).format(**values)
+
+
+def player_id(user: discord.abc.Snowflake) -> str:
+    return PLAYER.format(user.id)
+
+
+def _mention(player: str) -> tuple[str, int | None]:
+    if player.startswith("discord:") and player[8:].isdigit():
+        return f"<@{player[8:]}>", int(player[8:])
+    return player, None
+
+
+# ---------------------------------------------------------------------- rendering
+def block_message(event: StageChanged, lang: str) -> str:
+    """A stage block as the thread shows it (public text only: the record's own)."""
+    if event.kind in ("enter", "exit"):
+        return say_text(event.kind, lang, actor=event.actor)
+    if event.kind == "present":
+        return say_text(
+            "present", lang, names=("、" if lang_of(lang) == ZH else ", ").join(event.names)
+        )
+    return say_text(event.kind, lang, text=event.text.strip())
+
+
+async def render_stage_event(stage: Stage, event: Event) -> None:
+    """Called by the scene's pump, in order with its turns."""
+    if isinstance(event, StageChanged):
+        persona = say_text("persona", stage.lang)
+        for chunk in split_message(block_message(event, stage.lang)):
+            stage.personas.post(
+                stage.binding.channel_id, stage.binding.thread_id, persona, None, chunk
+            )
+    elif isinstance(event, WaitingForPlayer):
+        stage._stop_typing()
+        # Everything before the wait must be in the thread first (the webhook queue is FIFO).
+        await stage.personas.drain()
+        mention, user = _mention(event.player)
+        text = say_text("waiting", stage.lang, actor=event.actor, mention=mention)
+        allowed = discord.AllowedMentions(
+            everyone=False, roles=False, users=[discord.Object(user)] if user else False
+        )
+        channel = stage.client.get_partial_messageable(
+            stage.binding.thread_id, guild_id=stage.binding.guild_id
+        )
+        with contextlib.suppress(discord.HTTPException):
+            await channel.send(text, allowed_mentions=allowed)
+
+
+# ---------------------------------------------------------------------- the stage
+@app_commands.command(name="enter", description="An actor walks on stage")
+@app_commands.describe(actor="The actor")
+@app_commands.autocomplete(actor=actor_choices)
+async def enter(interaction: discord.Interaction, actor: str) -> None:
+    stage = directed(interaction)
+    await defer(interaction)
+    block = await stage.rehearsal.enter(actor)
+    await reply(interaction, say_text("entered", stage.lang, actor=block.actor))
+
+
+@app_commands.command(name="exit", description="An actor walks off stage")
+@app_commands.describe(actor="The actor")
+@app_commands.autocomplete(actor=actor_choices)
+async def exit_(interaction: discord.Interaction, actor: str) -> None:
+    stage = directed(interaction)
+    await defer(interaction)
+    block = await stage.rehearsal.exit(actor)
+    await reply(interaction, say_text("exited", stage.lang, actor=block.actor))
+
+
+@app_commands.command(name="event", description="Something happens on stage, for everyone")
+@app_commands.describe(text="What happens (a phone rings, the lights fail…)")
+async def event(interaction: discord.Interaction, text: app_commands.Range[str, 1, 1500]) -> None:
+    stage = directed(interaction)
+    await defer(interaction)
+    await stage.rehearsal.event(text)
+    await reply(interaction, say_text("evented", stage.lang))
+
+
+# ---------------------------------------------------------------------- players
+@app_commands.command(name="play", description="Play a character yourself (or hand it to someone)")
+@app_commands.describe(actor="The actor", user="Who plays them (default: you)")
+@app_commands.autocomplete(actor=actor_choices)
+async def play(
+    interaction: discord.Interaction, actor: str, user: discord.User | None = None
+) -> None:
+    stage = directed(interaction)
+    member = user or interaction.user
+    if member.bot:
+        raise _PlayRefused(stage.lang)
+    await defer(interaction)
+    name = await stage.rehearsal.play(actor, player_id(member))
+    await reply(interaction, say_text("played", stage.lang, user=member.mention, actor=name))
+
+
+class _PlayRefused(app_commands.AppCommandError):
+    def __init__(self, lang: str) -> None:
+        super().__init__(say_text("play_bot", lang))
+
+
+@app_commands.command(name="unplay", description="Give a character back to its model")
+@app_commands.describe(actor="The actor (directors only; default: the one you play)")
+@app_commands.autocomplete(actor=actor_choices)
+async def unplay(interaction: discord.Interaction, actor: str | None = None) -> None:
+    # Giving back your own role needs no permission; taking someone else's is directing.
+    stage = directed(interaction) if actor else scene_of(interaction)
+    await defer(interaction)
+    if actor:
+        freed = await stage.rehearsal.unplay(actor)
+    else:
+        freed = await stage.rehearsal.unplay(player=player_id(interaction.user))
+    key = "unplayed" if freed else "unplayed_none"
+    await reply(interaction, say_text(key, stage.lang, actors=", ".join(freed)))
+
+
+@app_commands.command(name="say", description="Say your character's line")
+@app_commands.describe(
+    line="What your character says",
+    action="What your character visibly does",
+    cue="Who should speak next",
+    thought="A private thought (directors see it)",
+)
+@app_commands.autocomplete(cue=actor_choices)
+async def say(
+    interaction: discord.Interaction,
+    line: app_commands.Range[str, 1, 1900] | None = None,
+    action: app_commands.Range[str, 1, 1000] | None = None,
+    cue: str | None = None,
+    thought: app_commands.Range[str, 1, 1900] | None = None,
+) -> None:
+    stage = scene_of(interaction)
+    me = player_id(interaction.user)
+    played = [a for a, p in (await stage.rehearsal.players()).items() if p == me]
+    if not played:
+        raise NotPlaying(None)
+    await defer(interaction)
+    actor = played[0]
+    waiting = stage.rehearsal.waiting_for == actor
+    await stage.rehearsal.say(actor, line or "", action or "", cue or "", thought or "", player=me)
+    await reply(
+        interaction, say_text("said_waiting" if waiting else "said", stage.lang, actor=actor)
+    )
+
+
+COMMANDS: list[app_commands.Command] = [enter, exit_, event, play, unplay, say]

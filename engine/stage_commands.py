@@ -1,0 +1,279 @@
+"""The director's stage commands — enter, exit, event — and a person playing a character.
+
+A mixin of Rehearsal. Every command checks everything before it writes (a refusal writes
+nothing), and writes under the cross-process run lock through the store's journal, so a block
+lands whole and never between a run's read of the record and its commit. Who plays whom lives
+in .circus/players.json (outside takes), so a restart keeps it. A played line is an ordinary
+turn on the record; only usage rows and frontends know a person wrote it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from engine.casting import ANY, match_cue
+from engine.errors import (
+    BadRequest,
+    NobodyOnStage,
+    NotPlaying,
+    NotYourTurn,
+    OffStage,
+    OnStage,
+    SceneBusy,
+    UnknownActor,
+)
+from engine.events import StageChanged, TurnCompleted
+from engine.performance import Performance, Usage
+from engine.reply import Reply
+from engine.sanitize import clean_text
+from engine.scene import PLAYERS, TRANSCRIPT, SceneFiles, SceneState
+from engine.stage import ENTER, EVENT, EXIT, OPENING, PRESENT, StageBlock, next_key, render_block
+
+CONSOLE = "console"  # the player id of a person at the local console
+
+
+@dataclass(frozen=True)
+class PlayedLine:
+    """What a person typed for the actor they play."""
+
+    action: str = ""
+    dialogue: str = ""
+    cue: str = ""
+    thought: str = ""
+
+
+class StageCommands:
+    """Entrances, exits, stage events, and lines said by the people playing actors."""
+
+    files: SceneFiles
+    name: str
+    events: Any
+    _waiting: tuple[str, asyncio.Future[PlayedLine | None]] | None
+
+    # provided by Rehearsal (current_take comes from SceneCommands, later in the MRO)
+    current_take: Any
+
+    @property
+    def running(self) -> bool:
+        raise NotImplementedError
+
+    async def state(self) -> SceneState:
+        raise NotImplementedError
+
+    async def resolve_actor(self, name: str) -> str:
+        raise NotImplementedError
+
+    async def _commit(self, *args: Any, **kwargs: Any) -> bool:
+        raise NotImplementedError
+
+    # ----------------------------------------------------------------- the stage
+    async def enter(self, actor: str) -> StageBlock:
+        """`actor` walks on; everyone present (and the actor) sees it happen."""
+        name = await self.resolve_actor(actor)
+        return await self._add_block(StageBlock(0, 0, ENTER, actor=name))
+
+    async def exit(self, actor: str) -> StageBlock:
+        """`actor` walks off; from now on they learn only that time passes."""
+        name = await self.resolve_actor(actor)
+        return await self._add_block(StageBlock(0, 0, EXIT, actor=name))
+
+    async def event(self, text: str) -> StageBlock:
+        """A public happening (a phone rings); the stage manager picks who reacts first."""
+        text = (text or "").strip()
+        if not text:
+            raise BadRequest("A stage event needs some text.", "舞台事件需要內容。")
+        return await self._add_block(StageBlock(0, 0, EVENT, text=text))
+
+    @property
+    def waiting_for(self) -> str | None:
+        """The played actor a run is waiting for right now, if any."""
+        waiting = self._waiting
+        return waiting[0] if waiting is not None and not waiting[1].done() else None
+
+    async def on_stage(self) -> list[str]:
+        return (await self.state()).on_stage
+
+    async def _add_block(self, block: StageBlock) -> StageBlock:
+        if self.running:
+            raise SceneBusy(self.name)
+        await self._check_block(await self.state(), block)  # refuse before taking the lock
+        with self.files.store.held(self.name):
+            self.files.forget()
+            state = await self.state()
+            await self._check_block(state, block)
+            opening = self._opening(state)
+            after, seq = next_key(state.last_turn, [*state.blocks, *opening])
+            block = StageBlock(after, seq, block.kind, block.actor, block.text, block.names)
+            await self._append_blocks(state, [*opening, block])
+        return block
+
+    async def _check_block(self, state: SceneState, block: StageBlock) -> None:
+        if block.kind == ENTER and block.actor in state.on_stage:
+            raise OnStage(block.actor)
+        if block.kind == EXIT and block.actor not in state.on_stage:
+            raise OffStage(block.actor)
+
+    def _opening(self, state: SceneState) -> list[StageBlock]:
+        """What a take records before anything else: who is on stage when it begins (if
+        context.md says) and, with `opening: true`, the public context as an opening event."""
+        if state.turns or state.blocks:
+            return []
+        blocks = []
+        if state.start is not None:
+            blocks.append(StageBlock(0, len(blocks) + 1, PRESENT, names=tuple(state.start)))
+        if state.settings.get("opening") is True and state.context:
+            blocks.append(StageBlock(0, len(blocks) + 1, OPENING, text=state.context))
+        return blocks
+
+    async def _open_take(self, state: SceneState) -> None:
+        """At the start of a run (lock held): record the take's opening blocks, if due."""
+        blocks = self._opening(state)
+        if blocks:
+            await self._append_blocks(state, blocks)
+
+    async def _append_blocks(self, state: SceneState, blocks: list[StageBlock]) -> None:
+        text = "".join(render_block(b, state.language) for b in blocks)
+        await self.files.store.commit_appends([(TRANSCRIPT, text)])
+        self.files.forget()
+        take = await self.current_take()
+        for b in blocks:
+            self.events.emit(
+                StageChanged(self.name, take, b.after, b.seq, b.kind, b.actor, b.text, b.names)
+            )
+
+    # ----------------------------------------------------------------- players
+    async def players(self) -> dict[str, str]:
+        """Actor -> who plays them (only actors still in the cast)."""
+        state = await self.state()
+        return {a: p for a, p in state.players.items() if a in state.souls}
+
+    async def play(self, actor: str, player: str = CONSOLE) -> str:
+        """`player` plays `actor` from now on (and no other actor in this scene)."""
+        name = await self.resolve_actor(actor)
+        await self._rewrite_players(
+            lambda current: {a: p for a, p in current.items() if p != player} | {name: player}
+        )
+        return name
+
+    async def unplay(self, actor: str | None = None, player: str | None = None) -> list[str]:
+        """Give actors back to their models: `actor`, or every actor `player` plays."""
+        name = await self.resolve_actor(actor) if actor else None
+        freed: list[str] = []
+
+        def drop(current: dict[str, str]) -> dict[str, str]:
+            keep = {}
+            for a, p in current.items():
+                if a == name or (name is None and p == player):
+                    freed.append(a)
+                else:
+                    keep[a] = p
+            return keep
+
+        await self._rewrite_players(drop)
+        waiting = self._waiting
+        if waiting is not None and waiting[0] in freed and not waiting[1].done():
+            waiting[1].set_result(None)  # the run goes on: the model plays this turn
+        return freed
+
+    async def _rewrite_players(self, change: Any) -> None:
+        store = self.files.store
+        with store.notes_lock():  # a short lock for small read-modify-writes
+            raw = await store.read(PLAYERS) or "{}"
+            try:
+                current = json.loads(raw)
+            except ValueError:
+                current = {}
+            current = {str(k): str(v) for k, v in dict(current).items()}
+            updated = change(current)
+            await store.write_atomic(PLAYERS, json.dumps(updated, ensure_ascii=False, indent=2))
+
+    # ----------------------------------------------------------------- lines
+    async def say(
+        self,
+        actor: str,
+        dialogue: str = "",
+        action: str = "",
+        cue: str = "",
+        thought: str = "",
+        *,
+        player: str | None = None,
+    ) -> int | None:
+        """A line for `actor`, written by a person. `player` (when given) must be the one
+        playing them. While a run waits for this actor, the line is its turn and the run goes
+        on; with no run, it lands now. Returns the turn number when it landed here."""
+        name = await self.resolve_actor(actor)
+        state = await self.state()
+        # A person's text is data like a model's: no controls, bidi overrides or broken Unicode.
+        action, dialogue, cue, thought = (
+            clean_text(x).strip() for x in (action, dialogue, cue, thought)
+        )
+        line = PlayedLine(action, dialogue, cue, thought)
+        if not line.action and not line.dialogue:
+            raise BadRequest("A line needs words or an action.", "台詞或動作至少要有一個。")
+        if player is not None and state.players.get(name) != player:
+            raise NotPlaying(name)
+        if name not in state.on_stage:
+            raise OffStage(name)
+        line = PlayedLine(line.action, line.dialogue, self._cue(state, line.cue), line.thought)
+        if self.running:
+            waiting = self._waiting
+            if waiting is None or waiting[0] != name or waiting[1].done():
+                raise NotYourTurn(name)
+            waiting[1].set_result(line)
+            return None
+        with self.files.store.held(self.name):
+            self.files.forget()
+            state = await self.state()
+            if name not in state.on_stage:
+                raise OffStage(name)
+            await self._open_take(state)
+            self.files.forget()
+            state = await self.state()
+            take = await self.current_take()
+            number = state.last_turn + 1
+            await self.land_played(state, take, number, name, line)
+        return number
+
+    def _cue(self, state: SceneState, raw: str) -> str:
+        """A typed cue as the cast name it means (or as typed, for the stage manager)."""
+        matched = match_cue(raw, state.aliases()) if raw else None
+        if matched == ANY:
+            return ANY
+        return matched or raw
+
+    async def land_played(
+        self,
+        state: SceneState,
+        take: int,
+        number: int,
+        actor: str,
+        line: PlayedLine,
+        index: int = 1,
+        total: int = 1,
+        sm_log: str = "",
+        sm_usage: Usage | None = None,
+    ) -> bool:
+        """Commit a person's line as `actor`'s turn and announce it; True if cut meanwhile.
+        A stage-manager decision that handed them the ball lands with it."""
+        reply = Reply(line.thought, line.action, line.dialogue, line.cue, bool(line.cue))
+        result = Performance(reply, Usage(model="", calls=0))
+        cut = await self._commit(state, take, number, actor, "played", result, sm_log, sm_usage)
+        self.events.emit(
+            TurnCompleted(
+                self.name, take, number, actor, line.action, line.dialogue, line.cue,
+                line.thought, index=index, total=total, played=True,
+            )
+        )  # fmt: skip
+        return cut
+
+    async def _check_start(self, state: SceneState, first: str | None) -> None:
+        """A run needs someone on stage, and a named opener who is on stage."""
+        if not state.on_stage:
+            raise NobodyOnStage()
+        if first is not None and first not in state.on_stage:
+            if first not in state.souls:
+                raise UnknownActor(first, state.cast)
+            raise OffStage(first)
