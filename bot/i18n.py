@@ -186,6 +186,11 @@ STRINGS: dict[str, tuple[str, str]] = {
         "演員：{cast}\n已存的條：{takes}\n"
         "模型呼叫：{calls} 次 · token 輸入 {prompt} / 輸出 {completion} · 費用 {cost}",
     ),
+    "status_stage": (
+        "On stage: {on_stage}{players}",
+        "在場：{on_stage}{players}",
+    ),
+    "status_played": (" · {actor} played by {player}", "・{actor} 由 {player} 扮演"),
     "status_turn_marks": (
         "Turns repaired by a re-ask: {repairs} · turns a stand-in played (unreadable reply): "
         "{fallbacks}",

@@ -185,6 +185,13 @@ def scene_card(
 def render_status(status: Status, lang: str) -> str:
     """`/status`: cast, turns, mode, tokens and cost; repaired turns and budgets when any."""
     lines = [_status_main(status, lang)]
+    if tuple(status.on_stage) != tuple(status.cast) or status.players:
+        played = "".join(
+            t("status_played", lang, actor=actor, player=_player(who))
+            for actor, who in status.players
+        )
+        on_stage = ", ".join(status.on_stage) or t("nobody", lang)
+        lines.append(t("status_stage", lang, on_stage=on_stage, players=played))
     if status.repairs or status.fallbacks:
         lines.append(
             t("status_turn_marks", lang, repairs=status.repairs, fallbacks=status.fallbacks)
@@ -203,6 +210,14 @@ def render_status(status: Status, lang: str) -> str:
             )
         )
     return "\n".join(lines)
+
+
+def _player(who: str) -> str:
+    """A player as Discord shows them: `discord:<id>` becomes a mention (never pinged: replies
+    carry no allowed mentions); a console player's name is shown as text."""
+    if who.startswith("discord:") and who[8:].isdigit():
+        return f"<@{who[8:]}>"
+    return who
 
 
 def _status_main(status: Status, lang: str) -> str:

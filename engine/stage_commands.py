@@ -180,7 +180,7 @@ class StageCommands:
 
     async def _rewrite_players(self, change: Any) -> None:
         store = self.files.store
-        with store.notes_lock():  # a short lock for small read-modify-writes
+        async with store.file_lock("players"):  # a short read-modify-write
             raw = await store.read(PLAYERS) or "{}"
             try:
                 current = json.loads(raw)

@@ -71,6 +71,8 @@ async def test_entrances_events_and_a_member_playing_a_character(tmp_path):
 
         text = await r.ask("play", {"actor": "林小姐", "user": "dave"}, user="bob", channel=thread)
         assert f"<@{dave}>" in text and "林小姐" in text
+        status = await r.ask("status", user="dave", channel=thread)  # a spectator may look
+        assert "在場：林小姐, 刑警" in status and f"林小姐 由 <@{dave}> 扮演" in status
         # 刑警 opens and (on a stage of two) throws the ball to 林小姐, whom dave plays.
         await r.ask("run", {"turns": 3, "start": "刑警"}, user="bob", channel=thread)
         await until(
