@@ -216,6 +216,12 @@ def cache_bytes() -> int:
     return _states.cache.nbytes
 
 
+def forget_saved_prompts() -> None:
+    """Drop every saved prompt state (a fresh start: tests, or memory wanted back now)."""
+    with _run_lock:
+        _states.forget()
+
+
 def _close() -> None:
     """Free llama.cpp while the interpreter is intact (its __del__ fails during shutdown)."""
     global _llama
