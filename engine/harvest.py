@@ -28,7 +28,7 @@ from engine.export import FORMATS, ExportLine, ScriptMeta, render_exports
 from engine.picks import PICKS, Pick, add_vote, parse_picks, remove_vote, render_picks, retarget
 from engine.report import ReportInput, build_report
 from engine.scene import CONTEXT, TRANSCRIPT, SceneFiles, SceneState, backstage_path
-from engine.store import STATE_DIR, SceneStore
+from engine.store import STATE_DIR, SceneStore, parse_jsonl
 from engine.takediff import diff_takes
 from engine.takemeta import TURNS_FILE, carried_rows, parse_rows, render_rows, rows_for_take
 from engine.takes import parse_take_ref, take_dir, take_numbers
@@ -177,7 +177,7 @@ class HarvestCommands:
     async def post_of(self, message_id: int) -> tuple[int, int] | None:
         """(take, turn) of a message posted for an actor's turn, or None."""
         found: tuple[int, int] | None = None
-        for row in parse_rows_any(await self.files.store.read(POSTS) or ""):
+        for row in parse_jsonl(await self.files.store.read(POSTS) or ""):
             if "retake" in row and found is not None and found[0] == row["retake"]:
                 found = (int(row["to"]), found[1])
             elif row.get("message") == message_id:
@@ -330,15 +330,3 @@ def _formats(formats: tuple[str, ...] | str) -> tuple[str, ...]:
     if not out:
         raise UnknownFormat("", FORMATS)
     return tuple(out)
-
-
-def parse_rows_any(text: str) -> list[dict]:
-    rows = []
-    for line in text.splitlines():
-        try:
-            row = json.loads(line)
-        except ValueError:
-            continue
-        if isinstance(row, dict):
-            rows.append(row)
-    return rows

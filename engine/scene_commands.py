@@ -7,7 +7,6 @@ turn; notes are read-modify-written under their own short lock.
 
 from __future__ import annotations
 
-import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -40,6 +39,7 @@ from engine.scene import (
 )
 from engine.settings import MAX_FILE_BYTES, ORIGINS, SoulSettings, check_untrusted_soul
 from engine.soul import bio_part, parse_soul, replace_prior_story
+from engine.store import parse_jsonl
 from engine.takes import (
     TakeInfo,
     cut_log,
@@ -309,16 +309,7 @@ class SceneCommands:
     # ----------------------------------------------------------------- spend
     async def usage_rows(self) -> list[dict[str, Any]]:
         """The scene's usage rows (one per role per landed turn); unreadable lines skipped."""
-        text = await self.files.store.read(USAGE_LOG) or ""
-        rows = []
-        for line in text.splitlines():
-            try:
-                row = json.loads(line)
-            except ValueError:
-                continue
-            if isinstance(row, dict):
-                rows.append(row)
-        return rows
+        return parse_jsonl(await self.files.store.read(USAGE_LOG) or "")
 
     def _limits(self, state: SceneState) -> tuple[Limit, ...]:
         """The budgets that apply: the scene's own, and the account's daily ones if any."""

@@ -23,6 +23,7 @@ import shutil
 import stat
 from collections.abc import AsyncIterator, Collection, Iterable, Iterator
 from pathlib import Path
+from typing import Any
 
 import aiofiles
 import aiofiles.os
@@ -74,6 +75,20 @@ def _unreadable(path: Path, rel: str | None, exc: OSError) -> BadSceneFile:
         )
     why = exc.strerror or type(exc).__name__
     return BadSceneFile(path, f"can't be read or written ({why})", f"無法讀寫（{why}）", rel=rel)
+
+
+def parse_jsonl(text: str) -> list[dict[str, Any]]:
+    """The objects of an append-only .jsonl log; a torn last line (a crash) or a writer's stray
+    edit is skipped, never fatal."""
+    rows = []
+    for line in text.splitlines():
+        try:
+            row = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(row, dict):
+            rows.append(row)
+    return rows
 
 
 class SceneStore:

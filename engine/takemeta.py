@@ -12,6 +12,8 @@ import json
 from collections.abc import Iterable
 from typing import Any
 
+from engine.store import parse_jsonl
+
 TURNS_FILE = "turns.jsonl"  # inside takes/take_<n>/
 STAGE_MANAGER = "stage_manager"
 
@@ -19,15 +21,7 @@ Row = dict[str, Any]
 
 
 def parse_rows(text: str) -> list[Row]:
-    rows = []
-    for line in text.splitlines():
-        try:
-            row = json.loads(line)
-        except ValueError:
-            continue  # a torn last line after a crash, or a writer's stray edit
-        if isinstance(row, dict) and isinstance(row.get("turn"), int):
-            rows.append(row)
-    return rows
+    return [row for row in parse_jsonl(text) if isinstance(row.get("turn"), int)]
 
 
 def render_rows(rows: Iterable[Row]) -> str:

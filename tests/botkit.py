@@ -34,6 +34,16 @@ async def until(predicate: Callable[[], Any], timeout: float = WAIT, what: str =
         await asyncio.sleep(0.005)
 
 
+async def finished(r: Room, thread: int, count: int = 1) -> None:
+    """Wait for the run's closing status line(s) in the thread, then for every post and DM."""
+
+    def ends() -> int:
+        return sum(1 for m in r.thread(thread) if m["username"] == "Circus" and "■" in m["content"])
+
+    await until(lambda: ends() >= count, what="the run to finish")
+    await r.drain()
+
+
 class Room:
     """A fake Discord guild with the bot in it, directing scenes in `scenes_dir`."""
 

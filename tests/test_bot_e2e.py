@@ -11,7 +11,7 @@ import asyncio
 import pytest
 
 from engine import scripted
-from tests.botkit import copy_template, room, until
+from tests.botkit import copy_template, finished, room, until
 from tests.conftest import SOUL_MARKER, WHISPER_MARKER, write_scene
 
 
@@ -22,17 +22,6 @@ def scripted_model(monkeypatch):
 
 def transcript(r, scene: str) -> str:
     return (r.scenes_dir / scene / "transcript.md").read_text(encoding="utf-8")
-
-
-async def finished(r, thread: int, count: int = 1) -> None:
-    """Wait for the run's closing status line(s) in the thread, then for all DMs."""
-
-    def ends() -> int:
-        return sum(1 for m in r.thread(thread) if m["username"] == "Circus" and "■" in m["content"])
-
-    # A bound, not a timing: the first model call imports litellm (many seconds on a busy box).
-    await until(lambda: ends() >= count, timeout=60, what="the run to finish")
-    await r.drain()
 
 
 async def test_a_whole_rehearsal_from_scene_new_to_take_save(tmp_path):

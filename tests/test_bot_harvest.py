@@ -19,11 +19,9 @@ from bot.votes import is_star, voter
 from engine import scripted
 from engine.picks import Pick, parse_picks
 from engine.turns import parse_transcript
-from tests.botkit import room, until
+from tests.botkit import finished, room, until
 from tests.conftest import write_scene
 from tests.test_harvest_export import fdx_elements, fountain_elements
-
-RUN_WAIT = 60.0  # only bounds how long a broken run can hang a test (the machine may be busy)
 
 
 @pytest.fixture(autouse=True)
@@ -32,14 +30,6 @@ def scripted_model(monkeypatch):
 
 
 # ---------------------------------------------------------------------- helpers
-async def finished(r, thread: int, count: int = 1) -> None:
-    """Wait for the run's closing status line(s), then for every post to be recorded."""
-
-    def ends() -> int:
-        return sum(1 for m in r.thread(thread) if m["username"] == "Circus" and "■" in m["content"])
-
-    await until(lambda: ends() >= count, timeout=RUN_WAIT, what="the run to finish")
-    await r.drain()
 
 
 def actor_posts(r, thread: int) -> list[dict]:

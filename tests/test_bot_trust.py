@@ -22,7 +22,7 @@ from aiohttp import web
 
 from bot.binding import Binding, read_binding, write_binding
 from engine.turns import parse_transcript
-from tests.botkit import room, until
+from tests.botkit import finished, room, until
 from tests.conftest import write_scene
 from tests.fakediscord import CommandUnavailable, FakeDiscord
 
@@ -41,16 +41,6 @@ def operator_env(monkeypatch):
 
 def thread_of(r, scene: str) -> int:
     return int(r.fake.thread_by_name(f"🎭 {scene}")["id"])
-
-
-async def finished(r, thread: int, count: int = 1) -> None:
-    def ends() -> int:
-        return sum(1 for m in r.thread(thread) if m["username"] == "Circus" and "■" in m["content"])
-
-    # generous bound: the first model call of a test process imports litellm (slow on a
-    # loaded machine); a wait only bounds how long a broken bot can hang the test
-    await until(lambda: ends() >= count, timeout=60, what="the run to finish")
-    await r.drain()
 
 
 # ---------------------------------------------------------------------- who may open scenes

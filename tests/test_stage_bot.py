@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.botkit import room, until
+from tests.botkit import finished, room, until
 
 STAGE = "🎭 舞台"
 SAY_THOUGHT = "SAY-THOUGHT 她不知道我看見了。"
@@ -20,14 +20,6 @@ def scripted_model(monkeypatch):
 
 def stage_posts(r, thread: int) -> list[str]:
     return [m["content"] for m in r.thread(thread) if m["username"] == STAGE]
-
-
-async def finished(r, thread: int, count: int = 1) -> None:
-    def ends() -> int:
-        return sum(1 for m in r.thread(thread) if m["username"] == "Circus" and "■" in m["content"])
-
-    await until(lambda: ends() >= count, timeout=60, what="the run to finish")
-    await r.drain()
 
 
 async def test_spectators_are_refused_privately_and_nothing_changes(tmp_path):
