@@ -9,15 +9,22 @@ a run, or leaves when nothing is running.
 from __future__ import annotations
 
 import asyncio
-import re
 import signal
 import sys
 import threading
-import unicodedata
-from collections.abc import Mapping, Sequence
 from typing import TextIO
 
 from circus.render import Renderer
+from circus.typed import (
+    ConsoleError,
+    looks_like_number,
+    parse_count,
+    parse_number,
+    parse_played_line,
+    split_actor,
+    split_name,
+    take_ref,
+)
 from engine.names import is_everyone  # the one list of words meaning everyone
 
 CONSOLE = "console"  # engine.stage_commands.CONSOLE (the engine is imported lazily)
@@ -52,102 +59,6 @@ Director's console — verbs (case-insensitive):
   QUIT (or EXIT)           leave (cuts a run in progress)"""
 
 DEFAULT_TURNS = 6
-_CUE_MARK = re.compile(r"\s*(?:→|->|=>)\s*([^→]+?)\s*$")
-_ACTION = re.compile(r"^\s*[(（]([^()（）]*)[)）]\s*")
-
-
-_NUMBER = re.compile(r"[+-]?[0-9]{1,6}")  # ASCII digits only: "²".isdigit() is True
-_SEPARATORS = " \t\u3000:：,，、"
-
-
-def _key(text: str) -> str:
-    return unicodedata.normalize("NFKC", text).casefold()
-
-
-def _shown(token: str) -> str:
-    return repr(token if len(token) <= 20 else token[:20] + "…")
-
-
-def parse_number(token: str, what: str) -> int:
-    """A small whole number in ASCII digits, or a ConsoleError naming `what` (never a traceback)."""
-    if not _NUMBER.fullmatch(token.strip()):
-        raise ConsoleError(f"{what} must be a whole number, not {_shown(token)}")
-    return int(token)
-
-
-def split_actor(text: str, forms: Mapping[str, Sequence[str]]) -> tuple[str, str] | None:
-    """(actor, rest) when `text` starts with an actor's name or alias, else None.
-
-    The longest name or alias wins ("林小姐" over the alias "林"); a name ending in a Latin
-    letter or digit must end a word ("Al" does not start "Alice"); Chinese needs no space
-    ("林小姐拍桌子" → 林小姐, "拍桌子"). The rest loses the separators after the name.
-    """
-    text = text.strip().lstrip("@＠")
-    keys = {_key(name).strip(): actor for actor, names in forms.items() for name in names}
-    keys.pop("", None)
-    best: tuple[int, str] | None = None
-    # Compare normalised prefixes of the line itself, so the direction after the name is kept
-    # exactly as typed (NFKC would turn its "動作：" into "動作:").
-    for end in range(1, min(len(text), 80) + 1):
-        actor = keys.get(_key(text[:end]))
-        if actor is None:
-            continue
-        last, after = text[end - 1], text[end : end + 1]
-        if last.isascii() and last.isalnum() and after.isascii() and after.isalnum():
-            continue
-        best = (end, actor)
-    if best is None:
-        return None
-    return best[1], text[best[0] :].lstrip(_SEPARATORS).strip()
-
-
-class ConsoleError(Exception):
-    """A line the console cannot read; reported and the console goes on."""
-
-
-def parse_count(token: str) -> int:
-    value = parse_number(token, "the number of turns")
-    if not 1 <= value <= 500:
-        raise ConsoleError(f"the number of turns must be between 1 and 500, not {value}")
-    return value
-
-
-def _looks_like_number(token: str) -> bool:
-    return token.lstrip("+-").isdigit()  # "²" too: parse_count then refuses it in one line
-
-
-def split_name(text: str) -> tuple[str, str, bool]:
-    """`name: rest` / `name：rest` → (name, rest, True); otherwise (first word, rest, False)."""
-    text = text.strip().lstrip("@＠")
-    for sep in (":", "："):
-        head, found, tail = text.partition(sep)
-        if found and head.strip() and len(head.strip()) <= 64 and "\n" not in head:
-            # Only a short head counts as a name ("律師: 慢一點"), not a sentence with a colon.
-            if len(head.split()) <= 3:
-                return head.strip(), tail.strip(), True
-    first, _, rest = text.partition(" ")
-    return first.strip(), rest.strip(), False
-
-
-def parse_played_line(text: str) -> tuple[str, str, str]:
-    """A line typed while playing → (action, dialogue, cue): `(看向窗外) 我沒有。 → 刑警`."""
-    text = text.strip()
-    cue = ""
-    mark = _CUE_MARK.search(text)
-    if mark:
-        cue, text = mark.group(1).strip(), text[: mark.start()].strip()
-    action = ""
-    lead = _ACTION.match(text)
-    if lead:
-        action, text = lead.group(1).strip(), text[lead.end() :].strip()
-    return action, text, cue
-
-
-def _take_ref(word: str) -> str:
-    """`2`, `take_2` or `take2`, in ASCII digits; anything else is refused in one line."""
-    digits = word.strip().lower().removeprefix("take").lstrip("_ ")
-    parse_number(digits, "a take")
-    return word
 
 
 class Console:
@@ -298,7 +209,7 @@ class Console:
     async def do_run(self, rest: str) -> None:
         tokens = rest.split(None, 1)
         turns, start = DEFAULT_TURNS, None
-        if tokens and _looks_like_number(tokens[0]):
+        if tokens and looks_like_number(tokens[0]):
             turns = parse_count(tokens[0])
             tokens = tokens[1:]
         if tokens:
@@ -414,7 +325,7 @@ class Console:
         elif sub == "SHOW":
             if len(words) < 2:
                 raise ConsoleError("TAKE SHOW needs a take number, e.g. TAKE SHOW 2")
-            self.say((await self.rehearsal.show_take(_take_ref(words[1]))).rstrip("\n"))
+            self.say((await self.rehearsal.show_take(take_ref(words[1]))).rstrip("\n"))
         else:
             raise ConsoleError("TAKE SAVE, TAKE LIST, TAKE SHOW n or TAKE DIFF a b")
 
@@ -426,7 +337,7 @@ class Console:
         tail = [w for w in words[1:] if w.lower() not in {"until", "to", "--until"}]
         if tail:
             until = parse_number(tail[0], "the turn to replay until")
-        result = await self.rehearsal.replay(_take_ref(words[0]), until)
+        result = await self.rehearsal.replay(take_ref(words[0]), until)
         if result.autosaved:
             self.say(f"(the unsaved work was saved first as take_{result.autosaved})")
         self.say(
