@@ -9,7 +9,9 @@ from engine.events import Event, EventHub
 from engine.picks import Pick
 from engine.rehearsal import Rehearsal, RunResult
 from engine.scene_commands import ReplayResult, Status
+from engine.view import Actor, LastTurn, SceneView
 
 __all__ = [
-    "CircusError", "Event", "EventHub", "Pick", "Rehearsal", "ReplayResult", "RunResult", "Status",
+    "Actor", "CircusError", "Event", "EventHub", "LastTurn", "Pick", "Rehearsal", "ReplayResult",
+    "RunResult", "SceneView", "Status",
 ]  # fmt: skip

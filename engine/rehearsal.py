@@ -58,6 +58,7 @@ from engine.scene_commands import USAGE_LOG, SceneCommands
 from engine.stage import after_event, quiet
 from engine.stage_commands import PlayedLine, StageCommands
 from engine.turns import Turn, render_decision, render_thought, render_turn
+from engine.view import SceneView, view_of
 
 log = logging.getLogger("circus.engine")
 MAX_RUN = 500
@@ -103,6 +104,10 @@ class Rehearsal(StageCommands, HarvestCommands, SceneCommands):
     # ----------------------------------------------------------------- reading
     async def state(self) -> SceneState:
         return await self.files.load()
+
+    async def view(self) -> SceneView:
+        """The scene as a frontend may read it: a frozen snapshot (engine.view)."""
+        return view_of(await self.files.load())
 
     async def resolve_actor(self, name: str) -> str:
         state = await self.state()
