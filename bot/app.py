@@ -29,7 +29,7 @@ from bot.edge import on_tree_error
 from bot.i18n import CommandTranslator
 from bot.personas import Personas
 from bot.stage import Stage
-from engine import llm
+from engine import Config, LiteLLMModels, Models
 from engine.errors import CircusError
 from engine.templates import list_templates
 
@@ -48,14 +48,20 @@ class CircusBot(discord.Client):
         *,
         guild_id: int | None = None,
         sync_commands: bool = True,
+        models: Models | None = None,
+        config: Config | None = None,
         **options: object,
     ) -> None:
+        """`config`: the operator's settings, read once at startup (default: the environment
+        now); `models`: the model door every scene uses (default: litellm, per `config`)."""
         intents = discord.Intents.none()
         intents.guilds = True
         intents.guild_reactions = True  # ⭐ on an actor's line is a vote (not privileged)
         options.setdefault("guild_ready_timeout", 0.5)
         super().__init__(intents=intents, **options)  # type: ignore[arg-type]
         self.scenes_dir = Path(scenes_dir)
+        self.config = config or Config.from_env(os.environ)
+        self.models: Models = models or LiteLLMModels(self.config)
         self.guild_id = guild_id
         self.sync_commands = sync_commands
         self.tree = app_commands.CommandTree(self)
@@ -73,7 +79,7 @@ class CircusBot(discord.Client):
         # of the first run (where it would stall every scene and interaction meanwhile).
         self._warming = asyncio.create_task(self._warm_models(), name="warm-litellm")
         await self.tree.set_translator(CommandTranslator())
-        self.tree.add_command(scenes.build(list_templates()))
+        self.tree.add_command(scenes.build(list_templates(self.config)))
         for command in [*commands.COMMANDS, *harvest.COMMANDS, *stagecraft.COMMANDS]:
             self.tree.add_command(command)
         await self.reattach()
@@ -86,10 +92,9 @@ class CircusBot(discord.Client):
         else:
             await self.tree.sync()
 
-    @staticmethod
-    async def _warm_models() -> None:
+    async def _warm_models(self) -> None:
         try:
-            await asyncio.to_thread(llm.litellm_module)
+            await asyncio.to_thread(self.models.warm)
         except Exception:  # the first model call will say what is wrong, to a director
             log.warning("could not preload litellm", exc_info=True)
 
@@ -112,7 +117,15 @@ class CircusBot(discord.Client):
         return self.stages.get(name) if name else None
 
     def _attach(self, name: str, binding: Binding) -> Stage:
-        stage = Stage(self.scenes_dir / name, binding, self, self.personas, self.backstage)
+        stage = Stage(
+            self.scenes_dir / name,
+            binding,
+            self,
+            self.personas,
+            self.backstage,
+            models=self.models,
+            config=self.config,
+        )
         self.stages[name] = stage
         self._threads[binding.thread_id] = name
         return stage
@@ -198,9 +211,11 @@ def point_at(api_base: str | None, gateway_url: str | None) -> None:
         discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(gateway_url)
 
 
-async def serve(scenes_dir: Path, token: str, guild_id: int | None) -> None:
+async def serve(
+    scenes_dir: Path, token: str, guild_id: int | None, config: Config | None = None
+) -> None:
     """Run the bot until Discord ends the session or SIGTERM/SIGINT asks for a clean stop."""
-    bot = CircusBot(scenes_dir, guild_id=guild_id)
+    bot = CircusBot(scenes_dir, guild_id=guild_id, config=config)
     loop = asyncio.get_running_loop()
     stop = asyncio.Event()
     for signum in (signal.SIGTERM, signal.SIGINT):
@@ -229,14 +244,19 @@ def main() -> int:
     if guild and not guild.isdigit():
         print(f"DISCORD_GUILD_ID must be a number, not {guild!r}.", file=sys.stderr)
         return 2
-    scenes_dir = Path(os.environ.get("CIRCUS_SCENES_DIR") or "scenes")
+    try:
+        config = Config.from_env(os.environ)  # read once, passed down to every scene
+    except CircusError as exc:
+        print(str(exc), file=sys.stderr)
+        return 2
+    scenes_dir = config.scenes_dir
     if not scenes_dir.is_dir():
         print(f"{scenes_dir} does not exist — create it or set CIRCUS_SCENES_DIR.", file=sys.stderr)
         return 2
     point_at(os.environ.get("DISCORD_API_BASE"), os.environ.get("DISCORD_GATEWAY_URL"))
     discord.utils.setup_logging(level=logging.INFO)
     try:
-        asyncio.run(serve(scenes_dir, token, int(guild) if guild else None))
+        asyncio.run(serve(scenes_dir, token, int(guild) if guild else None, config))
     except discord.LoginFailure:
         print("Discord refused DISCORD_TOKEN — copy the bot token again.", file=sys.stderr)
         return 1

@@ -19,6 +19,7 @@ from bot.errors import BotProblem
 from bot.i18n import t
 from bot.render import autocomplete_names, render_status, render_takes
 from bot.stage import Stage
+from engine import DEFAULT_TURNS
 from engine.settings import MAX_FILE_BYTES
 
 log = logging.getLogger("circus.bot")
@@ -53,7 +54,7 @@ async def actor_choices(
 @app_commands.command(name="run", description="Let the scene play by itself for N turns")
 @app_commands.describe(turns="How many turns (1–50)", start="Who speaks first")
 @app_commands.autocomplete(start=actor_choices)
-async def run(interaction: discord.Interaction, turns: Turns = 5, start: str | None = None) -> None:
+async def run(interaction: discord.Interaction, turns: Turns = DEFAULT_TURNS, start: str | None = None) -> None:
     stage = directed(interaction)
     await defer(interaction)
     await stage.rehearsal.start_run(turns, start=start or None, mode="run")
@@ -87,7 +88,7 @@ async def cut(interaction: discord.Interaction) -> None:
 
 @app_commands.command(name="resume", description="Play on from where the scene stopped")
 @app_commands.describe(turns="How many turns")
-async def resume(interaction: discord.Interaction, turns: Turns = 5) -> None:
+async def resume(interaction: discord.Interaction, turns: Turns = DEFAULT_TURNS) -> None:
     stage = directed(interaction)
     await defer(interaction)
     await stage.rehearsal.start_run(turns, mode="resume")

@@ -105,7 +105,7 @@ def build(templates: list[str]) -> app_commands.Group:
         name = check_name(name, "Scene")
         chosen = template or (DEFAULT_TEMPLATE if DEFAULT_TEMPLATE in templates else None)
         chosen = chosen or (templates[0] if templates else DEFAULT_TEMPLATE)
-        folder = await asyncio.to_thread(new_scene, bot.scenes_dir / name, chosen)
+        folder = await asyncio.to_thread(new_scene, bot.scenes_dir / name, chosen, bot.config)
         try:
             thread = await open_thread(interaction, name, (interaction.user.id,))
         except BaseException:

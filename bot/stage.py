@@ -33,6 +33,7 @@ from bot.render import (
 )
 from bot.reports import send_report
 from bot.votes import Votes
+from engine import Config, Models
 from engine.events import (
     Cut,
     ErrorEvent,
@@ -64,8 +65,11 @@ class Stage:
         client: discord.Client,
         personas: Personas,
         backstage: Backstage,
+        models: Models | None = None,
+        config: Config | None = None,
     ) -> None:
-        self.rehearsal = Rehearsal(root, account=f"discord-{binding.guild_id}")
+        account = f"discord-{binding.guild_id}"
+        self.rehearsal = Rehearsal(root, models=models, config=config, account=account)
         self.name = self.rehearsal.name
         self.votes = Votes(self.rehearsal)  # which message is which line, for ⭐ votes
         self.binding = binding

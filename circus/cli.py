@@ -19,7 +19,6 @@ DEMO_TURNS = 4
 # English by default: SmolLM2's tokenizer spends ~3 tokens per CJK character, so the Chinese
 # interrogation scene takes several times longer per turn on the embedded model.
 DEMO_TEMPLATE = "wake"
-MAX_TURNS = 500  # engine.rehearsal.MAX_RUN
 
 
 class _Parser(argparse.ArgumentParser):
@@ -34,6 +33,8 @@ def _turns(text: str) -> int:
         raise argparse.ArgumentTypeError(
             f"the number of turns must be a whole number, not {text!r}"
         ) from None
+    from engine import MAX_TURNS  # not at import: `--help` must not load the engine
+
     if not 1 <= value <= MAX_TURNS:
         raise argparse.ArgumentTypeError(
             f"the number of turns must be between 1 and {MAX_TURNS}, not {value}"
@@ -292,9 +293,11 @@ def main(argv: list[str] | None = None) -> int:
 
     import asyncio
 
+    from engine import Config
     from engine.errors import CircusError
 
     try:
+        args.config = Config.from_env(os.environ)  # the one read; commands pass it down
         return asyncio.run(commands.COMMANDS[args.command](args))
     except UsageError as exc:
         print_error(str(exc))

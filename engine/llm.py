@@ -1,27 +1,29 @@
-"""The one narrow door to language models: every model call in Circus goes through `complete`.
+"""The one narrow door to language models: every model call goes through a `Models` door.
 
-This is the only module that imports litellm, and it imports it lazily (its import costs
-seconds) after switching on its offline settings, so `circus --help` stays instant and an
-offline machine never stalls. Retries, timeouts and the per-actor fallback model live here;
-callers get a `ModelReply` or a `ModelError`, never a provider exception. A run may install a
-spend gate (`gated`): it is asked before every attempt, fallback model included, and told after.
+The engine is handed a door (`Rehearsal(root, models=...)`); `LiteLLMModels` is the default and
+engine.scripted's `ScriptedModels` the test double. This is the only module that imports
+litellm, lazily (its import costs seconds) after switching on its offline settings, so
+`circus --help` stays instant and an offline machine never stalls. Retries, timeouts and the
+per-actor fallback model live here; callers get a `ModelReply` or a `ModelError`, never a
+provider exception. The spend gate and the reply shape travel with each call, explicitly.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import contextvars
 import importlib
 import logging
 import os
 import random
 import threading
-from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
+from engine.config import Config, default_config
 from engine.errors import CircusError, ModelError
+
+if TYPE_CHECKING:
+    from engine.scripted import ScriptedModels
 
 EMBEDDED_MODEL = "circus-local/smollm2"
 
@@ -89,36 +91,26 @@ class SpendGate(Protocol):
     def settle(self, ticket: Any, reply: ModelReply | None, unsure: bool) -> None: ...
 
 
-_gate: contextvars.ContextVar[SpendGate | None] = contextvars.ContextVar(
-    "circus_spend_gate", default=None
-)
+class Models(Protocol):
+    """The model door the engine is handed (`Rehearsal(root, models=...)`)."""
+
+    async def complete(self, call: ModelCall, *, gate: SpendGate | None = None) -> ModelReply:
+        """Ask `call.model` (then its fallback); ModelError when all fail. `gate` admits each
+        attempt first; its refusal (a CircusError) propagates and the call is never made."""
+        ...
+
+    def price(self, model: str) -> Price | None:
+        """US dollars per token of `model`; None when unknown (imports litellm)."""
+        ...
+
+    def warm(self) -> None:
+        """Load what the first call would otherwise wait for (blocking: run it in a thread)."""
+        ...
 
 
-@contextlib.contextmanager
-def gated(gate: SpendGate | None) -> Iterator[None]:
-    """Every `complete` inside this block (in this task) passes through `gate`."""
-    token = _gate.set(gate)
-    try:
-        yield
-    finally:
-        _gate.reset(token)
-
-
-def gate_task(gate: SpendGate | None) -> None:
-    """Install `gate` for the rest of the current task (a run is one task of its own)."""
-    _gate.set(gate)
-
-
-_current: contextvars.ContextVar[ModelCall | None] = contextvars.ContextVar(
-    "circus_model_call", default=None
-)
 _lock = threading.Lock()
 _litellm: Any = None
-
-
-def current_call() -> ModelCall | None:
-    """The call being made right now, for in-process providers (grammar, scripted tests)."""
-    return _current.get()
+_priced: set[str] = set()  # CIRCUS_MODEL_PRICES files already registered with litellm
 
 
 def litellm_module() -> Any:
@@ -139,7 +131,6 @@ def litellm_module() -> Any:
                 for name, target in LOCAL_PROVIDERS.items()
             ]
             _register_custom_providers(litellm)
-            register_prices(litellm, os.environ.get("CIRCUS_MODEL_PRICES"))
             _litellm = litellm
     return _litellm
 
@@ -232,15 +223,14 @@ def _is_retryable(exc: BaseException, litellm: Any) -> bool:
     return isinstance(status, int) and (status == 429 or status >= 500)
 
 
-def _backoff(attempt: int, exc: BaseException) -> float:
+def _backoff(attempt: int, exc: BaseException, base: float) -> float:
     retry_after = getattr(exc, "retry_after", None)
     if isinstance(retry_after, (int, float)) and 0 < retry_after < 30:
         return float(retry_after)
-    base = float(os.environ.get("CIRCUS_RETRY_BASE_SECONDS", "1.0"))
     return base * (2**attempt) * (0.5 + random.random() / 2)
 
 
-async def _call_once(litellm: Any, call: ModelCall, model: str) -> ModelReply:
+async def _call_once(litellm: Any, call: ModelCall, model: str, local: dict[str, Any]) -> ModelReply:
     kwargs: dict[str, Any] = {
         "model": model,
         "messages": [dict(m) for m in call.messages],
@@ -254,14 +244,11 @@ async def _call_once(litellm: Any, call: ModelCall, model: str) -> ModelReply:
     if call.max_tokens:
         kwargs["max_tokens"] = call.max_tokens
     kwargs.update(call.extra)
-    token = _current.set(call)
-    try:
-        # asyncio.timeout, not wait_for: on 3.11 wait_for can swallow a cut (a cancellation)
-        # that arrives just as the model answers.
-        async with asyncio.timeout(call.timeout):
-            response = await litellm.acompletion(**kwargs)
-    finally:
-        _current.reset(token)
+    kwargs.update(local)  # litellm hands unknown keywords to a CustomLLM in optional_params
+    # asyncio.timeout, not wait_for: on 3.11 wait_for can swallow a cut (a cancellation)
+    # that arrives just as the model answers.
+    async with asyncio.timeout(call.timeout):
+        response = await litellm.acompletion(**kwargs)
     text = response.choices[0].message.content or ""
     usage = getattr(response, "usage", None)
     prompt_tokens = int(getattr(usage, "prompt_tokens", 0) or 0)
@@ -320,43 +307,94 @@ def price(model: str) -> Price | None:
         return None
 
 
-async def complete(call: ModelCall) -> ModelReply:
-    """Ask one model (then its fallback) with retries; raise ModelError when all fail.
+class LiteLLMModels:
+    """The default door: every model through litellm (hosted, Ollama, and the in-process
+    `scripted/` and `circus-local/` providers), configured by the operator's Config."""
 
-    A spend gate installed with `gated` admits each attempt first; its refusal (a CircusError)
-    propagates untouched, so the call is never made.
-    """
-    litellm = litellm_module()
-    gate = _gate.get()
-    models = [call.model] + ([call.fallback_model] if call.fallback_model else [])
-    last: BaseException | None = None
-    for model in models:
-        for attempt in range(call.retries + 1):
-            try:
-                return await _gated_call(litellm, call, model, gate)
-            except (asyncio.CancelledError, CircusError):
-                raise  # a cut, or a spend gate's refusal: never retried
-            except TimeoutError as exc:
-                last = exc
-                if attempt < call.retries:
-                    continue
-            except Exception as exc:  # provider errors arrive as many litellm types
-                last = exc
-                if attempt < call.retries and _is_retryable(exc, litellm):
-                    await asyncio.sleep(_backoff(attempt, exc))
-                    continue
-                break
-    raise ModelError(call.model, _describe(last))
+    def __init__(self, config: Config | None = None) -> None:
+        self.config = config or default_config()
+        self._scripted: ScriptedModels | None = None
+
+    def _litellm(self) -> Any:
+        litellm = litellm_module()
+        path = self.config.model_prices
+        if path and path not in _priced:
+            with _lock:
+                if path not in _priced:
+                    register_prices(litellm, path)
+                    _priced.add(path)
+        return litellm
+
+    def warm(self) -> None:
+        self._litellm()
+
+    def price(self, model: str) -> Price | None:
+        self._litellm()
+        return price(model)
+
+    def scripted(self) -> ScriptedModels:
+        """Who answers `scripted/...` models through this door (CIRCUS_MODEL=scripted/improv):
+        the built-in scripts, unless this door is a ScriptedModels itself."""
+        if self._scripted is None:
+            from engine.scripted import ScriptedModels
+
+            self._scripted = ScriptedModels(config=self.config)
+        return self._scripted
+
+    def _local(self, call: ModelCall, model: str) -> dict[str, Any]:
+        """What an in-process provider needs besides the messages: the reply shape (the
+        embedded model's grammar, the scripts' cast), and whose scripts answer."""
+        provider = model.split("/", 1)[0]
+        if provider == "scripted":
+            return {"circus_shape": call.shape, "circus_scripted": self.scripted()}
+        if provider == "circus-local":
+            return {
+                "circus_shape": call.shape,
+                "circus_threads": self.config.embedded_threads,
+                "circus_cache_bytes": self.config.embedded_cache_mb << 20,
+            }
+        return {}
+
+    async def complete(self, call: ModelCall, *, gate: SpendGate | None = None) -> ModelReply:
+        """Ask one model (then its fallback) with retries; raise ModelError when all fail.
+
+        litellm's own retries are off (num_retries=0): this loop is kept because it asks the
+        spend gate before every attempt (fallback included), never retries a cut, and moves
+        on to the actor's fallback model — none of which litellm's retry does.
+        """
+        litellm = self._litellm()
+        models = [call.model] + ([call.fallback_model] if call.fallback_model else [])
+        last: BaseException | None = None
+        for model in models:
+            local = self._local(call, model)
+            for attempt in range(call.retries + 1):
+                try:
+                    return await _gated_call(litellm, call, model, local, gate)
+                except (asyncio.CancelledError, CircusError):
+                    raise  # a cut, or a spend gate's refusal: never retried
+                except TimeoutError as exc:
+                    last = exc
+                    if attempt < call.retries:
+                        continue
+                except Exception as exc:  # provider errors arrive as many litellm types
+                    last = exc
+                    if attempt < call.retries and _is_retryable(exc, litellm):
+                        await asyncio.sleep(_backoff(attempt, exc, self.config.retry_base_seconds))
+                        continue
+                    break
+        raise ModelError(call.model, _describe(last))
 
 
-async def _gated_call(litellm: Any, call: ModelCall, model: str, gate: SpendGate | None) -> Any:
+async def _gated_call(
+    litellm: Any, call: ModelCall, model: str, local: dict[str, Any], gate: SpendGate | None
+) -> ModelReply:
     if gate is None:
-        return await _call_once(litellm, call, model)
+        return await _call_once(litellm, call, model, local)
     ticket = gate.admit(call, model)
     reply: ModelReply | None = None
     unsure = False  # the provider may have charged for a call we stopped waiting for
     try:
-        reply = await _call_once(litellm, call, model)
+        reply = await _call_once(litellm, call, model, local)
         return reply
     except (asyncio.CancelledError, TimeoutError):
         unsure = True

@@ -1,21 +1,20 @@
-"""Which model plays whom: soul.md, then context.md, then the environment, then embedded.
+"""Which model plays whom: soul.md, then context.md, then the operator's Config, then embedded.
 
-Pure functions of settings and an environment mapping, so the precedence is tested by a table;
-also how many tokens each model's context holds (so prompts are built to fit it).
+Pure functions of settings and a Config (engine.config), so the precedence is tested by a
+table; also how many tokens each model's context holds (so prompts are built to fit it).
 """
 
 from __future__ import annotations
 
 import functools
-import os
 from collections.abc import Mapping
 from typing import Any
 
+from engine.config import Config, default_config
 from engine.llm import EMBEDDED_MODEL, litellm_module
 from engine.soul import Soul
 
 DEFAULT_TURN_TIMEOUT = 120.0
-DEFAULT_NUM_CTX = 8192  # Ollama: what Circus asks for (its own default silently cuts prompts)
 EMBEDDED_CONTEXT = 8192  # SmolLM2's trained context; engine.embedded runs it at this size
 UNKNOWN_CONTEXT = 8192  # a model whose context neither we nor litellm's model table know
 
@@ -27,32 +26,33 @@ def _first(*values: Any) -> str | None:
     return None
 
 
-def actor_model(soul: Soul, scene: Mapping[str, Any], env: Mapping[str, str] = os.environ) -> str:
-    return _first(soul.model, scene.get("model"), env.get("CIRCUS_MODEL")) or EMBEDDED_MODEL
+def actor_model(soul: Soul, scene: Mapping[str, Any], config: Config | None = None) -> str:
+    config = config or default_config()
+    return _first(soul.model, scene.get("model"), config.model) or EMBEDDED_MODEL
 
 
-def stage_manager_model(scene: Mapping[str, Any], env: Mapping[str, str] = os.environ) -> str:
+def stage_manager_model(scene: Mapping[str, Any], config: Config | None = None) -> str:
+    config = config or default_config()
     return (
         _first(
             scene.get("stage_manager_model"),
-            env.get("CIRCUS_STAGE_MANAGER_MODEL"),
+            config.stage_manager_model,
             scene.get("model"),
-            env.get("CIRCUS_MODEL"),
+            config.model,
         )
         or EMBEDDED_MODEL
     )
 
 
 def api_base(
-    soul: Soul | None, scene: Mapping[str, Any], env: Mapping[str, str] = os.environ
+    soul: Soul | None, scene: Mapping[str, Any], config: Config | None = None
 ) -> str | None:
-    return _first(
-        soul.api_base if soul else None, scene.get("api_base"), env.get("CIRCUS_API_BASE")
-    )
+    config = config or default_config()
+    return _first(soul.api_base if soul else None, scene.get("api_base"), config.api_base)
 
 
-def turn_timeout(scene: Mapping[str, Any], env: Mapping[str, str] = os.environ) -> float:
-    value = scene.get("turn_timeout") or env.get("CIRCUS_TURN_TIMEOUT")
+def turn_timeout(scene: Mapping[str, Any], config: Config | None = None) -> float:
+    value = scene.get("turn_timeout") or (config or default_config()).turn_timeout
     try:
         return float(value) if value else DEFAULT_TURN_TIMEOUT
     except ValueError:
@@ -63,45 +63,31 @@ def _is_ollama(model: str) -> bool:
     return model.startswith(("ollama/", "ollama_chat/"))
 
 
-def _num_ctx(env: Mapping[str, str]) -> int:
-    try:
-        return max(512, int(env.get("CIRCUS_NUM_CTX", DEFAULT_NUM_CTX)))
-    except ValueError:
-        return DEFAULT_NUM_CTX
-
-
-def extra_params(model: str, env: Mapping[str, str] = os.environ) -> dict[str, Any]:
+def extra_params(model: str, config: Config | None = None) -> dict[str, Any]:
     """Provider options: Ollama silently truncates prompts at its default context size."""
     if _is_ollama(model):
-        return {"num_ctx": _num_ctx(env)}
+        return {"num_ctx": (config or default_config()).num_ctx}
     return {}
 
 
-DEFAULT_REPLY_CAP = 2048
-
-
-def reply_cap(kind: str, env: Mapping[str, str] = os.environ) -> int:
+def reply_cap(kind: str, config: Config | None = None) -> int:
     """The most tokens one reply may have (max_tokens): it bounds every call's cost.
 
     CIRCUS_MAX_REPLY_TOKENS (default 2048) for an actor's turn or a drafted backstory; a quarter
     of it for the stage manager, who answers with a name and one reason. Generous on purpose:
     "thinking" models count their hidden reasoning against it.
     """
-    try:
-        cap = int(env.get("CIRCUS_MAX_REPLY_TOKENS") or DEFAULT_REPLY_CAP)
-    except ValueError:
-        cap = DEFAULT_REPLY_CAP
-    cap = max(cap, 64)
+    cap = (config or default_config()).max_reply_tokens
     return max(cap // 4, 64) if kind == "stage_manager" else cap
 
 
-def sent_reply_cap(model: str, kind: str, env: Mapping[str, str] = os.environ) -> int | None:
+def sent_reply_cap(model: str, kind: str, config: Config | None = None) -> int | None:
     """The max_tokens to send: none for the embedded model, which sizes its replies to fit its
     small context (and costs nothing); the reply cap for everything else."""
-    return None if model.startswith(EMBEDDED_MODEL.split("/")[0] + "/") else reply_cap(kind, env)
+    return None if model.startswith(EMBEDDED_MODEL.split("/")[0] + "/") else reply_cap(kind, config)
 
 
-def context_tokens(model: str, env: Mapping[str, str] = os.environ) -> int:
+def context_tokens(model: str, config: Config | None = None) -> int:
     """How many tokens `model`'s context holds, prompt and reply together.
 
     The embedded model: EMBEDDED_CONTEXT. Ollama: the num_ctx Circus sends ($CIRCUS_NUM_CTX,
@@ -111,7 +97,7 @@ def context_tokens(model: str, env: Mapping[str, str] = os.environ) -> int:
     if model.startswith("circus-local/"):
         return EMBEDDED_CONTEXT
     if _is_ollama(model):
-        return _num_ctx(env)
+        return (config or default_config()).num_ctx
     return _table_context(model)
 
 

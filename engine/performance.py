@@ -1,6 +1,7 @@
 """One actor's turn and one stage-manager decision, from scene state to a finished result.
 
-Both ask their model through engine.llm, re-ask once naming the exact problem, and otherwise
+Both ask their model through the door they are handed (engine.llm.Models, with the run's spend
+gate), re-ask once naming the exact problem, and otherwise
 fall back deterministically, so a run never stalls on a malformed reply. Nothing here writes
 to disk: the caller commits the result whole.
 """
@@ -8,12 +9,12 @@ to disk: the caller commits the result whole.
 from __future__ import annotations
 
 import asyncio
-import os
 from dataclasses import dataclass, replace
 
 from engine import llm, tokens
 from engine.casting import longest_silent, read_stage_manager, stage_manager_candidates
-from engine.llm import ModelCall, ReplyShape
+from engine.config import Config
+from engine.llm import ModelCall, Models, ReplyShape, SpendGate
 from engine.models import (
     actor_model,
     api_base,
@@ -96,11 +97,18 @@ def _score(reply: Reply) -> int:
 
 
 async def perform(
-    state: SceneState, actor: str, direction: str = "", neglected: bool = False
+    state: SceneState,
+    actor: str,
+    direction: str = "",
+    neglected: bool = False,
+    *,
+    models: Models,
+    config: Config,
+    gate: SpendGate | None = None,
 ) -> Performance:
     """Ask `actor`'s model for one turn; repair once; fall back so the turn always exists."""
     soul = state.souls[actor]
-    model = actor_model(soul, state.settings)
+    model = actor_model(soul, state.settings, config)
     # The first count for a model loads its tokenizer (or litellm): off the event loop, so
     # every other scene and reply keeps going meanwhile.
     await asyncio.to_thread(tokens.counter, model)
@@ -119,33 +127,34 @@ async def perform(
         stage=tuple(state.blocks),
         on_stage=tuple(state.on_stage),
         model=model,
-        context_tokens=context_tokens(model),
+        context_tokens=context_tokens(model, config),
     )
     messages = actor_messages(brief)
     call = ModelCall(
         model=model,
         messages=messages,
         temperature=soul.temperature,
-        api_base=api_base(soul, state.settings),
-        timeout=turn_timeout(state.settings),
+        api_base=api_base(soul, state.settings, config),
+        timeout=turn_timeout(state.settings, config),
         fallback_model=soul.fallback_model,
         shape=ReplyShape("actor", tuple(state.on_stage), actor),
-        max_tokens=sent_reply_cap(model, "actor"),
-        extra=extra_params(model),
-        retries=int(os.environ.get("CIRCUS_MODEL_RETRIES", "2")),
+        max_tokens=sent_reply_cap(model, "actor", config),
+        extra=extra_params(model, config),
+        retries=config.model_retries,
     )
-    first = await llm.complete(call)
+    first = await models.complete(call, gate=gate)
     usage = _usage(first)
     reply = parse_reply(first.text)
     if reply.ok:
         return Performance(reply, usage, raw=first.text)
-    again = await llm.complete(
+    again = await models.complete(
         replace(
             call,
             messages=repair_messages(
                 messages, clean_text(first.text)[:MAX_REPLY_CHARS], reply.problems, state.language
             ),
-        )
+        ),
+        gate=gate,
     )
     usage = usage + _usage(again)
     second = parse_reply(again.text)
@@ -163,7 +172,14 @@ class Decision:
     fallback: bool = False
 
 
-async def ask_stage_manager(state: SceneState, exclude: str | None = None) -> Decision:
+async def ask_stage_manager(
+    state: SceneState,
+    exclude: str | None = None,
+    *,
+    models: Models,
+    config: Config,
+    gate: SpendGate | None = None,
+) -> Decision:
     """Let the stage manager pick from public information; validate; re-ask once; fall back.
 
     It picks among the actors on stage other than `exclude` and the one who just threw the
@@ -182,7 +198,7 @@ async def ask_stage_manager(state: SceneState, exclude: str | None = None) -> De
     if len(candidates) == 1:  # nothing to decide: no model call
         return Decision(candidates[0], "the only actor who can answer", None)
     start = state.cast if state.start is None else state.start
-    model = stage_manager_model(state.settings)
+    model = stage_manager_model(state.settings, config)
     await asyncio.to_thread(tokens.counter, model)  # load its tokenizer off the event loop
     brief = StageBrief(
         context=state.context,
@@ -193,19 +209,19 @@ async def ask_stage_manager(state: SceneState, exclude: str | None = None) -> De
         stage=tuple(state.blocks),
         quiet=quiet(state.cast, items, start),
         model=model,
-        context_tokens=context_tokens(model),
+        context_tokens=context_tokens(model, config),
     )
     messages = stage_manager_messages(brief)
     call = ModelCall(
         model=model,
         messages=messages,
         temperature=0.2,
-        api_base=api_base(None, state.settings),
-        timeout=turn_timeout(state.settings),
+        api_base=api_base(None, state.settings, config),
+        timeout=turn_timeout(state.settings, config),
         shape=ReplyShape("stage_manager", tuple(a for a in state.cast if a not in barred)),
-        max_tokens=sent_reply_cap(model, "stage_manager"),
-        extra=extra_params(model),
-        retries=int(os.environ.get("CIRCUS_MODEL_RETRIES", "2")),
+        max_tokens=sent_reply_cap(model, "stage_manager", config),
+        extra=extra_params(model, config),
+        retries=config.model_retries,
     )
     speakers = [t.actor for t in state.turns]
     aliases = {a: s for a, s in state.aliases().items() if a not in barred}
@@ -213,7 +229,7 @@ async def ask_stage_manager(state: SceneState, exclude: str | None = None) -> De
     text = ""
     for _attempt in range(2):
         try:
-            answer = await llm.complete(call)
+            answer = await models.complete(call, gate=gate)
         except llm.ModelError as exc:
             text = str(exc)
             break

@@ -12,15 +12,14 @@ import asyncio
 import contextlib
 import json
 import logging
-import os
 import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from engine import llm
 from engine.budget import SpendGuard, utcnow
 from engine.casting import longest_silent, match_cue, next_on_stage
+from engine.config import DEFAULT_TURNS, MAX_TURNS, Config, default_config
 from engine.errors import (
     BadRequest,
     BudgetExceeded,
@@ -43,7 +42,7 @@ from engine.events import (
 )
 from engine.harvest import HarvestCommands
 from engine.ledger import Ledger
-from engine.llm import ModelError
+from engine.llm import LiteLLMModels, ModelError, Models
 from engine.models import actor_model, turn_timeout
 from engine.performance import Performance, Usage, ask_stage_manager, perform
 from engine.scene import (
@@ -61,16 +60,7 @@ from engine.turns import Turn, render_decision, render_thought, render_turn
 from engine.view import SceneView, view_of
 
 log = logging.getLogger("circus.engine")
-MAX_RUN = 500
 TURN_DEADLINE_FACTOR = 3  # a turn may span a few model calls (retry, repair, fallback)
-WAITING_SECONDS = 10.0  # how often a slow turn says it is still waiting (CIRCUS_WAITING_SECONDS)
-
-
-def waiting_interval() -> float:
-    try:
-        return max(float(os.environ.get("CIRCUS_WAITING_SECONDS") or WAITING_SECONDS), 0.01)
-    except ValueError:
-        return WAITING_SECONDS
 
 
 @dataclass(frozen=True)
@@ -84,14 +74,23 @@ class Rehearsal(StageCommands, HarvestCommands, SceneCommands):
     """Director commands for one scene folder. Frontends hold one per scene."""
 
     def __init__(
-        self, root: Path | str, hub: EventHub | None = None, *, account: str | None = None
+        self,
+        root: Path | str,
+        *,
+        models: Models | None = None,
+        config: Config | None = None,
+        account: str | None = None,
     ) -> None:
-        """`account` names whose daily budget the runs spend (the bot: discord-<guild id>);
-        its ledger lives beside the scene, under <scenes folder>/.circus/spend/."""
+        """`models` is the model door (default: litellm, configured by `config`); `config` the
+        operator's settings (default: the environment now). `account` names whose daily budget
+        the runs spend (the bot: discord-<guild id>); its ledger lives beside the scene, under
+        <scenes folder>/.circus/spend/."""
         self.files = SceneFiles(Path(root))
         self.root = self.files.root
         self.name = self.files.name
-        self.events = hub or EventHub()
+        self.events = EventHub()
+        self.config = config or default_config()
+        self.models: Models = models or LiteLLMModels(self.config)
         self.account = account
         self.ledger = Ledger(self.root.parent, account) if account else None
         self._spend: SpendGuard | None = None
@@ -107,7 +106,7 @@ class Rehearsal(StageCommands, HarvestCommands, SceneCommands):
 
     async def view(self) -> SceneView:
         """The scene as a frontend may read it: a frozen snapshot (engine.view)."""
-        return view_of(await self.files.load())
+        return view_of(await self.files.load(), self.config)
 
     async def resolve_actor(self, name: str) -> str:
         state = await self.state()
@@ -122,7 +121,7 @@ class Rehearsal(StageCommands, HarvestCommands, SceneCommands):
 
     # ----------------------------------------------------------------- running
     async def start_run(
-        self, turns: int = 5, start: str | None = None, mode: str = "run", direction: str = ""
+        self, turns: int = DEFAULT_TURNS, start: str | None = None, mode: str = "run", direction: str = ""
     ) -> asyncio.Task[RunResult]:
         """Start a run in the background and return its task (SceneBusy if one is going).
 
@@ -130,10 +129,10 @@ class Rehearsal(StageCommands, HarvestCommands, SceneCommands):
         someone else (the wait is cut; nothing was in flight)."""
         if self.running and self._waiting is None:
             raise SceneBusy(self.name)
-        if not isinstance(turns, int) or not 1 <= turns <= MAX_RUN:
+        if not isinstance(turns, int) or not 1 <= turns <= MAX_TURNS:
             raise BadRequest(
-                f"The number of turns must be between 1 and {MAX_RUN}, not {turns}.",
-                f"輪數必須在 1 到 {MAX_RUN} 之間，不是 {turns}。",
+                f"The number of turns must be between 1 and {MAX_TURNS}, not {turns}.",
+                f"輪數必須在 1 到 {MAX_TURNS} 之間，不是 {turns}。",
             )
         # Check everything before taking the lock, so a refused run writes nothing at all.
         state = await self.state()
@@ -153,11 +152,11 @@ class Rehearsal(StageCommands, HarvestCommands, SceneCommands):
         await asyncio.sleep(0)
         return self._task
 
-    async def run(self, turns: int = 5, start: str | None = None) -> RunResult:
+    async def run(self, turns: int = DEFAULT_TURNS, start: str | None = None) -> RunResult:
         """RUN mode: let the scene go `turns` turns by itself, optionally from `start`."""
         return await (await self.start_run(turns, start, "run"))
 
-    async def resume(self, turns: int = 5) -> RunResult:
+    async def resume(self, turns: int = DEFAULT_TURNS) -> RunResult:
         """Back to RUN mode from where the scene stopped."""
         return await (await self.start_run(turns, None, "resume"))
 
@@ -185,9 +184,10 @@ class Rehearsal(StageCommands, HarvestCommands, SceneCommands):
     async def _run(self, turns: int, first: str | None, mode: str, direction: str) -> RunResult:
         done, reason, failures, take = 0, "completed", 0, 0
         avoid: str | None = None
-        # This run is its own task: the gate stays on every model call it makes, and only those.
-        self._spend = SpendGuard(self.name, self.ledger)
-        llm.gate_task(self._spend)
+        # The run's spend gate goes with every model call it makes, and only those.
+        self._spend = SpendGuard(
+            self.name, self.ledger, price=self.models.price, config=self.config
+        )
         try:
             take = await self.current_take()
             self.events.emit(RunStarted(self.name, take, turns, mode))
@@ -282,7 +282,9 @@ class Rehearsal(StageCommands, HarvestCommands, SceneCommands):
                     "fallback",
                 )
             if actor is None:
-                decision = await ask_stage_manager(state, exclude=avoid)
+                decision = await ask_stage_manager(
+                    state, avoid, models=self.models, config=self.config, gate=self._spend
+                )
                 actor, reason, sm_usage = decision.actor, "stage_manager", decision.usage
                 if decision.fallback:
                     reason = "fallback"
@@ -307,13 +309,21 @@ class Rehearsal(StageCommands, HarvestCommands, SceneCommands):
                 return
         self.events.emit(TurnStarted(self.name, take, number, actor, reason, index, total))
         # One deadline for the whole turn, however many retries, repairs and fallbacks it takes.
-        deadline = TURN_DEADLINE_FACTOR * turn_timeout(state.settings)
+        deadline = TURN_DEADLINE_FACTOR * turn_timeout(state.settings, self.config)
         try:
             async with asyncio.timeout(deadline), self._still_waiting(take, number, actor):
-                result = await perform(state, actor, direction, neglected=reason == "neglect")
+                result = await perform(
+                    state,
+                    actor,
+                    direction,
+                    neglected=reason == "neglect",
+                    models=self.models,
+                    config=self.config,
+                    gate=self._spend,
+                )
         except TimeoutError:
             raise ModelError(
-                actor_model(state.souls[actor], state.settings),
+                actor_model(state.souls[actor], state.settings, self.config),
                 f"the turn took longer than {deadline:g} s",
                 actor,
             ) from None
@@ -351,7 +361,7 @@ class Rehearsal(StageCommands, HarvestCommands, SceneCommands):
     @contextlib.asynccontextmanager
     async def _still_waiting(self, take: int, number: int, actor: str) -> AsyncIterator[None]:
         """Say every few seconds that `actor`'s model has not answered yet, until it has."""
-        interval, started = waiting_interval(), time.monotonic()
+        interval, started = self.config.waiting_seconds, time.monotonic()
 
         async def tick() -> None:
             while True:

@@ -7,13 +7,13 @@ turn; notes are read-modify-written under their own short lock.
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from engine import budget, frontmatter, llm
 from engine.budget import Budget, Limit, Spend, SpendGuard
+from engine.config import Config
 from engine.errors import BadRequest, BadSceneFile, CircusError, SceneBusy
 from engine.events import EventHub, NoteAdded, TakeSaved
 from engine.frontmatter import BOM
@@ -114,6 +114,8 @@ class SceneCommands:
     _progress: str
     account: str | None
     ledger: Ledger | None
+    models: llm.Models
+    config: Config
 
     @property
     def running(self) -> bool:  # provided by Rehearsal
@@ -197,7 +199,8 @@ class SceneCommands:
                 rel=rel,
             )
         if origin == "discord":
-            check_untrusted_soul(SoulSettings(**new.settings), await self._soul_on_disk(name))
+            current = await self._soul_on_disk(name)
+            check_untrusted_soul(SoulSettings(**new.settings), current, self.config)
         if self.running:
             raise SceneBusy(self.name)
         await self.files.store.write_atomic(rel, text)
@@ -220,19 +223,21 @@ class SceneCommands:
         name = await self.resolve_actor(actor)
         state = await self.state()
         soul = state.souls[name]
-        model = stage_manager_model(state.settings)
-        guard = SpendGuard(self.name, self.ledger)  # a summary spends from the same budgets
+        config = self.config
+        model = stage_manager_model(state.settings, config)
+        # a summary spends from the same budgets
+        guard = SpendGuard(self.name, self.ledger, price=self.models.price, config=config)
         guard.begin_turn(self._limits(state), await self._scene_spent(state))
         call = llm.ModelCall(
             model=model,
             messages=summarize_messages(name, bio_part(soul.body), full_history, state.language),
-            api_base=api_base(soul, state.settings),
-            timeout=turn_timeout(state.settings),
-            max_tokens=sent_reply_cap(model, "free"),
-            extra=extra_params(model),
+            api_base=api_base(soul, state.settings, config),
+            timeout=turn_timeout(state.settings, config),
+            max_tokens=sent_reply_cap(model, "free", config),
+            extra=extra_params(model, config),
+            retries=config.model_retries,
         )
-        with llm.gated(guard):
-            reply = await llm.complete(call)
+        reply = await self.models.complete(call, gate=guard)
         story = reply.text.strip()
         if write and story:
             text = await self.files.store.read(soul_path(name)) or ""
@@ -314,7 +319,7 @@ class SceneCommands:
     def _limits(self, state: SceneState) -> tuple[Limit, ...]:
         """The budgets that apply: the scene's own, and the account's daily ones if any."""
         scene = budget.scene_limits(state.settings, self.root / CONTEXT)
-        return scene + (budget.daily_limits(os.environ) if self.ledger is not None else ())
+        return scene + (budget.daily_limits(self.config) if self.ledger is not None else ())
 
     async def _scene_spent(self, state: SceneState) -> Spend:
         if not budget.scene_limits(state.settings, self.root / CONTEXT):

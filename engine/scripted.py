@@ -1,23 +1,25 @@
-"""A scripted model behind litellm's real call path, for tests, benchmarks and offline demos.
+"""A scripted model door behind litellm's real call path, for tests, benchmarks and demos.
 
-`scripted/<name>` models answer from a registered script (a function of the request) or from a
-built-in one, through litellm's custom-provider mechanism — the engine cannot tell them from a
-hosted model. Every request is recorded with its exact messages, so tests can prove what each
-role was shown.
+`ScriptedModels(scripts)` is a `Models` door (engine.llm) whose `scripted/<name>` models answer
+from its own scripts (a function of the request) or a built-in one, through litellm's
+custom-provider mechanism — the engine cannot tell them from a hosted model. The door rides
+along on each call (litellm hands it to the provider), so two doors in one process never share
+scripts or requests. Every request is recorded with its exact messages, so tests can prove what
+each role was shown. `CIRCUS_MODEL=scripted/improv` under the default door uses the built-ins.
 """
 
 from __future__ import annotations
 
 import asyncio
 import inspect
-import os
 import threading
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from engine import llm
+from engine.config import Config
 
 
 @dataclass(frozen=True)
@@ -41,22 +43,6 @@ class ScriptedFailure(Exception):
     def __init__(self, status_code: int, message: str = "scripted failure") -> None:
         super().__init__(message)
         self.status_code = status_code
-
-
-_scripts: dict[str, Script] = {}
-calls: list[ScriptedRequest] = []
-_counts: dict[str, int] = {}
-_lock = threading.Lock()
-
-
-def register(name: str, script: Script) -> None:
-    _scripts[name] = script
-
-
-def reset() -> None:
-    _scripts.clear()
-    calls.clear()
-    _counts.clear()
 
 
 def improv(request: ScriptedRequest) -> str:
@@ -87,30 +73,66 @@ def garbage(request: ScriptedRequest) -> str:
 BUILTIN: dict[str, Script] = {"improv": improv, "garbage": garbage}
 
 
-def _script_for(name: str) -> Script:
-    return _scripts.get(name) or BUILTIN.get(name) or improv
+class ScriptedModels(llm.LiteLLMModels):
+    """A model door whose `scripted/<name>` models answer from this door's scripts.
+
+    `calls` lists every request it answered, in order. Other models (hosted, embedded) still
+    go through litellm as under the default door.
+    """
+
+    def __init__(
+        self,
+        scripts: Mapping[str, Script] | None = None,
+        *,
+        config: Config | None = None,
+        latency: float | None = None,
+    ) -> None:
+        super().__init__(config)
+        self._scripted = self
+        self.scripts: dict[str, Script] = dict(scripts or {})
+        self.calls: list[ScriptedRequest] = []
+        self.latency = self.config.scripted_latency if latency is None else latency
+        self._counts: dict[str, int] = {}
+        self._lock = threading.Lock()
+
+    def register(self, name: str, script: Script) -> None:
+        """`scripted/<name>` answers with `script` from now on."""
+        self.scripts[name] = script
+
+    def reset(self) -> None:
+        self.scripts.clear()
+        self.calls.clear()
+        self._counts.clear()
+
+    async def answer(self, model: str, messages: list[dict[str, Any]], shape: llm.ReplyShape) -> str:
+        name = model.split("/", 1)[1] if model.startswith("scripted/") else model
+        with self._lock:
+            index = self._counts.get(name, 0)
+            self._counts[name] = index + 1
+            request = ScriptedRequest(
+                name,
+                tuple({"role": m["role"], "content": m["content"]} for m in messages),
+                shape,
+                index,
+            )
+            self.calls.append(request)
+        if self.latency:
+            await asyncio.sleep(self.latency)
+        script = self.scripts.get(name) or BUILTIN.get(name) or improv
+        result = script(request)
+        if inspect.isawaitable(result):
+            result = await result
+        return str(result)
 
 
-async def answer(model: str, messages: list[dict[str, Any]]) -> str:
-    name = model.split("/", 1)[1] if model.startswith("scripted/") else model
-    current = llm.current_call()
-    with _lock:
-        index = _counts.get(name, 0)
-        _counts[name] = index + 1
-        request = ScriptedRequest(
-            name,
-            tuple({"role": m["role"], "content": m["content"]} for m in messages),
-            current.shape if current else llm.ReplyShape("free"),
-            index,
-        )
-        calls.append(request)
-    latency = float(os.environ.get("CIRCUS_SCRIPTED_LATENCY", "0") or 0)
-    if latency:
-        await asyncio.sleep(latency)
-    result = _script_for(name)(request)
-    if inspect.isawaitable(result):
-        result = await result
-    return str(result)
+def _door(kwargs: Mapping[str, Any]) -> tuple[ScriptedModels, llm.ReplyShape]:
+    """The door and reply shape the engine sent along with this call (engine.llm)."""
+    params = kwargs.get("optional_params") or {}
+    door = params.get("circus_scripted")
+    if not isinstance(door, ScriptedModels):  # a bare litellm call, outside any door
+        door = llm.LiteLLMModels().scripted()
+    shape = params.get("circus_shape")
+    return door, shape if isinstance(shape, llm.ReplyShape) else llm.ReplyShape("free")
 
 
 def handler() -> Any:
@@ -144,15 +166,17 @@ def handler() -> Any:
 
     class Scripted(CustomLLM):
         async def acompletion(self, model: str, messages: list, *args: Any, **kwargs: Any) -> Any:
+            door, shape = _door(kwargs)
             try:
-                text = await answer(model, messages)
+                text = await door.answer(model, messages, shape)
             except ScriptedFailure as exc:
                 raise fail(exc, model) from exc
             return response(model, text, messages)
 
         def completion(self, model: str, messages: list, *args: Any, **kwargs: Any) -> Any:
+            door, shape = _door(kwargs)
             try:
-                text = asyncio.run(answer(model, messages))
+                text = asyncio.run(door.answer(model, messages, shape))
             except ScriptedFailure as exc:
                 raise fail(exc, model) from exc
             return response(model, text, messages)

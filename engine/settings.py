@@ -9,7 +9,6 @@ disk are trusted configuration; a soul that arrives through Discord is data, so
 from __future__ import annotations
 
 import difflib
-import os
 import unicodedata
 from collections.abc import Mapping
 from typing import Annotated, Any
@@ -25,6 +24,7 @@ from pydantic import (
     ValidationError,
 )
 
+from engine.config import Config, default_config
 from engine.errors import BadSceneFile, Refused
 from engine.llm import EMBEDDED_MODEL
 from engine.names import is_everyone
@@ -218,15 +218,16 @@ def context_settings(
 
 
 # ---------------------------------------------------------------------- untrusted edits
-def allowed_models(env: Mapping[str, str] = os.environ) -> tuple[str, ...]:
+def allowed_models(config: Config | None = None) -> tuple[str, ...]:
     """Models a soul sent through Discord may name: `CIRCUS_ALLOWED_MODELS` (comma-separated
     litellm names or `provider/*` patterns), else the models the operator configured."""
-    raw = env.get("CIRCUS_ALLOWED_MODELS", "")
+    config = config or default_config()
+    raw = config.allowed_models or ""
     if raw.strip():
         items = [item.strip() for item in raw.split(",")]
     else:
-        items = [env.get("CIRCUS_MODEL", "").strip(), env.get("CIRCUS_STAGE_MANAGER_MODEL", "")]
-        if not env.get("CIRCUS_MODEL", "").strip():
+        items = [config.model or "", config.stage_manager_model or ""]
+        if not config.model:
             items.append(EMBEDDED_MODEL)
     out: list[str] = []
     for item in items:
@@ -254,7 +255,7 @@ def model_allowed(model: str, allowed: tuple[str, ...]) -> bool:
 def check_untrusted_soul(
     new: SoulSettings,
     current: SoulSettings | None,
-    env: Mapping[str, str] = os.environ,
+    config: Config | None = None,
 ) -> None:
     """Refuse what a soul arriving through Discord may not set (raises Refused).
 
@@ -267,7 +268,7 @@ def check_untrusted_soul(
 
     if new.api_base is not None and not unchanged("api_base"):
         raise Refused("api_base", new.api_base)
-    allowed = allowed_models(env)
+    allowed = allowed_models(config)
     for key in ("model", "fallback_model"):
         value = getattr(new, key)
         if value is not None and not unchanged(key) and not model_allowed(value, allowed):

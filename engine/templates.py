@@ -10,33 +10,33 @@ import os
 import shutil
 from pathlib import Path
 
+from engine.config import Config, default_config
 from engine.errors import BadRequest, SceneExists
 from engine.names import check_name
 
 DEFAULT_TEMPLATE = "interrogation"
 
 
-def templates_dir() -> Path:
-    env = os.environ.get("CIRCUS_TEMPLATES_DIR")
-    if env:
-        return Path(env)
-    return Path(__file__).resolve().parent.parent / "scenes" / "templates"
+def templates_dir(config: Config | None = None) -> Path:
+    """CIRCUS_TEMPLATES_DIR, else this repository's scenes/templates."""
+    chosen = (config or default_config()).templates_dir
+    return chosen or Path(__file__).resolve().parent.parent / "scenes" / "templates"
 
 
-def list_templates() -> list[str]:
-    root = templates_dir()
+def list_templates(config: Config | None = None) -> list[str]:
+    root = templates_dir(config)
     if not root.is_dir():
         return []
     return sorted(p.name for p in root.iterdir() if (p / "context.md").is_file())
 
 
-def template_summary(name: str) -> str:
+def template_summary(name: str, config: Config | None = None) -> str:
     """The first line of a template's public context, for listings ("" if it can't be read)."""
     from engine import frontmatter
     from engine.errors import CircusError
     from engine.store import decode
 
-    path = templates_dir() / name / "context.md"
+    path = templates_dir(config) / name / "context.md"
     try:
         _, body = frontmatter.split(decode(path.read_bytes(), path), path)
     except (OSError, CircusError):  # a broken template is listed as broken, never a traceback
@@ -48,11 +48,13 @@ def template_summary(name: str) -> str:
     return ""
 
 
-def new_scene(dest: Path | str, template: str = DEFAULT_TEMPLATE) -> Path:
+def new_scene(
+    dest: Path | str, template: str = DEFAULT_TEMPLATE, config: Config | None = None
+) -> Path:
     """Create a scene folder at `dest` from `template`; refuse to overwrite anything."""
     dest = Path(dest)
     check_name(dest.name, "Scene")
-    available = list_templates()
+    available = list_templates(config)
     if template not in available:
         raise BadRequest(
             f"No template called {template!r} — the templates are {', '.join(available) or 'none'}.",
@@ -68,7 +70,7 @@ def new_scene(dest: Path | str, template: str = DEFAULT_TEMPLATE) -> Path:
     tmp = dest.with_name(f".{dest.name}.new")
     shutil.rmtree(tmp, ignore_errors=True)
     shutil.copytree(
-        templates_dir() / template,
+        templates_dir(config) / template,
         tmp,
         ignore=shutil.ignore_patterns("takes", ".circus", "__pycache__"),
     )

@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 
+from engine.config import Config
 from engine.models import actor_model, stage_manager_model
 from engine.scene import SceneState
 
@@ -53,8 +54,8 @@ class SceneView:
     unknown_note_sections: tuple[str, ...]  # director_notes.md headings naming nobody in the cast
 
 
-def view_of(state: SceneState) -> SceneView:
-    """A frozen view of a loaded scene (pure)."""
+def view_of(state: SceneState, config: Config | None = None) -> SceneView:
+    """A frozen view of a loaded scene (pure; `config`: the operator's default models)."""
     last = state.turns[-1] if state.turns else None
     return SceneView(
         name=state.name,
@@ -64,9 +65,9 @@ def view_of(state: SceneState) -> SceneView:
         aliases=MappingProxyType({n: tuple(s.aliases) for n, s in state.souls.items()}),
         avatars=MappingProxyType({n: s.avatar_url for n, s in state.souls.items()}),
         models=MappingProxyType(
-            {n: actor_model(s, state.settings) for n, s in state.souls.items()}
+            {n: actor_model(s, state.settings, config) for n, s in state.souls.items()}
         ),
-        stage_manager_model=stage_manager_model(state.settings),
+        stage_manager_model=stage_manager_model(state.settings, config),
         on_stage=tuple(state.on_stage),
         players=MappingProxyType({a: p for a, p in state.players.items() if a in state.souls}),
         turns=len(state.turns),

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from bot.app import CircusBot
+from engine import Models
 from tests.fakediscord import FakeDiscord, InteractionHandle
 
 TEMPLATES = Path(__file__).resolve().parent.parent / "scenes" / "templates"
@@ -47,14 +48,15 @@ async def finished(r: Room, thread: int, count: int = 1) -> None:
 class Room:
     """A fake Discord guild with the bot in it, directing scenes in `scenes_dir`."""
 
-    def __init__(self, fake: FakeDiscord, scenes_dir: Path) -> None:
+    def __init__(self, fake: FakeDiscord, scenes_dir: Path, models: Models | None = None) -> None:
         self.fake = fake
         self.scenes_dir = scenes_dir
+        self.models = models  # the bot's model door (None: the default, as `circus bot`)
         self.bot: CircusBot | None = None
         self._stack = contextlib.AsyncExitStack()
 
     async def start_bot(self) -> CircusBot:
-        self.bot = CircusBot(self.scenes_dir, guild_id=self.fake.guild_id)
+        self.bot = CircusBot(self.scenes_dir, guild_id=self.fake.guild_id, models=self.models)
         await self._stack.enter_async_context(self.fake.connected(self.bot))
         return self.bot
 
@@ -151,11 +153,11 @@ class Room:
 
 
 @contextlib.asynccontextmanager
-async def room(tmp_path: Path, *, start: bool = True):
+async def room(tmp_path: Path, *, start: bool = True, models: Models | None = None):
     scenes_dir = tmp_path / "scenes"
     scenes_dir.mkdir()
     async with FakeDiscord() as fake:
-        r = Room(fake, scenes_dir)
+        r = Room(fake, scenes_dir, models)
         if start:
             await r.start_bot()
         try:

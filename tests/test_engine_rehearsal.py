@@ -82,7 +82,7 @@ async def test_a_run_writes_the_transcript_and_each_actors_backstage(scene):
 async def test_actors_throw_the_ball_to_each_other_without_the_stage_manager(scene, scripted):
     order = {"林小姐": "刑警", "刑警": "律師", "律師": "林小姐"}
     scripted.register("improv", lambda r: line(order[r.shape.speaker], r.index))
-    rehearsal = Rehearsal(scene)
+    rehearsal = Rehearsal(scene, models=scripted)
     await rehearsal.run(6, start="林小姐")
     assert [t.actor for t in transcript(scene)] == ["林小姐", "刑警", "律師"] * 2
     assert all(c.shape.kind == "actor" for c in scripted.calls)
@@ -95,7 +95,7 @@ async def test_an_open_cue_goes_to_the_stage_manager_whose_choice_is_director_on
         return line("ANY")
 
     scripted.register("improv", script)
-    rehearsal = Rehearsal(scene)
+    rehearsal = Rehearsal(scene, models=scripted)
     events = collect(rehearsal)
     await rehearsal.run(2, start="林小姐")
     assert [t.actor for t in transcript(scene)] == ["林小姐", "律師"]
@@ -111,7 +111,7 @@ async def test_an_invalid_stage_manager_answer_is_reasked_once_then_falls_back(s
         return line("")
 
     scripted.register("improv", script)
-    rehearsal = Rehearsal(scene)
+    rehearsal = Rehearsal(scene, models=scripted)
     events = collect(rehearsal)
     await rehearsal.run(2, start="林小姐")
     sm_calls = [c for c in scripted.calls if c.shape.kind == "stage_manager"]
@@ -127,7 +127,7 @@ async def test_an_invalid_stage_manager_answer_is_reasked_once_then_falls_back(s
 async def test_neglect_protection_gives_the_silent_actor_the_floor_with_a_note(scene, scripted):
     ping = {"林小姐": "刑警", "刑警": "林小姐", "律師": "林小姐"}
     scripted.register("improv", lambda r: line(ping[r.shape.speaker], r.index))
-    rehearsal = Rehearsal(scene)
+    rehearsal = Rehearsal(scene, models=scripted)
     events = collect(rehearsal)
     await rehearsal.run(4, start="林小姐")
     assert [t.actor for t in transcript(scene)] == ["林小姐", "刑警", "林小姐", "律師"]
@@ -138,7 +138,7 @@ async def test_neglect_protection_gives_the_silent_actor_the_floor_with_a_note(s
 
 async def test_a_malformed_reply_is_repaired_once_naming_the_problem(scene, scripted):
     scripted.register("improv", replies("<action>只有動作</action><cue>刑警</cue>", line("刑警")))
-    rehearsal = Rehearsal(scene)
+    rehearsal = Rehearsal(scene, models=scripted)
     events = collect(rehearsal)
     await rehearsal.cue("林小姐")
     assert len(scripted.calls) == 2
@@ -151,7 +151,7 @@ async def test_a_reply_that_stays_broken_falls_back_to_silence_and_never_publish
     scene, scripted
 ):
     scripted.register("improv", replies("I secretly know the lawyer lied. No tags for you."))
-    rehearsal = Rehearsal(scene)
+    rehearsal = Rehearsal(scene, models=scripted)
     await rehearsal.cue("林小姐")
     turn = transcript(scene)[0]
     assert (turn.actor, turn.action, turn.dialogue) == ("林小姐", "（沉默）", "")
@@ -169,7 +169,7 @@ async def test_rate_limits_are_retried_and_a_dead_model_skips_the_turn_intact(sc
         return line("刑警")
 
     scripted.register("improv", flaky)
-    rehearsal = Rehearsal(scene)
+    rehearsal = Rehearsal(scene, models=scripted)
     await rehearsal.cue("林小姐")
     assert len(transcript(scene)) == 1 and len(scripted.calls) == 3
 
@@ -199,20 +199,20 @@ async def test_a_fallback_model_takes_over_when_the_actors_model_fails(scene, sc
 
     scripted.register("down", down)
     scripted.register("backup", lambda r: line("刑警"))
-    await Rehearsal(scene).cue("林小姐")
+    await Rehearsal(scene, models=scripted).cue("林小姐")
     assert [c.model for c in scripted.calls] == ["down", "backup"]  # 401 is not retried
     assert transcript(scene)[0].dialogue == "台詞0"
 
 
 async def test_cue_gives_one_turn_with_a_private_direction(scene, scripted):
-    rehearsal = Rehearsal(scene)
+    rehearsal = Rehearsal(scene, models=scripted)
     await rehearsal.cue("張律師", "動作：拍桌子")  # an alias works
     assert [t.actor for t in transcript(scene)] == ["律師"]
     assert "動作：拍桌子" in scripted.calls[0].prompt
 
 
 async def test_a_note_is_used_from_the_next_turn(scene, scripted):
-    rehearsal = Rehearsal(scene)
+    rehearsal = Rehearsal(scene, models=scripted)
     events = collect(rehearsal)
     await rehearsal.cue("林小姐")
     await rehearsal.note("NEW-PRIVATE-NOTE 你開始懷疑律師", "林小姐")
@@ -228,7 +228,7 @@ async def test_a_note_is_used_from_the_next_turn(scene, scripted):
 
 
 async def test_a_writers_edits_between_turns_are_honoured(scene, scripted):
-    rehearsal = Rehearsal(scene)
+    rehearsal = Rehearsal(scene, models=scripted)
     await rehearsal.cue("林小姐")
     soul = scene / "actors" / "刑警" / "soul.md"
     soul.write_text(
@@ -246,8 +246,8 @@ async def test_a_writers_edits_between_turns_are_honoured(scene, scripted):
 async def test_a_restarted_engine_continues_numbering_and_silence_from_the_files(scene, scripted):
     ping = {"林小姐": "刑警", "刑警": "林小姐", "律師": "林小姐"}
     scripted.register("improv", lambda r: line(ping[r.shape.speaker], r.index))
-    await Rehearsal(scene).run(2, start="林小姐")
-    again = Rehearsal(scene)  # a new process would build exactly this
+    await Rehearsal(scene, models=scripted).run(2, start="林小姐")
+    again = Rehearsal(scene, models=scripted)  # a new process would build exactly this
     events = collect(again)
     await again.resume(2)
     assert [t.number for t in transcript(scene)] == [1, 2, 3, 4]
@@ -256,9 +256,9 @@ async def test_a_restarted_engine_continues_numbering_and_silence_from_the_files
     assert [e.reason for e in events if isinstance(e, TurnStarted)] == ["cue", "neglect"]
 
 
-async def test_cut_mid_call_stops_the_run_and_nothing_half_made_lands(scene, scripted, monkeypatch):
-    monkeypatch.setenv("CIRCUS_SCRIPTED_LATENCY", "0.3")
-    rehearsal = Rehearsal(scene)
+async def test_cut_mid_call_stops_the_run_and_nothing_half_made_lands(scene, scripted):
+    scripted.latency = 0.3
+    rehearsal = Rehearsal(scene, models=scripted)
     events = collect(rehearsal)
     two_landed = asyncio.Event()
     third_started = asyncio.Event()
@@ -285,24 +285,24 @@ async def test_cut_mid_call_stops_the_run_and_nothing_half_made_lands(scene, scr
     assert not rehearsal.running and not await rehearsal.cut()
 
 
-async def test_one_run_per_scene_and_many_scenes_at_once(scene, tmp_path, scripted, monkeypatch):
-    monkeypatch.setenv("CIRCUS_SCRIPTED_LATENCY", "0.05")
-    rehearsal = Rehearsal(scene)
+async def test_one_run_per_scene_and_many_scenes_at_once(scene, tmp_path, scripted):
+    scripted.latency = 0.05
+    rehearsal = Rehearsal(scene, models=scripted)
     task = await rehearsal.start_run(3, start="林小姐")
     with pytest.raises(SceneBusy, match="already running"):
         await rehearsal.start_run(1)
     with pytest.raises(SceneBusy):
-        await Rehearsal(scene).run(1)  # another process-level holder of the same folder
+        await Rehearsal(scene, models=scripted).run(1)  # another process-level holder of the same folder
     other = tmp_path / "second"
     shutil.copytree(
         scene, other, ignore=shutil.ignore_patterns(".circus", "transcript.md", "backstage")
     )
-    await asyncio.gather(task, Rehearsal(other).run(3, start="刑警"))
+    await asyncio.gather(task, Rehearsal(other, models=scripted).run(3, start="刑警"))
     assert len(transcript(scene)) == 3 and len(transcript(other)) == 3
 
 
 async def test_takes_are_snapshots_and_replay_starts_over_with_current_souls(scene, scripted):
-    rehearsal = Rehearsal(scene)
+    rehearsal = Rehearsal(scene, models=scripted)
     await rehearsal.run(4, start="林小姐")
     assert await rehearsal.save_take() == 1
     assert (scene / "takes" / "take_1" / "actors" / "林小姐" / "soul.md").exists()
@@ -336,7 +336,7 @@ async def test_status_reports_turns_takes_tokens_and_cost(scene):
 
 async def test_summarize_for_drafts_only_the_prior_story(scene, scripted):
     scripted.register("improv", lambda r: "林小姐親眼看見刑警收下信封。")
-    rehearsal = Rehearsal(scene)
+    rehearsal = Rehearsal(scene, models=scripted)
     story = await rehearsal.summarize_for(
         "林小姐", "全知前情：刑警收賄，林小姐看見了，律師不知情。"
     )
@@ -385,14 +385,14 @@ async def test_broken_files_are_named_in_the_error(scene, tmp_path):
         await Rehearsal(scene).run(1)
 
 
-async def test_every_cut_lands_even_when_many_scenes_are_cut_at_once(scene, tmp_path, monkeypatch):
-    monkeypatch.setenv("CIRCUS_SCRIPTED_LATENCY", "0.01")
+async def test_every_cut_lands_even_when_many_scenes_are_cut_at_once(scene, tmp_path, scripted):
+    scripted.latency = 0.01
     scenes = [scene]
     for i in range(7):
         copy = tmp_path / f"copy{i}"
         shutil.copytree(scene, copy, ignore=shutil.ignore_patterns(".circus"))
         scenes.append(copy)
-    rehearsals = [Rehearsal(s) for s in scenes]
+    rehearsals = [Rehearsal(s, models=scripted) for s in scenes]
     tasks = [await r.start_run(200, start="林小姐") for r in rehearsals]
     for round_ in range(3):
         await asyncio.sleep(0.05 + 0.013 * round_)
@@ -414,7 +414,7 @@ async def test_every_cut_lands_even_when_many_scenes_are_cut_at_once(scene, tmp_
 async def test_an_open_cue_in_a_two_hander_needs_no_stage_manager(scene, scripted):
     shutil.rmtree(scene / "actors" / "律師")
     scripted.register("improv", lambda r: line("ANY", r.index))
-    await Rehearsal(scene).run(4, start="林小姐")
+    await Rehearsal(scene, models=scripted).run(4, start="林小姐")
     assert [t.actor for t in transcript(scene)] == ["林小姐", "刑警"] * 2
     assert all(c.shape.kind == "actor" for c in scripted.calls)
 
@@ -427,7 +427,7 @@ async def test_a_soul_broken_mid_run_ends_the_run_with_a_message_naming_the_file
         return line("刑警", request.index)
 
     scripted.register("improv", break_a_soul)
-    rehearsal = Rehearsal(scene)
+    rehearsal = Rehearsal(scene, models=scripted)
     events = collect(rehearsal)
     result = await rehearsal.run(5, start="林小姐")
     assert (result.reason, result.turns_done, result.last_turn) == ("error", 1, 1)
@@ -447,7 +447,7 @@ async def test_an_edit_made_while_a_model_is_thinking_is_honoured_next_turn(scen
         return line("刑警" if request.shape.speaker != "刑警" else "林小姐", request.index)
 
     scripted.register("improv", edit_while_thinking)
-    await Rehearsal(scene).run(3, start="林小姐")
+    await Rehearsal(scene, models=scripted).run(3, start="林小姐")
     assert "改寫過的台詞" in scripted.calls[2].prompt
     assert [t.number for t in transcript(scene)] == [1, 2, 3]
 
@@ -468,7 +468,7 @@ async def test_a_turn_has_one_deadline_across_retries_and_fallbacks(scene, scrip
         raise ScriptedFailure(503, "overloaded")
 
     scripted.register("improv", slow_failure)
-    rehearsal = Rehearsal(scene)
+    rehearsal = Rehearsal(scene, models=scripted)
     events = collect(rehearsal)
     result = await rehearsal.cue("林小姐")
     error = next(e for e in events if isinstance(e, ErrorEvent))

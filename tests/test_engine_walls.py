@@ -33,7 +33,7 @@ def leaky_actor(request: ScriptedRequest) -> str:
 
 async def rehearse(scene: Path, scripted) -> list[ScriptedRequest]:
     scripted.register("improv", leaky_actor)
-    rehearsal = Rehearsal(scene)
+    rehearsal = Rehearsal(scene, models=scripted)
     await rehearsal.run(9, start="林小姐")
     await rehearsal.cue("刑警", DIRECTION)
     await rehearsal.run(3)

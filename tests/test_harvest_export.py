@@ -74,7 +74,7 @@ async def play_plan(root: Path, scripted) -> Rehearsal:
         return "\n".join(parts)
 
     scripted.register("plan", script)
-    rehearsal = Rehearsal(root)
+    rehearsal = Rehearsal(root, models=scripted)
     for actor, *_ in PLAN:
         await rehearsal.cue(actor)
     return rehearsal

@@ -147,7 +147,7 @@ async def test_a_saved_take_carries_its_report_and_a_replay_its_metadata(
     soul = scene / "actors" / "律師" / "soul.md"
     soul.write_text("---\nmodel: scripted/flaky\n" + soul.read_text(encoding="utf-8")[4:], "utf-8")
     scripted.register("flaky", flaky)
-    rehearsal = Rehearsal(scene)
+    rehearsal = Rehearsal(scene, models=scripted)
     await rehearsal.run(3, start="律師")
     await rehearsal.pick(2, by="alice")
 

@@ -59,7 +59,7 @@ def actor_calls(scripted, actor: str) -> list[ScriptedRequest]:
 
 async def test_a_run_waits_for_the_person_and_goes_on_when_they_speak(scene, scripted):
     scripted.register("improv", throws_to("林小姐"))
-    r = Rehearsal(scene)
+    r = Rehearsal(scene, models=scripted)
     await r.play("林小姐", "console")
     watch = Watch(r)
     task = await r.start_run(4, start="刑警")
@@ -91,7 +91,7 @@ async def test_a_run_waits_for_the_person_and_goes_on_when_they_speak(scene, scr
 
 async def test_nothing_in_any_prompt_says_a_person_wrote_the_line(scene, scripted):
     scripted.register("improv", throws_to("律師"))
-    r = Rehearsal(scene)
+    r = Rehearsal(scene, models=scripted)
     await r.play("林小姐", "discord:4242")
     await r.say("林小姐", PLAYED_LINE, cue="ANY", thought=PLAYED_THOUGHT)
     await r.run(2)
@@ -109,7 +109,7 @@ async def test_after_a_persons_line_the_next_speaker_is_never_their_own_actor(sc
         context.read_text(encoding="utf-8").replace("neglect_turns: 3", "neglect_turns: 0"),
         encoding="utf-8",
     )
-    r = Rehearsal(scene)
+    r = Rehearsal(scene, models=scripted)
     await r.play("刑警", "console")
     for cue in ("ANY", "", "鬼魂"):  # open, empty, nobody in the cast: the stage manager
         before = len(scripted.calls)
@@ -129,7 +129,7 @@ async def test_after_a_persons_line_the_next_speaker_is_never_their_own_actor(sc
 
 async def test_the_director_can_cut_or_cue_someone_else_while_the_run_waits(scene, scripted):
     scripted.register("improv", throws_to("林小姐"))
-    r = Rehearsal(scene)
+    r = Rehearsal(scene, models=scripted)
     await r.play("林小姐", "console")
     watch = Watch(r)
     task = await r.start_run(3, start="刑警")
@@ -151,7 +151,7 @@ async def test_the_director_can_cut_or_cue_someone_else_while_the_run_waits(scen
 
 async def test_giving_the_role_back_while_the_run_waits_lets_the_model_play(scene, scripted):
     scripted.register("improv", throws_to("林小姐"))
-    r = Rehearsal(scene)
+    r = Rehearsal(scene, models=scripted)
     await r.play("林小姐", "console")
     watch = Watch(r)
     task = await r.start_run(2, start="刑警")
@@ -164,7 +164,7 @@ async def test_giving_the_role_back_while_the_run_waits_lets_the_model_play(scen
 
 async def test_refusals_for_players(scene, scripted):
     scripted.register("improv", throws_to("律師"))
-    r = Rehearsal(scene)
+    r = Rehearsal(scene, models=scripted)
     await r.play("林小姐", "discord:1")
     with pytest.raises(NotPlaying):
         await r.say("林小姐", "冒名。", player="discord:2")
@@ -190,11 +190,11 @@ async def test_refusals_for_players(scene, scripted):
 
 
 async def test_who_plays_whom_survives_a_restart_and_one_person_plays_one_actor(scene, scripted):
-    r = Rehearsal(scene)
+    r = Rehearsal(scene, models=scripted)
     await r.play("林小姐", "discord:7")
     await r.play("刑警", "discord:7")  # moving to another role gives the first one back
     await r.play("律師", "console")
-    again = Rehearsal(scene)
+    again = Rehearsal(scene, models=scripted)
     assert await again.players() == {"刑警": "discord:7", "律師": "console"}
     assert (await again.status()).players == (("刑警", "discord:7"), ("律師", "console"))
     await again.save_take()
@@ -205,7 +205,7 @@ async def test_a_stage_manager_pick_that_hands_a_person_the_ball_is_logged_with_
     scene, scripted
 ):
     scripted.register("improv", throws_to("律師"))
-    r = Rehearsal(scene)
+    r = Rehearsal(scene, models=scripted)
     await r.play("刑警", "console")
     await r.say("林小姐", "誰來說說？", cue="ANY")  # the director writes a line for her
     watch = Watch(r)

@@ -47,7 +47,7 @@ def prompts_of(scripted, actor: str, since: int = 0) -> list[str]:
 
 async def test_an_actor_never_hears_what_was_said_while_it_was_off_stage(scene, scripted):
     scripted.register("improv", marked_actor)
-    r = Rehearsal(scene)
+    r = Rehearsal(scene, models=scripted)
     await r.run(3, start="林小姐")
     await r.exit("律師")
     await r.run(4)
@@ -85,7 +85,7 @@ async def test_an_actor_never_hears_what_was_said_while_it_was_off_stage(scene, 
 
 async def test_an_off_stage_actor_is_never_scheduled_and_cannot_be_cued(scene, scripted):
     scripted.register("improv", marked_actor)
-    r = Rehearsal(scene)
+    r = Rehearsal(scene, models=scripted)
     await r.exit("律師")
     before = (scene / "transcript.md").read_text(encoding="utf-8")
     for refused in (r.cue("律師"), r.run(2, start="律師"), r.exit("律師"), r.say("律師", "我在。")):
@@ -102,7 +102,7 @@ async def test_an_off_stage_actor_is_never_scheduled_and_cannot_be_cued(scene, s
 
 
 async def test_nobody_on_stage_refuses_a_run(scene, scripted):
-    r = Rehearsal(scene)
+    r = Rehearsal(scene, models=scripted)
     for actor in ("林小姐", "刑警", "律師"):
         await r.exit(actor)
     with pytest.raises(NobodyOnStage):
@@ -116,7 +116,7 @@ async def test_on_stage_in_context_md_seeds_the_take_and_the_record_remembers_it
         encoding="utf-8",
     )
     scripted.register("improv", marked_actor)
-    r = Rehearsal(scene)
+    r = Rehearsal(scene, models=scripted)
     assert await r.on_stage() == ["林小姐", "刑警"]
     await r.run(2, start="林小姐")
     text = (scene / "transcript.md").read_text(encoding="utf-8")
@@ -126,12 +126,12 @@ async def test_on_stage_in_context_md_seeds_the_take_and_the_record_remembers_it
         context.read_text(encoding="utf-8").replace("on_stage: [林小姐, 刑警]\n", ""),
         encoding="utf-8",
     )
-    assert await Rehearsal(scene).on_stage() == ["林小姐", "刑警"]
+    assert await Rehearsal(scene, models=scripted).on_stage() == ["林小姐", "刑警"]
 
 
 async def test_takes_replay_and_a_restart_keep_who_was_on_stage_when(scene, scripted):
     scripted.register("improv", marked_actor)
-    r = Rehearsal(scene)
+    r = Rehearsal(scene, models=scripted)
     await r.run(2, start="林小姐")
     await r.exit("律師")
     await r.run(3)  # turns 3-5 without 律師
@@ -155,7 +155,7 @@ async def test_takes_replay_and_a_restart_keep_who_was_on_stage_when(scene, scri
 
     # A restart (a new Rehearsal on the same folder) derives the same stage from the files.
     before = len(scripted.calls)
-    fresh = Rehearsal(scene)
+    fresh = Rehearsal(scene, models=scripted)
     assert await fresh.on_stage() == ["林小姐", "刑警", "律師"]
     await fresh.cue("律師")
     prompt = prompts_of(scripted, "律師", before)[0]
@@ -165,7 +165,7 @@ async def test_takes_replay_and_a_restart_keep_who_was_on_stage_when(scene, scri
 
 async def test_an_entrance_after_missing_the_start_tells_only_that_time_passed(scene, scripted):
     scripted.register("improv", marked_actor)
-    r = Rehearsal(scene)
+    r = Rehearsal(scene, models=scripted)
     await r.exit("律師")
     await r.run(2, start="林小姐")
     await r.enter("律師")

@@ -12,6 +12,7 @@ from array import array
 import pytest
 
 from engine import prompts, tokens
+from engine.config import Config
 from engine.models import context_tokens
 from engine.prefix_cache import PrefixCache, SavedPrefix
 from engine.prompts import (
@@ -105,7 +106,7 @@ def test_an_unknown_model_is_counted_conservatively() -> None:
     ],
 )
 def test_context_size_per_provider(model: str, env: dict[str, str], size: int) -> None:
-    assert context_tokens(model, env) == size
+    assert context_tokens(model, Config.from_env(env)) == size
 
 
 # --- whole prompts --------------------------------------------------------------------------------

@@ -23,10 +23,10 @@ from engine.scripted import ScriptedRequest
 FORMS = {"林小姐": ("林小姐", "林", "林曉雯"), "刑警": ("刑警", "王警官"), "Al": ("Al",)}
 
 
-async def console(scene: Path, *lines: str) -> tuple[str, str, Console]:
+async def console(scene: Path, *lines: str, models=None) -> tuple[str, str, Console]:
     out, err = io.StringIO(), io.StringIO()
     stdin = io.StringIO("\n".join(lines) + "\nWAIT\nQUIT\n")
-    shell = Console(Rehearsal(scene), stdin=stdin, out=out, err=err)
+    shell = Console(Rehearsal(scene, models=models), stdin=stdin, out=out, err=err)
     assert await shell.run() == 0
     return out.getvalue(), err.getvalue(), shell
 
@@ -68,7 +68,7 @@ def test_an_exact_name_or_alias_opens_the_line_and_the_rest_is_kept(line, expect
     ],
 )
 async def test_a_console_cue_keeps_its_direction(scene, scripted, line, actor, direction):
-    out, err, _ = await console(scene, line)
+    out, err, _ = await console(scene, line, models=scripted)
     (prompt,) = prompts_of(scripted, actor)
     assert f"導演指示你這一輪：{direction}" in prompt
     assert "circus:" not in err
@@ -111,6 +111,7 @@ async def test_a_strange_take_or_turn_number_is_one_line_and_the_console_goes_on
         "RUN ²",
         f"RUN {huge}",
         "CUE 律師 STILL-HERE",
+        models=scripted,
     )
     errors = [line for line in err.splitlines() if line.startswith("circus:")]
     assert len(errors) == 7, err
@@ -156,7 +157,7 @@ async def test_circus_shows_a_fallback_turn_as_circus_made_never_as_the_actors_s
     scene, scripted
 ):
     scripted.register("improv", lambda r: "no tags at all")
-    out, err, _ = await console(scene, "CUE 林小姐")
+    out, err, _ = await console(scene, "CUE 林小姐", models=scripted)
     turn = out[out.index("[1] 林小姐") :]
     assert "（沉默）" in turn and "[circus] fallback" in turn
 
@@ -174,7 +175,7 @@ def test_a_model_still_being_waited_for_is_shown_on_stderr():
 
 async def test_the_console_prints_waiting_while_a_model_is_slow(scene, scripted, monkeypatch):
     monkeypatch.setenv("CIRCUS_WAITING_SECONDS", "0.01")
-    rehearsal, err, waiting = Rehearsal(scene), io.StringIO(), asyncio.Event()
+    rehearsal, err, waiting = Rehearsal(scene, models=scripted), io.StringIO(), asyncio.Event()
     rehearsal.events.listen(lambda e: waiting.set() if isinstance(e, StillWaiting) else None)
 
     async def slow(request: ScriptedRequest) -> str:

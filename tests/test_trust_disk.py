@@ -22,12 +22,12 @@ async def test_files_saved_with_a_bom_are_read_as_written(scene, scripted):
     (scene / "director_notes.md").write_bytes(
         b"\xef\xbb\xbf" + f"## 全體\n- {ALL_WHISPER}\n".encode()
     )
-    state = await Rehearsal(scene).state()
+    state = await Rehearsal(scene, models=scripted).state()
     assert state.souls["律師"].aliases == ("張律師",)  # the front matter was seen
     assert not state.souls["律師"].body.startswith(("\ufeff", "---"))
     assert state.language == "zh" and state.cast == list(CAST)
     scripted.register("improv", lambda r: line())
-    await Rehearsal(scene).cue("張律師")
+    await Rehearsal(scene, models=scripted).cue("張律師")
     (call,) = scripted.calls
     assert ALL_WHISPER in call.prompt and SOUL_MARKER["律師"] in call.prompt
     assert "\ufeff" not in call.prompt and "aliases:" not in call.prompt
@@ -109,7 +109,7 @@ async def test_symlinks_never_make_a_scene_unloadable_or_a_take_follow_them_out(
 
 async def test_a_file_where_a_folder_is_expected_is_named_never_a_crash(scene, scripted):
     (scene / "takes").write_text("a note to self", encoding="utf-8")
-    rehearsal = Rehearsal(scene)
+    rehearsal = Rehearsal(scene, models=scripted)
     assert (await rehearsal.list_takes()) == []
     with pytest.raises(BadSceneFile, match="takes.*where a folder is expected"):
         await rehearsal.save_take()

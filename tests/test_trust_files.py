@@ -11,6 +11,7 @@ import yaml
 
 from engine import Rehearsal, frontmatter
 from engine.casting import match_cue
+from engine.config import Config
 from engine.errors import BadName, BadSceneFile, Refused
 from engine.names import EVERYONE_WORDS, check_name, is_everyone
 from engine.notes import parse_notes
@@ -221,7 +222,7 @@ def test_names_that_merely_start_like_everyone_are_names(name):
     ],
 )
 def test_the_allow_list_defaults_to_the_models_the_operator_configured(env, allowed):
-    assert allowed_models(env) == allowed
+    assert allowed_models(Config.from_env(env)) == allowed
 
 
 @pytest.mark.parametrize(

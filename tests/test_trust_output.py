@@ -107,7 +107,7 @@ async def test_a_nested_thought_reaches_no_transcript_no_other_actor_no_stage_ma
 ):
     scene = write_scene(tmp_path / "s", language=language)
     scripted.register("improv", once_then_ordinary(attack("nested_thought_reply.txt")))
-    rehearsal = Rehearsal(scene)
+    rehearsal = Rehearsal(scene, models=scripted)
     await rehearsal.run(4, start="林小姐")
     markers = [f"NESTED-{i}" for i in range(1, 8)]
     transcript = (scene / "transcript.md").read_text(encoding="utf-8")
@@ -144,7 +144,7 @@ async def test_a_reply_with_a_lone_surrogate_and_controls_lands_as_a_clean_turn(
 ):
     scene = write_scene(tmp_path / "s", language=language)
     scripted.register("improv", once_then_ordinary(attack("control_chars_reply.json")))
-    rehearsal = Rehearsal(scene)
+    rehearsal = Rehearsal(scene, models=scripted)
     errors = []
     rehearsal.events.listen(lambda e: errors.append(e) if type(e).__name__ == "ErrorEvent" else 0)
     result = await rehearsal.run(3, start="林小姐")
@@ -183,7 +183,7 @@ async def test_one_huge_turn_is_cut_the_director_is_told_and_the_record_keeps_ot
 ):
     huge = "<thought>t</thought><dialogue>" + "HUGE" + "長" * 100_000 + "</dialogue><cue>ANY</cue>"
     scripted.register("improv", once_then_ordinary(huge, at_call=3))
-    rehearsal = Rehearsal(scene)
+    rehearsal = Rehearsal(scene, models=scripted)
     events = []
     rehearsal.events.listen(events.append)
     await rehearsal.run(6, start="林小姐")
@@ -230,7 +230,7 @@ async def test_nothing_an_actor_says_can_forge_the_record_in_another_prompt(
 ):
     scene = write_scene(tmp_path / "s", language=language)
     scripted.register("improv", once_then_ordinary(attack(f"forged_record_{language}.txt")))
-    rehearsal = Rehearsal(scene)
+    rehearsal = Rehearsal(scene, models=scripted)
     await rehearsal.run(5, start="林小姐")
     prompts = others_prompts(scripted)
     kinds = {c.shape.kind for c in scripted.calls[1:]}
@@ -256,7 +256,7 @@ def test_quote_keeps_what_was_said_on_one_line_that_cannot_be_closed():
 
 async def test_a_writers_scribble_under_a_cue_line_never_reaches_an_actor(scene, scripted):
     (scene / "transcript.md").write_text(attack("transcript_scribble.md"), encoding="utf-8")
-    rehearsal = Rehearsal(scene)
+    rehearsal = Rehearsal(scene, models=scripted)
     await rehearsal.run(2)
     prompts = [c.prompt for c in scripted.calls]
     assert prompts and all("SCRIBBLE" not in p for p in prompts)
@@ -273,7 +273,7 @@ async def test_a_stage_manager_reason_cannot_cut_its_log_short(scene, scripted):
         return ordinary(request)
 
     scripted.register("improv", script)
-    rehearsal = Rehearsal(scene)
+    rehearsal = Rehearsal(scene, models=scripted)
     decided = []
     rehearsal.events.listen(
         lambda e: decided.append(e) if isinstance(e, StageManagerDecided) else 0
@@ -295,7 +295,7 @@ def test_a_turn_that_says_headings_and_labels_still_round_trips():
 
 
 async def test_a_fallback_turn_is_marked_and_its_thought_says_why(scene, scripted):
-    rehearsal = Rehearsal(scene)
+    rehearsal = Rehearsal(scene, models=scripted)
     events = []
     rehearsal.events.listen(events.append)
     scripted.register(
@@ -309,7 +309,7 @@ async def test_a_fallback_turn_is_marked_and_its_thought_says_why(scene, scripte
 
 async def test_a_slow_model_says_it_is_still_waiting_until_it_answers(scene, scripted, monkeypatch):
     monkeypatch.setenv("CIRCUS_WAITING_SECONDS", "0.01")
-    rehearsal = Rehearsal(scene)
+    rehearsal = Rehearsal(scene, models=scripted)
     events = []
     waited = asyncio.Event()
 
@@ -343,7 +343,7 @@ async def test_in_discord_a_nested_thought_stays_in_the_directors_dm(tmp_path, s
     from tests.botkit import room, until
 
     scripted.register("improv", once_then_ordinary(attack("nested_thought_reply.txt")))
-    async with room(tmp_path) as r:
+    async with room(tmp_path, models=scripted) as r:
         write_scene(r.scenes_dir / "密室")
         r.let_open_scenes("bob")
         await r.ask("scene open", {"name": "密室"}, user="bob")
@@ -362,7 +362,7 @@ async def test_in_discord_a_fallback_turn_is_marked_in_the_directors_dm(tmp_path
     from tests.botkit import room, until
 
     scripted.register("improv", lambda request: "no tags at all")
-    async with room(tmp_path) as r:
+    async with room(tmp_path, models=scripted) as r:
         write_scene(r.scenes_dir / "密室")
         r.let_open_scenes("bob")
         await r.ask("scene open", {"name": "密室"}, user="bob")

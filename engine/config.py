@@ -1,0 +1,121 @@
+"""The operator's configuration: every CIRCUS_* environment variable, read once into a `Config`.
+
+Invariant: nothing else in the engine reads CIRCUS_* from the environment. A frontend builds
+one `Config.from_env(os.environ)` at startup and passes it down; `default_config()` is the
+fallback for callers that did not (a library user, a test). Values that fell back to a default
+when mistyped still do; those whose typo stops a run (the daily budgets) stay text here and are
+checked where they are used, so the error arrives where it did before.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from engine.errors import CircusError
+
+MAX_TURNS = 500  # the most turns one run may ask for (engine, console and CLI alike)
+DEFAULT_TURNS = 5  # a run or resume without a count (engine and Discord)
+DEFAULT_NUM_CTX = 8192  # Ollama: what Circus asks for (its own default silently cuts prompts)
+DEFAULT_REPLY_CAP = 2048
+DEFAULT_RETRIES = 2
+RETRY_BASE_SECONDS = 1.0
+WAITING_SECONDS = 10.0  # how often a slow turn says it is still waiting
+EMBEDDED_THREADS = 2
+EMBEDDED_CACHE_MB = 512  # 0 switches the embedded model's saved prompts off
+
+
+def _text(env: Mapping[str, str], key: str) -> str | None:
+    value = env.get(key)
+    return value.strip() if isinstance(value, str) and value.strip() else None
+
+
+def _int(env: Mapping[str, str], key: str, default: int, minimum: int) -> int:
+    try:
+        return max(minimum, int(env.get(key, default)))
+    except ValueError:
+        return default
+
+
+def _float(env: Mapping[str, str], key: str, default: float) -> float:
+    try:
+        return float(env.get(key) or default)
+    except ValueError:
+        return default
+
+
+def _strict(env: Mapping[str, str], key: str, default: float, whole: bool) -> float:
+    """A number whose typo must not be guessed around (retry counts and their pacing)."""
+    text = (env.get(key) or "").strip()
+    if not text:
+        return default
+    try:
+        value = int(text) if whole else float(text)
+    except ValueError:
+        value = -1
+    if value < 0 or value != value:
+        kind, kind_zh = ("a whole number ≥ 0", "≥ 0 的整數") if whole else ("a number ≥ 0", "≥ 0 的數字")
+        raise CircusError(
+            f"{key}={text!r} is not {kind} — fix it in the environment (.env).",
+            f"{key}={text!r} 不是{kind_zh}——請在環境設定（.env）修正。",
+        )
+    return value
+
+
+@dataclass(frozen=True)
+class Config:
+    """What the operator set. Empty or absent variables are None (or their default)."""
+
+    model: str | None = None  # CIRCUS_MODEL
+    stage_manager_model: str | None = None  # CIRCUS_STAGE_MANAGER_MODEL
+    api_base: str | None = None  # CIRCUS_API_BASE
+    turn_timeout: str | None = None  # CIRCUS_TURN_TIMEOUT (read with context.md's turn_timeout)
+    num_ctx: int = DEFAULT_NUM_CTX  # CIRCUS_NUM_CTX (at least 512)
+    max_reply_tokens: int = DEFAULT_REPLY_CAP  # CIRCUS_MAX_REPLY_TOKENS (at least 64)
+    model_retries: int = DEFAULT_RETRIES  # CIRCUS_MODEL_RETRIES
+    retry_base_seconds: float = RETRY_BASE_SECONDS  # CIRCUS_RETRY_BASE_SECONDS
+    waiting_seconds: float = WAITING_SECONDS  # CIRCUS_WAITING_SECONDS (at least 0.01)
+    model_prices: str | None = None  # CIRCUS_MODEL_PRICES: a JSON file, read with litellm
+    allowed_models: str | None = None  # CIRCUS_ALLOWED_MODELS, comma-separated
+    daily_budget_usd: str | None = None  # CIRCUS_DAILY_BUDGET_USD (checked by engine.budget)
+    daily_budget_tokens: str | None = None  # CIRCUS_DAILY_BUDGET_TOKENS
+    scenes_dir: Path = Path("scenes")  # CIRCUS_SCENES_DIR
+    templates_dir: Path | None = None  # CIRCUS_TEMPLATES_DIR (None: the repository's own)
+    embedded_threads: int = EMBEDDED_THREADS  # CIRCUS_EMBEDDED_THREADS (at least 1)
+    embedded_cache_mb: int = EMBEDDED_CACHE_MB  # CIRCUS_EMBEDDED_CACHE_MB (0: off)
+    scripted_latency: float = 0.0  # CIRCUS_SCRIPTED_LATENCY: seconds each scripted call waits
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str]) -> Config:
+        """Read every CIRCUS_* variable of `env` (raises CircusError for a mistyped retry count)."""
+        waiting = _float(env, "CIRCUS_WAITING_SECONDS", WAITING_SECONDS)
+        templates = _text(env, "CIRCUS_TEMPLATES_DIR")
+        return cls(
+            model=_text(env, "CIRCUS_MODEL"),
+            stage_manager_model=_text(env, "CIRCUS_STAGE_MANAGER_MODEL"),
+            api_base=_text(env, "CIRCUS_API_BASE"),
+            turn_timeout=env.get("CIRCUS_TURN_TIMEOUT") or None,
+            num_ctx=_int(env, "CIRCUS_NUM_CTX", DEFAULT_NUM_CTX, 512),
+            max_reply_tokens=_int(env, "CIRCUS_MAX_REPLY_TOKENS", DEFAULT_REPLY_CAP, 64),
+            model_retries=int(_strict(env, "CIRCUS_MODEL_RETRIES", DEFAULT_RETRIES, whole=True)),
+            retry_base_seconds=_strict(
+                env, "CIRCUS_RETRY_BASE_SECONDS", RETRY_BASE_SECONDS, whole=False
+            ),
+            waiting_seconds=max(waiting, 0.01),
+            model_prices=env.get("CIRCUS_MODEL_PRICES") or None,
+            allowed_models=env.get("CIRCUS_ALLOWED_MODELS") or None,
+            daily_budget_usd=env.get("CIRCUS_DAILY_BUDGET_USD") or None,
+            daily_budget_tokens=env.get("CIRCUS_DAILY_BUDGET_TOKENS") or None,
+            scenes_dir=Path(env.get("CIRCUS_SCENES_DIR") or "scenes"),
+            templates_dir=Path(templates) if templates else None,
+            embedded_threads=_int(env, "CIRCUS_EMBEDDED_THREADS", EMBEDDED_THREADS, 1),
+            embedded_cache_mb=_int(env, "CIRCUS_EMBEDDED_CACHE_MB", EMBEDDED_CACHE_MB, 0),
+            scripted_latency=_float(env, "CIRCUS_SCRIPTED_LATENCY", 0.0),
+        )
+
+
+def default_config() -> Config:
+    """The process environment as it is now, for callers not handed a Config by a frontend."""
+    return Config.from_env(os.environ)
