@@ -38,9 +38,9 @@ def pct(values: list[float], q: float) -> float:
 
 
 async def bench(scenes: int, turns: int, latency: float, channels: int) -> int:
-    os.environ["CIRCUS_MODEL"] = "scripted/improv"
-    os.environ["CIRCUS_SCRIPTED_LATENCY"] = str(latency)
     from bot.app import CircusBot
+    from engine import Config
+    from engine.scripted import ScriptedModels
     from tests.fakediscord import FakeDiscord
 
     acks: list[float] = []
@@ -58,7 +58,10 @@ async def bench(scenes: int, turns: int, latency: float, channels: int) -> int:
             channel_ids = [fake.channel_id] + [
                 fake.add_text_channel(f"room-{i}") for i in range(1, channels)
             ]
-            bot = CircusBot(scenes_dir, guild_id=fake.guild_id)
+            # every scene plays the scripted improv through one door (no environment involved)
+            config = Config(model="scripted/improv", scripted_latency=latency)
+            door = ScriptedModels(config=config)
+            bot = CircusBot(scenes_dir, guild_id=fake.guild_id, models=door, config=config)
             async with fake.connected(bot):
                 # Warm up litellm's import and the first model call outside the measurement.
                 warm = await timed(

@@ -25,8 +25,9 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from engine import Rehearsal, scripted  # noqa: E402
+from engine import Rehearsal  # noqa: E402
 from engine.events import TurnStarted  # noqa: E402
+from engine.scripted import ScriptedModels  # noqa: E402
 from engine.templates import new_scene  # noqa: E402
 
 
@@ -43,10 +44,8 @@ def help_seconds(runs: int) -> list[float]:
 
 
 async def cut_seconds(runs: int) -> list[float]:
-    os.environ["CIRCUS_SCRIPTED_LATENCY"] = "0.5"
     out = []
     for _ in range(runs):
-        scripted.reset()
         folder = Path(tempfile.mkdtemp()) / "scene"
         new_scene(folder, "wake")
         text = (folder / "context.md").read_text("utf-8")
@@ -56,7 +55,7 @@ async def cut_seconds(runs: int) -> list[float]:
             ),
             "utf-8",
         )
-        rehearsal = Rehearsal(folder)
+        rehearsal = Rehearsal(folder, models=ScriptedModels(latency=0.5))
         second = asyncio.Event()
         rehearsal.events.listen(
             lambda e, second=second: (
@@ -70,7 +69,6 @@ async def cut_seconds(runs: int) -> list[float]:
         await task
         out.append(time.perf_counter() - started)
         shutil.rmtree(folder.parent, ignore_errors=True)
-    os.environ.pop("CIRCUS_SCRIPTED_LATENCY", None)
     return out
 
 

@@ -49,10 +49,11 @@ def _replay_prompts(template: str, turns: int, root: Path) -> list[tuple[str, li
     """(speaker, messages, cast) of each turn of a scripted run, rebuilt for the embedded model."""
     import dataclasses
 
-    from engine import Rehearsal, prompts, scripted
+    from engine import Config, Rehearsal, prompts
+    from engine.scripted import ScriptedModels, ScriptedRequest
     from engine.templates import new_scene
 
-    def script(request: scripted.ScriptedRequest) -> str:
+    def script(request: ScriptedRequest) -> str:
         others = [a for a in request.shape.cast if a != request.shape.speaker]
         if request.shape.kind == "stage_manager":
             return f"NEXT: {request.shape.cast[0]}"
@@ -72,13 +73,11 @@ def _replay_prompts(template: str, turns: int, root: Path) -> list[tuple[str, li
         )
 
     zh = template == "interrogation"
-    scripted.register("replay", script)
-    os.environ["CIRCUS_MODEL"] = os.environ["CIRCUS_STAGE_MANAGER_MODEL"] = "scripted/replay"
+    config = Config(model="scripted/replay", stage_manager_model="scripted/replay")
+    door = ScriptedModels({"replay": script}, config=config)
     scene = new_scene(root / template, template)
-    asyncio.run(Rehearsal(scene).run(turns))
-    state = asyncio.run(Rehearsal(scene).state())
-    for key in ("CIRCUS_MODEL", "CIRCUS_STAGE_MANAGER_MODEL"):
-        os.environ.pop(key, None)
+    asyncio.run(Rehearsal(scene, models=door, config=config).run(turns))
+    state = asyncio.run(Rehearsal(scene, config=config).state())
     fields = {f.name for f in dataclasses.fields(prompts.ActorBrief)}
     extra = {"model": "circus-local/smollm2"} if "model" in fields else {}
     if "context_tokens" in fields:
@@ -132,10 +131,10 @@ def _replay_child(template: str, turns: int) -> None:
 
 
 async def _child(template: str, turns: int) -> None:
-    for key in ("CIRCUS_MODEL", "CIRCUS_STAGE_MANAGER_MODEL", "CIRCUS_API_BASE"):
-        os.environ.pop(key, None)
+    import dataclasses
+
     sys.path.insert(0, str(ROOT))
-    from engine import Rehearsal, embedded, llm
+    from engine import Config, Rehearsal, embedded, llm
     from engine.events import TurnCompleted
     from engine.templates import new_scene
 
@@ -168,7 +167,11 @@ async def _child(template: str, turns: int) -> None:
 
     with tempfile.TemporaryDirectory() as tmp:
         scene = new_scene(Path(tmp) / template, template)
-        rehearsal = Rehearsal(scene)
+        # every role on the embedded model, whatever the environment names
+        config = dataclasses.replace(
+            Config.from_env(os.environ), model=None, stage_manager_model=None, api_base=None
+        )
+        rehearsal = Rehearsal(scene, config=config)
         rehearsal.events.listen(on_event)
         began = time.perf_counter()
         mark["t"] = began

@@ -2,7 +2,7 @@
 
 Runs offline on the scripted model (instant, through litellm's real call path) and prints a
 markdown table. Engine overhead = a turn's wall time minus the time spent inside the model
-door (engine.llm.complete), i.e. prompt build + parse + persistence + events.
+door (the scripted door's `complete`), i.e. prompt build + parse + persistence + events.
 
     python bench/bench_engine.py [--turns 200]
 """
@@ -24,9 +24,9 @@ os.environ.setdefault("LITELLM_OFFLINE_MODE", "true")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from engine import Rehearsal, llm, scripted  # noqa: E402
+from engine import Config, Rehearsal, llm  # noqa: E402
 from engine.events import TurnCompleted  # noqa: E402
-from engine.scripted import ScriptedRequest  # noqa: E402
+from engine.scripted import ScriptedModels, ScriptedRequest  # noqa: E402
 from engine.templates import new_scene  # noqa: E402
 
 THOUGHTS = [
@@ -55,19 +55,31 @@ def realistic(request: ScriptedRequest) -> str:
     )
 
 
+# Every role plays the "bench" script, through its own door (no environment involved).
+CONFIG = Config(model="scripted/bench", stage_manager_model="scripted/bench")
+
+
 class ModelClock:
-    """Times every call through the model door so it can be subtracted from a turn."""
+    """A model door that times every call through the real one, to subtract it from a turn."""
 
-    def __init__(self) -> None:
+    def __init__(self, door: ScriptedModels) -> None:
         self.spent = 0.0
-        self._real = llm.complete
+        self.door = door
 
-    async def complete(self, call: llm.ModelCall) -> llm.ModelReply:
+    async def complete(
+        self, call: llm.ModelCall, *, gate: llm.SpendGate | None = None
+    ) -> llm.ModelReply:
         began = time.perf_counter()
         try:
-            return await self._real(call)
+            return await self.door.complete(call, gate=gate)
         finally:
             self.spent += time.perf_counter() - began
+
+    def price(self, model: str) -> llm.Price | None:
+        return self.door.price(model)
+
+    def warm(self) -> None:
+        self.door.warm()
 
 
 def add_fourth_actor(scene: Path) -> None:
@@ -83,9 +95,9 @@ def add_fourth_actor(scene: Path) -> None:
 async def overhead(turns: int, workdir: Path) -> dict[str, float]:
     scene = new_scene(workdir / "overhead", "interrogation")
     add_fourth_actor(scene)
-    clock = ModelClock()
-    llm.complete = clock.complete  # type: ignore[assignment]
-    rehearsal = Rehearsal(scene)
+    scripted = ScriptedModels({"bench": realistic}, config=CONFIG)
+    clock = ModelClock(scripted)
+    rehearsal = Rehearsal(scene, models=clock, config=CONFIG)
     per_turn: list[float] = []
     mark = {"t": 0.0, "model": 0.0}
 
@@ -102,7 +114,6 @@ async def overhead(turns: int, workdir: Path) -> dict[str, float]:
     calls_before = len(scripted.calls)
     mark["t"], mark["model"] = time.perf_counter(), clock.spent
     await rehearsal.run(turns)
-    llm.complete = clock._real  # type: ignore[assignment]
     ms = [x * 1000 for x in per_turn]
     early = statistics.median(ms[5:15])
     late = statistics.median(ms[-10:])
@@ -127,7 +138,8 @@ def common_prefix(a: str, b: str) -> int:
 
 async def prompts(turns: int, workdir: Path) -> dict[str, float]:
     scene = new_scene(workdir / "prompts", "interrogation")
-    rehearsal = Rehearsal(scene)
+    scripted = ScriptedModels({"bench": realistic}, config=CONFIG)
+    rehearsal = Rehearsal(scene, models=scripted, config=CONFIG)
     start = len(scripted.calls)
     await rehearsal.run(turns)
     litellm = llm.litellm_module()
@@ -160,9 +172,6 @@ async def main() -> None:
     parser.add_argument("--turns", type=int, default=200)
     parser.add_argument("--scene-turns", type=int, default=40)
     args = parser.parse_args()
-    scripted.register("bench", realistic)
-    os.environ["CIRCUS_MODEL"] = "scripted/bench"
-    os.environ["CIRCUS_STAGE_MANAGER_MODEL"] = "scripted/bench"
     with tempfile.TemporaryDirectory() as tmp:
         o = await overhead(args.turns, Path(tmp))
         p = await prompts(args.scene_turns, Path(tmp))

@@ -31,8 +31,8 @@ os.environ.setdefault("LITELLM_OFFLINE_MODE", "true")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from engine import Rehearsal, embedded, prompts, scripted  # noqa: E402
-from engine.scripted import ScriptedRequest  # noqa: E402
+from engine import Config, Rehearsal, embedded, prompts  # noqa: E402
+from engine.scripted import ScriptedModels, ScriptedRequest  # noqa: E402
 from engine.templates import new_scene  # noqa: E402
 
 THOUGHTS = [
@@ -129,10 +129,11 @@ def as_chatml(messages: Sequence[dict[str, str]]) -> str:
 async def scripted_scene(turns: int, workdir: Path) -> tuple[Path, list[ScriptedRequest]]:
     scene = new_scene(workdir / "prompts", "interrogation")
     add_fourth_actor(scene)
-    rehearsal = Rehearsal(scene)
-    start = len(scripted.calls)
-    await rehearsal.run(turns)
-    calls = [c for c in scripted.calls[start:] if c.shape.kind == "actor"]
+    # every role plays the "bench" script, through its own door (no environment involved)
+    config = Config(model="scripted/bench", stage_manager_model="scripted/bench")
+    scripted = ScriptedModels({"bench": realistic}, config=config)
+    await Rehearsal(scene, models=scripted, config=config).run(turns)
+    calls = [c for c in scripted.calls if c.shape.kind == "actor"]
     return scene, calls
 
 
@@ -163,9 +164,6 @@ async def main() -> None:
     parser.add_argument("--turns", type=int, default=200)
     parser.add_argument("--at", type=int, default=40, help="turn whose prompt is counted")
     args = parser.parse_args()
-    scripted.register("bench", realistic)
-    os.environ["CIRCUS_MODEL"] = "scripted/bench"
-    os.environ["CIRCUS_STAGE_MANAGER_MODEL"] = "scripted/bench"
     counters = {
         "o200k": tiktoken_counter("o200k_base"),
         "cl100k": tiktoken_counter("cl100k_base"),

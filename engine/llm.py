@@ -230,7 +230,9 @@ def _backoff(attempt: int, exc: BaseException, base: float) -> float:
     return base * (2**attempt) * (0.5 + random.random() / 2)
 
 
-async def _call_once(litellm: Any, call: ModelCall, model: str, local: dict[str, Any]) -> ModelReply:
+async def _call_once(
+    litellm: Any, call: ModelCall, model: str, local: dict[str, Any]
+) -> ModelReply:
     kwargs: dict[str, Any] = {
         "model": model,
         "messages": [dict(m) for m in call.messages],

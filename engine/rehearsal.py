@@ -121,7 +121,11 @@ class Rehearsal(StageCommands, HarvestCommands, SceneCommands):
 
     # ----------------------------------------------------------------- running
     async def start_run(
-        self, turns: int = DEFAULT_TURNS, start: str | None = None, mode: str = "run", direction: str = ""
+        self,
+        turns: int = DEFAULT_TURNS,
+        start: str | None = None,
+        mode: str = "run",
+        direction: str = "",
     ) -> asyncio.Task[RunResult]:
         """Start a run in the background and return its task (SceneBusy if one is going).
 

@@ -104,7 +104,9 @@ class ScriptedModels(llm.LiteLLMModels):
         self.calls.clear()
         self._counts.clear()
 
-    async def answer(self, model: str, messages: list[dict[str, Any]], shape: llm.ReplyShape) -> str:
+    async def answer(
+        self, model: str, messages: list[dict[str, Any]], shape: llm.ReplyShape
+    ) -> str:
         name = model.split("/", 1)[1] if model.startswith("scripted/") else model
         with self._lock:
             index = self._counts.get(name, 0)
