@@ -10,7 +10,7 @@ import asyncio
 
 import pytest
 
-from engine import scripted
+from engine.scripted import ScriptedRequest, improv
 from tests.botkit import copy_template, finished, room, until
 from tests.conftest import SOUL_MARKER, WHISPER_MARKER, write_scene
 
@@ -73,7 +73,7 @@ WALL_DIRECTION = "DIRECTION-SECRET"
 WALL_NOTE = "NOTE-SECRET"
 
 
-def walls_script(request: scripted.ScriptedRequest) -> str:
+def walls_script(request: ScriptedRequest) -> str:
     shape = request.shape
     if shape.kind == "stage_manager":
         return f"NEXT: {shape.cast[request.index % len(shape.cast)]}\nREASON: {WALL_REASON}"
@@ -169,13 +169,13 @@ class Gate:
         self.release = asyncio.Event()
         self.actor_calls = 0
 
-    async def __call__(self, request: scripted.ScriptedRequest) -> str:
+    async def __call__(self, request: ScriptedRequest) -> str:
         if request.shape.kind == "actor":
             self.actor_calls += 1
             if self.actor_calls >= 2:
                 self.waiting.set()
                 await self.release.wait()
-        return scripted.improv(request)
+        return improv(request)
 
 
 async def test_cut_during_a_run_stops_it_and_nothing_half_made_lands(tmp_path, scripted):
@@ -299,7 +299,7 @@ async def test_long_lines_are_split_under_2000_characters(tmp_path, scripted):
     speech = " ".join(f"Sentence number {i} is here." for i in range(52))  # < 1500 chars
     gesture = " ".join(f"Gesture {i}." for i in range(50))  # < 600 chars
 
-    def long_script(request: scripted.ScriptedRequest) -> str:
+    def long_script(request: ScriptedRequest) -> str:
         if request.index == 0:
             return (
                 f"<thought>t</thought><action>{gesture}</action><dialogue>{speech}</dialogue>"

@@ -16,8 +16,8 @@ import pytest
 from bot.harvest import parse_take, render_pick_line, voter_name
 from bot.reports import report_numbers
 from bot.votes import is_star, voter
-from engine import scripted
 from engine.picks import Pick, parse_picks
+from engine.scripted import ScriptedRequest
 from engine.turns import parse_transcript
 from tests.botkit import finished, room, until
 from tests.conftest import write_scene
@@ -229,7 +229,7 @@ async def test_every_post_of_a_long_line_is_that_turn(tmp_path, scripted):
     long_action = "。".join(f"他動作{i}很慢" for i in range(80))[:590]
     long_line = "。".join(f"第{i}句話說得很長很長" for i in range(140))[:1490]
 
-    def script(request: scripted.ScriptedRequest) -> str:
+    def script(request: ScriptedRequest) -> str:
         if request.shape.kind == "stage_manager":
             return f"NEXT: {request.shape.cast[0]}\nREASON: first"
         return (
@@ -307,7 +307,7 @@ async def test_take_compare_is_private_and_long_ones_come_as_a_file(tmp_path):
         assert "take_" in await r.ask("take compare", {"a": "9"}, channel=thread, user="bob")
 
 
-def wordy(request: scripted.ScriptedRequest) -> str:
+def wordy(request: ScriptedRequest) -> str:
     """Long lines, so that a comparison of a few turns outgrows one Discord message."""
     shape = request.shape
     if shape.kind == "stage_manager":

@@ -490,7 +490,9 @@ async def test_a_servers_daily_budget_is_shared_by_its_scenes_and_survives_a_res
     assert "CIRCUS_DAILY_BUDGET_USD" in message and "明天" in message
 
     # Another server has its own day.
-    assert (await Rehearsal(other_server, models=scripted, account="discord-2").run(1)).reason == "completed"
+    assert (
+        await Rehearsal(other_server, models=scripted, account="discord-2").run(1)
+    ).reason == "completed"
     # The console (no account) is bound only by the scene's own budget.
     assert (await Rehearsal(second, models=scripted).run(1)).reason == "completed"
 

@@ -292,7 +292,9 @@ async def test_one_run_per_scene_and_many_scenes_at_once(scene, tmp_path, script
     with pytest.raises(SceneBusy, match="already running"):
         await rehearsal.start_run(1)
     with pytest.raises(SceneBusy):
-        await Rehearsal(scene, models=scripted).run(1)  # another process-level holder of the same folder
+        await Rehearsal(scene, models=scripted).run(
+            1
+        )  # another process-level holder of the same folder
     other = tmp_path / "second"
     shutil.copytree(
         scene, other, ignore=shutil.ignore_patterns(".circus", "transcript.md", "backstage")
