@@ -92,10 +92,9 @@ def add_fourth_actor(scene: Path) -> None:
     ctx.write_text(text, encoding="utf-8")
 
 
-async def overhead(turns: int, workdir: Path) -> dict[str, float]:
+async def overhead(turns: int, workdir: Path, scripted: ScriptedModels) -> dict[str, float]:
     scene = new_scene(workdir / "overhead", "interrogation")
     add_fourth_actor(scene)
-    scripted = ScriptedModels({"bench": realistic}, config=CONFIG)
     clock = ModelClock(scripted)
     rehearsal = Rehearsal(scene, models=clock, config=CONFIG)
     per_turn: list[float] = []
@@ -136,9 +135,8 @@ def common_prefix(a: str, b: str) -> int:
     return i
 
 
-async def prompts(turns: int, workdir: Path) -> dict[str, float]:
+async def prompts(turns: int, workdir: Path, scripted: ScriptedModels) -> dict[str, float]:
     scene = new_scene(workdir / "prompts", "interrogation")
-    scripted = ScriptedModels({"bench": realistic}, config=CONFIG)
     rehearsal = Rehearsal(scene, models=scripted, config=CONFIG)
     start = len(scripted.calls)
     await rehearsal.run(turns)
@@ -173,8 +171,10 @@ async def main() -> None:
     parser.add_argument("--scene-turns", type=int, default=40)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
-        o = await overhead(args.turns, Path(tmp))
-        p = await prompts(args.scene_turns, Path(tmp))
+        # one door for both scenes: the script's turn index runs on across them
+        scripted = ScriptedModels({"bench": realistic}, config=CONFIG)
+        o = await overhead(args.turns, Path(tmp), scripted)
+        p = await prompts(args.scene_turns, Path(tmp), scripted)
     rows = [
         ("engine overhead per turn, median", f"{o['median_ms']:.2f} ms", "≤ 5 ms"),
         ("engine overhead per turn, p95", f"{o['p95_ms']:.2f} ms", ""),

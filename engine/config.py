@@ -21,6 +21,7 @@ DEFAULT_TURNS = 5  # a run or resume without a count (engine and Discord)
 DEFAULT_NUM_CTX = 8192  # Ollama: what Circus asks for (its own default silently cuts prompts)
 DEFAULT_REPLY_CAP = 2048
 DEFAULT_RETRIES = 2
+DEFAULT_TURN_TIMEOUT = 120.0  # seconds one model call may take
 RETRY_BASE_SECONDS = 1.0
 WAITING_SECONDS = 10.0  # how often a slow turn says it is still waiting
 EMBEDDED_THREADS = 2

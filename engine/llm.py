@@ -19,7 +19,7 @@ import threading
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
-from engine.config import Config, default_config
+from engine.config import DEFAULT_RETRIES, DEFAULT_TURN_TIMEOUT, Config, default_config
 from engine.errors import CircusError, ModelError
 
 if TYPE_CHECKING:
@@ -57,11 +57,11 @@ class ModelCall:
     messages: tuple[dict[str, str], ...]
     temperature: float | None = None
     api_base: str | None = None
-    timeout: float = 120.0
+    timeout: float = DEFAULT_TURN_TIMEOUT
     fallback_model: str | None = None
     shape: ReplyShape = field(default_factory=lambda: ReplyShape("free"))
     max_tokens: int | None = None
-    retries: int = 2
+    retries: int = DEFAULT_RETRIES
     extra: dict[str, Any] = field(default_factory=dict)
 
 

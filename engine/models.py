@@ -10,11 +10,10 @@ import functools
 from collections.abc import Mapping
 from typing import Any
 
-from engine.config import Config, default_config
+from engine.config import DEFAULT_TURN_TIMEOUT, Config, default_config
 from engine.llm import EMBEDDED_MODEL, litellm_module
 from engine.soul import Soul
 
-DEFAULT_TURN_TIMEOUT = 120.0
 EMBEDDED_CONTEXT = 8192  # SmolLM2's trained context; engine.embedded runs it at this size
 UNKNOWN_CONTEXT = 8192  # a model whose context neither we nor litellm's model table know
 
