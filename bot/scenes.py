@@ -139,7 +139,7 @@ def build(templates: list[str]) -> app_commands.Group:
         await defer(interaction)
         # Load it before anything is made: a broken scene gets no thread, and its opener (a
         # director from now on) reads what to fix.
-        await Rehearsal(bot.scenes_dir / name).state()
+        await Rehearsal(bot.scenes_dir / name, config=bot.config).state()
         thread = await open_thread(interaction, name, directors)
         lang = bot.stages[name].lang
         await reply(interaction, t("scene_opened", lang, scene=name, thread=thread.mention))
