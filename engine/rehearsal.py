@@ -83,15 +83,13 @@ class RunResult:
 class Rehearsal(StageCommands, HarvestCommands, SceneCommands):
     """Director commands for one scene folder. Frontends hold one per scene."""
 
-    def __init__(
-        self, root: Path | str, hub: EventHub | None = None, *, account: str | None = None
-    ) -> None:
+    def __init__(self, root: Path | str, *, account: str | None = None) -> None:
         """`account` names whose daily budget the runs spend (the bot: discord-<guild id>);
         its ledger lives beside the scene, under <scenes folder>/.circus/spend/."""
         self.files = SceneFiles(Path(root))
         self.root = self.files.root
         self.name = self.files.name
-        self.events = hub or EventHub()
+        self.events = EventHub()
         self.account = account
         self.ledger = Ledger(self.root.parent, account) if account else None
         self._spend: SpendGuard | None = None

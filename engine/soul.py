@@ -13,9 +13,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engine import frontmatter
-from engine.settings import SoulSettings, soul_settings
+from engine.settings import soul_settings
 
-SETTINGS = tuple(SoulSettings.model_fields)
 PRIOR_STORY_HEADINGS = ("前期劇本", "前期剧本", "前情", "prior story", "backstory so far")
 _SECTION = re.compile(r"^## (.+?)\s*$", re.M)
 
