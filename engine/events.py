@@ -34,8 +34,10 @@ class TurnStarted(Event):
     total: int = 1
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class TurnCompleted(Event):
+    """A turn landed. Built with keywords: fifteen fields are too many to read by position."""
+
     take: int
     turn: int
     actor: str
