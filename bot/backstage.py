@@ -2,10 +2,10 @@
 
 Invariants: this is the only way private text leaves the bot, and it goes only to the user ids
 it is given (a scene's directors) in their DM channels — never to a guild channel or thread.
-Each director has one ordered inbox (bot.serial); queued items are packed into as few ≤2000-character DMs
-as fit (an item with an enclosure — a file, an embed — travels alone, in order). A director
-whose DMs are closed (50007) is told once, privately (an ephemeral
-follow-up to their latest interaction, or to their next one), how to open them.
+Each director has one ordered inbox (bot.serial); queued items are packed into as few
+≤2000-character DMs as fit (an item with an enclosure — a file, an embed — travels alone, in
+order). A director whose DMs are closed (50007) is told once, privately (an ephemeral follow-up
+to their latest interaction, or to their next one), how to open them.
 """
 
 from __future__ import annotations

@@ -1,10 +1,10 @@
 """The harvest (pan for gold): picks, the Discord message map, exports, take reports and diffs.
 
-A command group of Rehearsal, built on engine.scene_access. "current" is the working transcript, numbered last saved take + 1; any
-other number must be a saved take. picks.md is read-modify-written under its own short lock; a
-pick of the current take keeps its number, which the take gets when it is saved, and a replay
-re-points it at the saved take it equals (never at the new attempt's turns). Every refusal is
-raised before anything is written.
+A command group of Rehearsal, built on engine.scene_access. "current" is the working transcript,
+numbered last saved take + 1; any other number must be a saved take. picks.md is
+read-modify-written under its own short lock; a pick of the current take keeps its number, which
+the take gets when it is saved, and a replay re-points it at the saved take it equals (never at
+the new attempt's turns). Every refusal is raised before anything is written.
 """
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
 """The director's commands that are not a run: whispers, souls, takes, replay and status.
 
-A command group of Rehearsal, built on engine.scene_access (the scene's files, events and lock). Every whole-scene change
-takes the cross-process run lock, so a take or a replay never sees another process's half-made
-turn; notes are read-modify-written under their own short lock.
+A command group of Rehearsal, built on engine.scene_access (the scene's files, events and lock).
+Every whole-scene change takes the cross-process run lock, so a take or a replay never sees
+another process's half-made turn; notes are read-modify-written under their own short lock.
 """
 
 from __future__ import annotations

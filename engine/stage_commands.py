@@ -1,10 +1,11 @@
 """The director's stage commands — enter, exit, event — and a person playing a character.
 
-A command group of Rehearsal, built on engine.scene_access. Every command checks everything before it writes (a refusal writes
-nothing), and writes under the cross-process run lock through the store's journal, so a block
-lands whole and never between a run's read of the record and its commit. Who plays whom lives
-in .circus/players.json (outside takes), so a restart keeps it. A played line is an ordinary
-turn on the record; only usage rows and frontends know a person wrote it.
+A command group of Rehearsal, built on engine.scene_access. Every command checks everything
+before it writes (a refusal writes nothing), and writes under the cross-process run lock through
+the store's journal, so a block lands whole and never between a run's read of the record and its
+commit. Who plays whom lives in .circus/players.json (outside takes), so a restart keeps it. A
+played line is an ordinary turn on the record; only usage rows and frontends know a person wrote
+it.
 """
 
 from __future__ import annotations
