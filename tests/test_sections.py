@@ -115,7 +115,9 @@ def test_picks_a_writers_heading_stays_in_the_pick_above():
 
 
 SOULS = [
-    # body, after replace_prior_story(body, "NEW"), bio_part(body)
+    # body, after replace_prior_story(body, "NEW"), bio_part(body). Pinned as it is today: the
+    # blank lines under the heading are kept and one more is added, so they grow with every
+    # redraft (reported in #8's seam-layers note, not changed in a refactor).
     ("bio\n## 前期劇本  \n  \n\nold\n## 導演\nx",
      "bio\n## 前期劇本  \n  \n\n\nNEW\n\n## 導演\nx", "bio\n## 導演\nx"),
     ("## 前期劇本\nold\n## 導演\nx", "## 前期劇本\n\nNEW\n\n## 導演\nx", "## 導演\nx"),
