@@ -4,6 +4,7 @@ No frontend lives here: the console and the Discord bot call `Rehearsal` command
 the events it emits. Importing the engine is cheap; litellm loads on the first model call.
 """
 
+from engine.catalog import is_zh, lang_of, say
 from engine.errors import CircusError
 from engine.events import Event, EventHub
 from engine.picks import Pick
@@ -14,4 +15,7 @@ from engine.view import Actor, LastTurn, SceneView
 __all__ = [
     "Actor", "CircusError", "Event", "EventHub", "LastTurn", "Pick", "Rehearsal", "ReplayResult",
     "RunResult", "SceneView", "Status",
+    "is_zh",
+    "lang_of",
+    "say",
 ]  # fmt: skip

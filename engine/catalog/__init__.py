@@ -1,0 +1,64 @@
+"""Every fixed sentence Circus says, to a model or to a person: one catalog per language.
+
+`en.py` and `zh.py` each hold one dict, key -> str.format template, with the same keys and
+the same placeholders (tests/test_catalog.py). `is_zh` is the one place that decides which
+language a setting or a Discord locale means; `say` fills a template in it. Plain dicts: cheap.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from engine.catalog.en import TEXT as EN
+from engine.catalog.zh import TEXT as ZH
+
+CATALOGS: Mapping[str, Mapping[str, str]] = {"en": EN, "zh": ZH}
+
+
+def is_zh(language: object) -> bool:
+    """A scene's `language` setting or a Discord locale means Chinese: it starts with "zh"."""
+    return str(language or "").lower().startswith("zh")
+
+
+def lang_of(language: object) -> str:
+    """The catalog for `language`: "zh" or "en" (everything not Chinese is English)."""
+    return "zh" if is_zh(language) else "en"
+
+
+class Phrase:
+    """A catalog sentence not yet given a language: a value inside another sentence (rendered
+    in that sentence's language), or the message an error carries until a frontend shows it."""
+
+    __slots__ = ("key", "values")
+
+    def __init__(self, key: str, /, **values: object) -> None:
+        self.key = key
+        self.values = values
+
+    def render(self, language: object) -> str:
+        return say(self.key, language, **self.values)
+
+    def __repr__(self) -> str:
+        return f"Phrase({self.key!r}, **{self.values!r})"
+
+
+def say(key: str, language: object, /, **values: object) -> str:
+    """The sentence `key` in `language`, filled with `values`: a Phrase value is said in the
+    same language, and a list or tuple is joined with the language's separator (", " / "、")."""
+    template = CATALOGS[lang_of(language)][key]
+    if not values:
+        return template
+    filled = {}
+    for name, value in values.items():
+        if isinstance(value, Phrase):
+            value = value.render(language)
+        elif isinstance(value, list | tuple):
+            value = CATALOGS[lang_of(language)]["list.sep"].join(map(str, value))
+        filled[name] = value
+    return template.format(**filled)
+
+
+def labels(prefix: str, language: object) -> dict[str, str]:
+    """Every `prefix.NAME` template in `language`, as {NAME: text} (a table of labels)."""
+    table = CATALOGS[lang_of(language)]
+    return {k[len(prefix) + 1 :]: v for k, v in table.items() if k.startswith(prefix + ".")}
