@@ -18,7 +18,7 @@ from discord import app_commands
 from bot.commands import actor_choices
 from bot.edge import defer, directed, reply, scene_of
 from bot.render import split_message
-from engine import say
+from engine import say as catalog_say
 from engine.errors import NotPlaying
 from engine.events import Event, StageChanged, WaitingForPlayer
 
@@ -30,7 +30,7 @@ PLAYER = "discord:{}"  # how a member is named in .circus/players.json
 
 def say_text(key: str, lang: str, **values: object) -> str:
     """The stage line `bot.stage.<key>` of engine's catalog in `lang`."""
-    return say("bot.stage." + key, lang, **values)
+    return catalog_say("bot.stage." + key, lang, **values)
 
 
 def player_id(user: discord.abc.Snowflake) -> str:

@@ -53,7 +53,10 @@ def _known(what: str) -> object:
 class BadName(CircusError):
     def __init__(self, what: str, name: str, why: str, /, **values: object) -> None:
         super().__init__(
-            "error.bad_name", what=_known(what), name=name, why=Phrase(f"error.name.{why}", **values)
+            "error.bad_name",
+            what=_known(what),
+            name=name,
+            why=Phrase(f"error.name.{why}", **values),
         )
 
 
@@ -144,9 +147,7 @@ class Refused(CircusError):
 class UnknownActor(CircusError):
     def __init__(self, name: str, cast: Iterable[str]) -> None:
         cast = tuple(cast)
-        super().__init__(
-            "error.unknown_actor", name=name, cast=cast or Phrase("error.cast_nobody")
-        )
+        super().__init__("error.unknown_actor", name=name, cast=cast or Phrase("error.cast_nobody"))
 
 
 class SceneBusy(CircusError):

@@ -14,7 +14,7 @@ TEXT: dict[str, str] = {
     "error.name.not_text": "it must be text",
     "error.name.empty": "it is empty",
     "error.name.dot": "it may not start with a dot",
-    "error.name.forbidden": "it may not contain / \\ : * ? \" < > |",
+    "error.name.forbidden": 'it may not contain / \\ : * ? " < > |',
     "error.name.control": "it may not contain control characters",
     "error.name.too_long": "it is longer than 64 characters",
     "error.name.reserved": "it is a reserved word",
@@ -76,18 +76,9 @@ TEXT: dict[str, str] = {
     "prompt.present": "{at} (On stage: {names})",
     "prompt.missed": "(While you were out, {turns} turns happened.)",
     "prompt.thought_then": "(your private thought then)",
-    "prompt.your_character": (
-        "# Your character (only you know this)\n"
-        "{soul}"
-    ),
-    "prompt.public_stage": (
-        "# The stage (public facts)\n"
-        "{context}"
-    ),
-    "prompt.on_stage": (
-        "# On stage\n"
-        "{cast}"
-    ),
+    "prompt.your_character": ("# Your character (only you know this)\n{soul}"),
+    "prompt.public_stage": ("# The stage (public facts)\n{context}"),
+    "prompt.on_stage": ("# On stage\n{cast}"),
     "prompt.note_everyone": "Director's note to everyone: {note}",
     "prompt.note_you": "Director's note to you only: {note}",
     "prompt.direction": "Direction for this turn: {direction}",
@@ -102,18 +93,9 @@ TEXT: dict[str, str] = {
         "REASON: one sentence"
     ),
     "prompt.sm.silent_for": "- {actor} (silent for {turns} turns)",
-    "prompt.sm.stage": (
-        "# The stage\n"
-        "{context}"
-    ),
-    "prompt.sm.note_everyone": (
-        "# Director's note to everyone\n"
-        "{note}"
-    ),
-    "prompt.sm.just_now": (
-        "Just now: {what}\n"
-        "Who reacts first?"
-    ),
+    "prompt.sm.stage": ("# The stage\n{context}"),
+    "prompt.sm.note_everyone": ("# Director's note to everyone\n{note}"),
+    "prompt.sm.just_now": ("Just now: {what}\nWho reacts first?"),
     "prompt.sm.no_cue": "(nobody)",
     "prompt.sm.cued": "{actor} cued {cue}. Who speaks next?",
     "prompt.sm.not_started": "The scene has not started. Who speaks first?",
@@ -130,10 +112,7 @@ TEXT: dict[str, str] = {
         "Write the prior story as {actor} knows it."
     ),
     "prompt.unreadable": "(this turn's reply could not be read)",
-    "prompt.raw_reply": (
-        "\n"
-        "Raw reply: {raw}"
-    ),
+    "prompt.raw_reply": ("\nRaw reply: {raw}"),
     "prompt.stays_silent": "(stays silent)",
     # --- the record's labels in transcript.md, picks.md, notes.md, soul.md (parsed back in every language)
     "label.action": "Action",
@@ -244,10 +223,7 @@ TEXT: dict[str, str] = {
     "bot.need_text_channel": "Use `/scene new` in a text channel: the scene gets its own thread there.",
     "bot.scene_created": "Scene **{scene}** is ready in {thread}. You direct it — try `/run turns:5` there.",
     "bot.scene_opened": "Scene **{scene}** now plays in {thread}.",
-    "bot.scene_list": (
-        "Scenes:\n"
-        "{lines}"
-    ),
+    "bot.scene_list": ("Scenes:\n{lines}"),
     "bot.scene_list_none": "No scenes yet — create one with `/scene new`.",
     "bot.scene_unbound": "not in a thread",
     "bot.scene_card_context": "**Scene: {scene}**",
@@ -265,10 +241,7 @@ TEXT: dict[str, str] = {
     "bot.note_all": "📝 Note whispered to everyone.",
     "bot.note_actor": "📝 Note whispered to {actor}.",
     "bot.take_saved": "🎬 Saved as take {take}.",
-    "bot.take_list": (
-        "Takes:\n"
-        "{lines}"
-    ),
+    "bot.take_list": ("Takes:\n{lines}"),
     "bot.take_line": "**take {n}** · {turns} turns · {last}",
     "bot.take_list_none": "No takes saved yet — `/take save` keeps the current one.",
     "bot.replay_done": "⏮ From take {from_take} up to turn {kept}: this is now take {take}. `/resume` to play on.",
@@ -277,10 +250,7 @@ TEXT: dict[str, str] = {
     "bot.take_saved_choice": "take {n} · {turns} turns",
     "bot.bad_take": "“{value}” is not a take — give a take number, or `current` for the one being played.",
     "bot.picks_none": "No picks yet — star an actor's line in the thread (⭐) to vote for it.",
-    "bot.picks_list": (
-        "**Picks** ({count}):\n"
-        "{lines}"
-    ),
+    "bot.picks_list": ("**Picks** ({count}):\n{lines}"),
     "bot.picks_line": "take {take} · turn {turn} · **{actor}** ⭐ {votes} — {line}{who}",
     "bot.picks_file": "{count} picks — the list is attached (picks.md).",
     "bot.compare_file": "Take {a} and take {b} compared — the comparison is attached.",
@@ -350,10 +320,7 @@ TEXT: dict[str, str] = {
     "bot.stage.enter": "*{actor} enters.*",
     "bot.stage.exit": "*{actor} exits.*",
     "bot.stage.event": "**[Event]** {text}",
-    "bot.stage.opening": (
-        "**[Opening]**\n"
-        "{text}"
-    ),
+    "bot.stage.opening": ("**[Opening]**\n{text}"),
     "bot.stage.present": "*On stage: {names}*",
     "bot.stage.waiting": "⏳ The scene waits for **{actor}** — {mention}, your line: `/say`",
     "bot.stage.entered": "{actor} is on stage.",

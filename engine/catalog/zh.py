@@ -15,7 +15,7 @@ TEXT: dict[str, str] = {
     "error.name.not_text": "名稱必須是文字",
     "error.name.empty": "名稱是空的",
     "error.name.dot": "不能以點開頭",
-    "error.name.forbidden": "不能包含 / \\ : * ? \" < > |",
+    "error.name.forbidden": '不能包含 / \\ : * ? " < > |',
     "error.name.control": "不能包含控制字元",
     "error.name.too_long": "超過 64 個字",
     "error.name.reserved": "這是保留字",
@@ -77,18 +77,9 @@ TEXT: dict[str, str] = {
     "prompt.present": "{at} （在場：{names}）",
     "prompt.missed": "（你不在場的時候，過了 {turns} 輪。）",
     "prompt.thought_then": "（你當時的內心）",
-    "prompt.your_character": (
-        "# 你的角色（只有你知道）\n"
-        "{soul}"
-    ),
-    "prompt.public_stage": (
-        "# 舞台（所有人都知道的事實）\n"
-        "{context}"
-    ),
-    "prompt.on_stage": (
-        "# 在場角色\n"
-        "{cast}"
-    ),
+    "prompt.your_character": ("# 你的角色（只有你知道）\n{soul}"),
+    "prompt.public_stage": ("# 舞台（所有人都知道的事實）\n{context}"),
+    "prompt.on_stage": ("# 在場角色\n{cast}"),
     "prompt.note_everyone": "導演對全體的耳語：{note}",
     "prompt.note_you": "導演只對你說：{note}",
     "prompt.direction": "導演指示你這一輪：{direction}",
@@ -103,18 +94,9 @@ TEXT: dict[str, str] = {
         "REASON: 一句理由"
     ),
     "prompt.sm.silent_for": "- {actor}（已 {turns} 輪沒說話）",
-    "prompt.sm.stage": (
-        "# 舞台\n"
-        "{context}"
-    ),
-    "prompt.sm.note_everyone": (
-        "# 導演對全體的耳語\n"
-        "{note}"
-    ),
-    "prompt.sm.just_now": (
-        "剛剛發生：{what}\n"
-        "誰先反應？"
-    ),
+    "prompt.sm.stage": ("# 舞台\n{context}"),
+    "prompt.sm.note_everyone": ("# 導演對全體的耳語\n{note}"),
+    "prompt.sm.just_now": ("剛剛發生：{what}\n誰先反應？"),
     "prompt.sm.no_cue": "（空白）",
     "prompt.sm.cued": "{actor} 把球丟給 {cue}。下一位是誰？",
     "prompt.sm.not_started": "戲還沒開始。誰先開口？",
@@ -131,10 +113,7 @@ TEXT: dict[str, str] = {
         "請寫出{actor}所知道的前期劇本。"
     ),
     "prompt.unreadable": "（這一輪的回覆無法解析）",
-    "prompt.raw_reply": (
-        "\n"
-        "原文：{raw}"
-    ),
+    "prompt.raw_reply": ("\n原文：{raw}"),
     "prompt.stays_silent": "（沉默）",
     # --- the record's labels in transcript.md, picks.md, notes.md, soul.md (parsed back in every language)
     "label.action": "動作",
@@ -147,9 +126,7 @@ TEXT: dict[str, str] = {
     "stage.exit": "退場",
     "stage.present": "在場",
     "picks.header": (
-        "# 精選台詞\n"
-        "\n"
-        "從排演裡淘出來的好句子：每一條是某次排演（take）的某一輪，⭐ 是投票的人。\n"
+        "# 精選台詞\n\n從排演裡淘出來的好句子：每一條是某次排演（take）的某一輪，⭐ 是投票的人。\n"
     ),
     "notes.title": "# 導演耳語",
     "notes.everyone": "全體",
@@ -245,10 +222,7 @@ TEXT: dict[str, str] = {
     "bot.need_text_channel": "請在文字頻道裡用 `/scene new`：這場戲會在那裡開一個自己的討論串。",
     "bot.scene_created": "場景 **{scene}** 已在 {thread} 準備好。你是導演——到那裡試試 `/run turns:5`。",
     "bot.scene_opened": "場景 **{scene}** 現在在 {thread} 上演。",
-    "bot.scene_list": (
-        "場景：\n"
-        "{lines}"
-    ),
+    "bot.scene_list": ("場景：\n{lines}"),
     "bot.scene_list_none": "還沒有場景——用 `/scene new` 開一場。",
     "bot.scene_unbound": "尚未接上討論串",
     "bot.scene_card_context": "**場景：{scene}**",
@@ -266,10 +240,7 @@ TEXT: dict[str, str] = {
     "bot.note_all": "📝 已對全體演員耳語。",
     "bot.note_actor": "📝 已對 {actor} 耳語。",
     "bot.take_saved": "🎬 已存為第 {take} 條。",
-    "bot.take_list": (
-        "已存的條：\n"
-        "{lines}"
-    ),
+    "bot.take_list": ("已存的條：\n{lines}"),
     "bot.take_line": "**第 {n} 條** · {turns} 輪 · {last}",
     "bot.take_list_none": "還沒有存任何一條——用 `/take save` 保存目前這條。",
     "bot.replay_done": "⏮ 從第 {from_take} 條的第 {kept} 輪重來：現在是第 {take} 條。用 `/resume` 繼續。",
@@ -278,10 +249,7 @@ TEXT: dict[str, str] = {
     "bot.take_saved_choice": "第 {n} 條 · {turns} 輪",
     "bot.bad_take": "「{value}」不是哪一條——請給條數，或用 `current` 表示正在排的這一條。",
     "bot.picks_none": "還沒有精選——在討論串裡對演員的台詞按 ⭐，就是投它一票。",
-    "bot.picks_list": (
-        "**精選台詞**（{count} 條）：\n"
-        "{lines}"
-    ),
+    "bot.picks_list": ("**精選台詞**（{count} 條）：\n{lines}"),
     "bot.picks_line": "第 {take} 條 · 第 {turn} 輪 · **{actor}** ⭐ {votes} — {line}{who}",
     "bot.picks_file": "共 {count} 條精選——清單在附件（picks.md）。",
     "bot.compare_file": "第 {a} 條與第 {b} 條的比較在附件裡。",
@@ -351,10 +319,7 @@ TEXT: dict[str, str] = {
     "bot.stage.enter": "*{actor} 進場。*",
     "bot.stage.exit": "*{actor} 退場。*",
     "bot.stage.event": "**〔事件〕** {text}",
-    "bot.stage.opening": (
-        "**〔開場〕**\n"
-        "{text}"
-    ),
+    "bot.stage.opening": ("**〔開場〕**\n{text}"),
     "bot.stage.present": "*在場：{names}*",
     "bot.stage.waiting": "⏳ 戲在等 **{actor}**——{mention}，輪到你了：用 `/say`",
     "bot.stage.entered": "{actor} 已進場。",
