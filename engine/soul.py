@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engine import frontmatter
+from engine.catalog import say
 from engine.settings import SoulSettings, soul_settings
 
 SETTINGS = tuple(SoulSettings.model_fields)
@@ -74,7 +75,7 @@ def replace_prior_story(body: str, story: str, language: str = "zh") -> str:
             end = matches[i + 1].start() if i + 1 < len(matches) else len(body)
             tail = body[end:]
             return body[:start] + "\n\n" + story.strip() + "\n\n" + tail.lstrip("\n")
-    heading = "前期劇本" if language.lower().startswith("zh") else "Prior story"
+    heading = say("soul.prior_story", language)
     return body.rstrip("\n") + f"\n\n## {heading}\n\n{story.strip()}\n"
 
 

@@ -14,15 +14,13 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from engine.catalog import CATALOGS, lang_of
 from engine.errors import BadSceneFile
 from engine.turns import Turn, _escape, _unescape
 
 OPENING, EVENT, ENTER, EXIT, PRESENT = "opening", "event", "enter", "exit", "present"
 KINDS = (OPENING, EVENT, ENTER, EXIT, PRESENT)
-LABELS = {
-    "zh": {OPENING: "開場", EVENT: "事件", ENTER: "進場", EXIT: "退場", PRESENT: "在場"},
-    "en": {OPENING: "Opening", EVENT: "Event", ENTER: "Enters", EXIT: "Exits", PRESENT: "On stage"},
-}
+LABELS = {lang: {k: text[f"stage.{k}"] for k in KINDS} for lang, text in CATALOGS.items()}
 _KIND_OF = {label.casefold(): kind for table in LABELS.values() for kind, label in table.items()}
 _KIND_OF.update({"开场": OPENING, "进场": ENTER, "在场": PRESENT})
 HEADING = re.compile(r"^## (\d+)\.(\d+) · (.+?)\s*$")
@@ -48,7 +46,7 @@ Item = Turn | StageBlock
 
 
 def _labels(language: str) -> dict[str, str]:
-    return LABELS["zh" if language.lower().startswith("zh") else "en"]
+    return LABELS[lang_of(language)]
 
 
 def render_block(block: StageBlock, language: str = "zh") -> str:

@@ -12,12 +12,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from engine.catalog import CATALOGS, lang_of
+
 ANY = "ANY"
 
-LABELS = {
-    "zh": {"action": "動作", "dialogue": "台詞", "cue": "cue"},
-    "en": {"action": "Action", "dialogue": "Line", "cue": "Cue"},
-}
+FIELDS = ("action", "dialogue", "cue")
+LABELS = {lang: {f: text[f"label.{f}"] for f in FIELDS} for lang, text in CATALOGS.items()}
 _FIELD_OF = {label.casefold(): field for table in LABELS.values() for field, label in table.items()}
 _FIELD_OF.update({"动作": "action", "台词": "dialogue"})
 
@@ -40,7 +40,7 @@ class Turn:
 
 
 def labels_for(language: str) -> dict[str, str]:
-    return LABELS["zh" if language.lower().startswith("zh") else "en"]
+    return LABELS[lang_of(language)]
 
 
 def _escape(line: str) -> str:
