@@ -48,8 +48,8 @@ def diff_takes(a: TakeSide, b: TakeSide, *, full: bool = False, language: str = 
     out = [f"{name(a)} ⇄ {name(b)}", ""]
     if shared:
         first, last = ta[0].number, ta[shared - 1].number
-        many = "one" if shared == 1 else "many"
-        out.append(t(f"shared.{many}", count=shared, first=first, last=last))
+        key = "shared.one" if shared == 1 else "shared.many"
+        out.append(t(key, count=shared, first=first, last=last))
         shown = ta[:shared] if full else ta[shared - 1 : shared]
         if not full and shared > 1:
             out.append(t("last_shared"))

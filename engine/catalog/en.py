@@ -260,7 +260,6 @@ TEXT: dict[str, str] = {
     "bot.report_title": "{scene} · take {take} report",
     "bot.report_done": "📊 The report of take {take} is attached.",
     "bot.report_dm": "📊 Take {take} of **{scene}** is saved — its report is attached.",
-    "bot.report_turns": "Turns",
     "bot.report_picks": "Picks",
     "bot.report_actor": "{turns} turns · {lines} lines · {words} words",
     "bot.report_no_warning": "No sign of the voices converging.",

@@ -259,7 +259,6 @@ TEXT: dict[str, str] = {
     "bot.report_title": "{scene} · 第 {take} 條報告",
     "bot.report_done": "📊 第 {take} 條的報告在附件裡。",
     "bot.report_dm": "📊 **{scene}** 第 {take} 條已保存——報告在附件裡。",
-    "bot.report_turns": "輪數",
     "bot.report_picks": "精選",
     "bot.report_actor": "{turns} 輪 · {lines} 句 · {words} 字",
     "bot.report_no_warning": "沒有聲音趨同的跡象。",
