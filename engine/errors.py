@@ -91,32 +91,36 @@ class BadSceneFile(CircusError):
 
     `path` is where it is on this machine (for the console); `rel` is its path inside the scene
     folder (`actors/律師/soul.md`), the only form shown in Discord (`relative=True`). `why` is a
-    catalog Phrase, or (raise sites not yet moved) English text with `why_zh` beside it.
+    catalog key said with `values` (or, from a raise site not yet moved, English text with
+    `why_zh` beside it).
     """
 
     def __init__(
         self,
         path: object,
-        why: str | Phrase,
+        why: str,
         why_zh: str | None = None,
+        /,
         *,
         rel: str | None = None,
+        **values: object,
     ) -> None:
         self.path = path
         self.rel = rel if rel is not None else _last_part(path)
-        self.reason = why
-        self.why = why.render("en") if isinstance(why, Phrase) else why
-        self.why_zh = why.render("zh") if isinstance(why, Phrase) else why_zh
+        if why_zh is None and why in _EN:  # a catalog key
+            self.reason: Phrase | None = Phrase(why, **values)
+            self.why, self.why_zh = self.reason.render("en"), self.reason.render("zh")
+        else:  # text from a raise site not yet moved to the catalog
+            self.reason, self.why, self.why_zh = None, why, why_zh
         super().__init__("error.bad_scene_file", path=path, why=self.why)
 
-    def _why(self, language: str) -> str:
-        return self.why_zh if self.why_zh and is_zh(language) else self.why
-
     def in_language(self, language: str, *, relative: bool = False) -> str:
-        if self.why_zh is None and is_zh(language):
+        if not self.why_zh:
             language = "en"  # no Chinese reason: the whole message stays English, as written
-        shown = self.rel if relative else self.path
-        return say("error.bad_scene_file", language, path=shown, why=self._why(language))
+        why = self.why_zh if is_zh(language) else self.why
+        return say(
+            "error.bad_scene_file", language, path=self.rel if relative else self.path, why=why
+        )
 
 
 class Refused(CircusError):

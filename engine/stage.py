@@ -113,19 +113,15 @@ def configured(settings: Mapping[str, Any], cast: Sequence[str], path: object) -
     if value is None:
         return list(cast)
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-        raise BadSceneFile(
-            path,
-            "on_stage must be a list of actor names, e.g. on_stage: [林小姐, 刑警]",
-            "on_stage 必須是角色名單，例如 on_stage: [林小姐, 刑警]",
-            rel="context.md",
-        )
+        raise BadSceneFile(path, "error.file.on_stage_not_list", rel="context.md")
     unknown = [v for v in value if v not in cast]
     if unknown:
         raise BadSceneFile(
             path,
-            f"on_stage names {', '.join(unknown)}, who is not in the cast ({', '.join(cast)})",
-            f"on_stage 裡的 {'、'.join(unknown)} 不在角色名單（{'、'.join(cast)}）裡",
+            "error.file.on_stage_unknown",
             rel="context.md",
+            unknown=tuple(unknown),
+            cast=tuple(cast),
         )
     return [a for a in cast if a in value]
 
