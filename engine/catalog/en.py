@@ -92,6 +92,38 @@ TEXT: dict[str, str] = {
     "error.file.unreadable": "can't be read or written ({why})",
     "error.file.not_regular": "is not a regular file — replace it with a text file",
     "error.file.too_big": "is larger than {kb} KB — this file holds a few pages of text at most",
+    # --- errors in a scene file's settings (engine/settings.py, engine/frontmatter.py)
+    "error.setting.unknown_guess": "unknown setting `{key}` — did you mean `{guess}`?",
+    "error.setting.unknown": "unknown setting `{key}` — the settings here are {known}",
+    "error.setting.not_a_word": "unknown setting `{key}` — a setting's name is a word like model or temperature",
+    "error.setting.must_be": "`{key}` must be {help}, not {got}",
+    # What each setting must be, said the way a writer would fix it. A Chinese help that starts
+    # with a Latin letter or a digit carries its own leading space (`model` 必須是 litellm…).
+    "error.setting.help.model": "a litellm model name without spaces, e.g. anthropic/claude-3-5-haiku-latest",
+    "error.setting.help.names": "a list of at most {most} names, e.g. [林小姐, 刑警]",
+    "error.setting.help.temperature": "a number from 0 to 2",
+    "error.setting.help.aliases": "a list of at most {most} short names (64 characters each) that are not words for everyone, e.g. aliases: [林, 林小姐]",
+    "error.setting.help.avatar_url": "an https:// address of an image",
+    "error.setting.help.api_base": "an http:// or https:// address",
+    "error.setting.help.language": "a language code such as zh or en",
+    "error.setting.help.neglect_turns": "a whole number from 0 to 1000",
+    "error.setting.help.opening": "true or false",
+    "error.setting.help.turn_timeout": "a number of seconds, more than 0 and at most 3600",
+    "error.setting.help.budget_usd": "a number of US dollars, 0 or more",
+    "error.setting.help.budget_tokens": "a whole number of tokens, 0 or more",
+    "error.setting.help.other": "a different value",
+    "error.yaml.problem": "{problem}{where}",
+    "error.yaml.line": " (line {line})",
+    "error.yaml.name_not_word": "a setting's name must be a plain word",
+    "error.yaml.twice": "the setting `{key}` appears twice — keep one",
+    "error.yaml.anchors": "anchors and aliases (& and *) are not allowed in settings — write each value out",
+    "error.yaml.tags": "YAML tags ({tag}) are not allowed in settings — write plain values",
+    "error.yaml.too_deep": "the settings are nested too deeply — use `key: value` and `key: [a, b]`",
+    "error.yaml.too_long": "the front matter is longer than {most:,} characters (or has no closing ---) — settings are a few short `key: value` lines",
+    "error.yaml.unclosed": "the front matter has an opening --- but no closing ---",
+    "error.yaml.invalid": "the front matter between the --- lines is not valid YAML{where}",
+    "error.yaml.unreadable": "the front matter has a value that can't be read",
+    "error.yaml.not_mapping": "the front matter must be `key: value` lines",
     # --- prompts (engine/prompts.py): what each model is told
     "prompt.rules": (
         "You are an actor in an improvised rehearsal and you play {name} only. Stay in character; never comment on the scene or speak or act for anyone else.\n"

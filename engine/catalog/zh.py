@@ -93,6 +93,38 @@ TEXT: dict[str, str] = {
     "error.file.unreadable": "無法讀寫（{why}）",
     "error.file.not_regular": "不是一般檔案——請換成文字檔",
     "error.file.too_big": "超過 {kb} KB——這個檔案最多只該有幾頁文字",
+    # --- errors in a scene file's settings (engine/settings.py, engine/frontmatter.py)
+    "error.setting.unknown_guess": "不認得的設定 `{key}`——你是不是要寫 `{guess}`？",
+    "error.setting.unknown": "不認得的設定 `{key}`——這裡可用的設定是 {known}",
+    "error.setting.not_a_word": "不認得的設定 `{key}`——設定名稱是像 model、temperature 這樣的詞",
+    "error.setting.must_be": "`{key}` 必須是{help}，不是 {got}",
+    # What each setting must be, said the way a writer would fix it. A Chinese help that starts
+    # with a Latin letter or a digit carries its own leading space (`model` 必須是 litellm…).
+    "error.setting.help.model": " litellm 模型名稱（不含空格），例如 anthropic/claude-3-5-haiku-latest",
+    "error.setting.help.names": "最多 {most} 個名字的清單，例如 [林小姐, 刑警]",
+    "error.setting.help.temperature": " 0 到 2 之間的數字",
+    "error.setting.help.aliases": "最多 {most} 個簡短名字（每個最多 64 字，不能是「大家」這類詞）的清單，例如 aliases: [林, 林小姐]",
+    "error.setting.help.avatar_url": " https:// 開頭的圖片網址",
+    "error.setting.help.api_base": " http:// 或 https:// 開頭的網址",
+    "error.setting.help.language": "語言代碼，例如 zh 或 en",
+    "error.setting.help.neglect_turns": " 0 到 1000 之間的整數",
+    "error.setting.help.opening": " true 或 false",
+    "error.setting.help.turn_timeout": "秒數，大於 0、最多 3600",
+    "error.setting.help.budget_usd": "美元金額，0 或以上",
+    "error.setting.help.budget_tokens": " token 數（整數），0 或以上",
+    "error.setting.help.other": "別的值",
+    "error.yaml.problem": "{problem}{where}",
+    "error.yaml.line": "（第 {line} 行）",
+    "error.yaml.name_not_word": "設定的名稱必須是單純的文字",
+    "error.yaml.twice": "設定 `{key}` 出現了兩次——只留一個",
+    "error.yaml.anchors": "設定裡不能用錨點和別名（& 和 *）——請把每個值直接寫出來",
+    "error.yaml.tags": "設定裡不能用 YAML 標籤（{tag}）——請直接寫值",
+    "error.yaml.too_deep": "設定的巢狀層數太多——請用 `鍵: 值` 和 `鍵: [a, b]`",
+    "error.yaml.too_long": "設定超過 {most:,} 個字（或沒有結尾的 ---）——設定只是幾行簡短的 `鍵: 值`",
+    "error.yaml.unclosed": "設定開頭有 --- 但沒有結尾的 ---",
+    "error.yaml.invalid": "兩條 --- 之間的設定不是有效的 YAML{where}",
+    "error.yaml.unreadable": "設定裡有無法讀取的值",
+    "error.yaml.not_mapping": "設定必須是 `鍵: 值` 的格式",
     # --- prompts (engine/prompts.py): what each model is told
     "prompt.rules": (
         "你是即興劇排演中的演員，只扮演「{name}」。留在角色裡，不要跳出角色評論，不要替別人說話或行動。\n"
