@@ -11,39 +11,28 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from engine.catalog import EN as _EN
-from engine.catalog import Phrase, is_zh, say
+from engine.catalog import Phrase, say
 
 
 class CircusError(Exception):
     """Base for every error a director can act on.
 
-    `CircusError("error.key", **values)` says a catalog sentence (`message_key`, `values`). A
-    raise site not yet moved to the catalog may still pass its text as `CircusError(en, zh)`.
+    `CircusError("error.key", **values)` says the catalog sentence `message_key` filled with
+    `values` (a Phrase among them is said in the same language).
     """
 
-    def __init__(self, key: str, zh: str | None = None, /, **values: object) -> None:
-        if zh is not None or not values and key not in _EN:
-            self.message_key, self.values = "", {}
-            self._text = (key, zh)  # literal text from the raise site
-        else:
-            self.message_key, self.values = key, values
-            self._text = None
-        super().__init__(self._say("en"))
+    def __init__(self, message_key: str, /, **values: object) -> None:
+        self.message_key, self.values = message_key, values
+        super().__init__(say(message_key, "en", **values))
 
     @property
     def zh(self) -> str:
         return self.in_language("zh")
 
-    def _say(self, language: str) -> str:
-        if self._text is not None:
-            en, zh = self._text
-            return zh if zh and is_zh(language) else en
-        return say(self.message_key, language, **self.values)
-
     def in_language(self, language: str, *, relative: bool = False) -> str:
         """The message in the scene's language. `relative=True` promises no server path in it
         (Discord); errors that name a path override this to name it inside the scene."""
-        return self._say(language)
+        return say(self.message_key, language, **self.values)
 
 
 def _known(what: str) -> object:
@@ -90,37 +79,22 @@ class BadSceneFile(CircusError):
     """A file in a scene folder that can't be used as it is.
 
     `path` is where it is on this machine (for the console); `rel` is its path inside the scene
-    folder (`actors/律師/soul.md`), the only form shown in Discord (`relative=True`). `why` is a
-    catalog key said with `values` (or, from a raise site not yet moved, English text with
-    `why_zh` beside it).
+    folder (`actors/律師/soul.md`), the only form shown in Discord (`relative=True`). `why` is
+    the catalog key of the reason, said with `values`; `why` and `why_zh` hold it said.
     """
 
     def __init__(
-        self,
-        path: object,
-        why: str,
-        why_zh: str | None = None,
-        /,
-        *,
-        rel: str | None = None,
-        **values: object,
+        self, path: object, why: str, /, *, rel: str | None = None, **values: object
     ) -> None:
         self.path = path
         self.rel = rel if rel is not None else _last_part(path)
-        if why_zh is None and why in _EN:  # a catalog key
-            self.reason: Phrase | None = Phrase(why, **values)
-            self.why, self.why_zh = self.reason.render("en"), self.reason.render("zh")
-        else:  # text from a raise site not yet moved to the catalog
-            self.reason, self.why, self.why_zh = None, why, why_zh
-        super().__init__("error.bad_scene_file", path=path, why=self.why)
+        self.reason = Phrase(why, **values)
+        self.why, self.why_zh = self.reason.render("en"), self.reason.render("zh")
+        super().__init__("error.bad_scene_file", path=path, why=self.reason)
 
     def in_language(self, language: str, *, relative: bool = False) -> str:
-        if not self.why_zh:
-            language = "en"  # no Chinese reason: the whole message stays English, as written
-        why = self.why_zh if is_zh(language) else self.why
-        return say(
-            "error.bad_scene_file", language, path=self.rel if relative else self.path, why=why
-        )
+        path = self.rel if relative else self.path
+        return say("error.bad_scene_file", language, path=path, why=self.reason)
 
 
 class Refused(CircusError):

@@ -115,3 +115,40 @@ def test_every_key_is_said_somewhere():
         return family is not None and DYNAMIC[family] in text
 
     assert [k for k in sorted(EN) if not used(k)] == []
+
+
+def test_every_error_raised_names_a_catalog_key_and_writes_no_sentence_of_its_own():
+    import ast
+
+    from engine import errors
+
+    classes = {
+        name
+        for name, obj in vars(errors).items()
+        if isinstance(obj, type) and issubclass(obj, errors.CircusError)
+    }
+    key_at = {"CircusError": 0, "BadRequest": 0, "BadSceneFile": 1, "BadName": 2}
+    prefix = {"BadName": "error.name."}
+    cjk = re.compile(r"[\u3000-\u9fff\uff00-\uffef]")
+    problems = []
+    for path in OUTSIDE:
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(node, ast.Call):
+                continue
+            name = getattr(node.func, "id", getattr(node.func, "attr", ""))
+            if name not in classes:
+                continue
+            where = f"{path.relative_to(ROOT)}:{node.lineno} {name}"
+            args = [*node.args, *(k.value for k in node.keywords)]
+            for text in (n for a in args for n in ast.walk(a) if isinstance(n, ast.Constant)):
+                if isinstance(text.value, str) and cjk.search(text.value):
+                    problems.append(f"{where}: a sentence of its own: {text.value!r}")
+            at = key_at.get(name)
+            if at is None or len(node.args) <= at:
+                continue
+            key = node.args[at]
+            if isinstance(key, ast.JoinedStr):
+                problems.append(f"{where}: an f-string where a catalog key belongs")
+            elif isinstance(key, ast.Constant) and prefix.get(name, "") + key.value not in EN:
+                problems.append(f"{where}: {key.value!r} is not in the catalog")
+    assert problems == []
