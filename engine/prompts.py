@@ -101,6 +101,7 @@ def public_line(turn: Turn, language: str) -> str:
     return " ".join(parts)
 
 
+@lru_cache(maxsize=65536)
 def block_line(block: StageBlock, language: str) -> str:
     """A stage block on the public record, as everyone present sees it."""
     at = f"[{block.after}.{block.seq}]"

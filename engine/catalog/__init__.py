@@ -8,6 +8,7 @@ language a setting or a Discord locale means; `say` fills a template in it. Plai
 from __future__ import annotations
 
 from collections.abc import Mapping
+from functools import lru_cache
 
 from engine.catalog.en import TEXT as EN
 from engine.catalog.zh import TEXT as ZH
@@ -42,20 +43,24 @@ class Phrase:
         return f"Phrase({self.key!r}, **{self.values!r})"
 
 
+@lru_cache(maxsize=256)
+def _table(language: object) -> Mapping[str, str]:
+    return CATALOGS[lang_of(language)]  # prompts say dozens of sentences per turn: decide once
+
+
 def say(key: str, language: object, /, **values: object) -> str:
     """The sentence `key` in `language`, filled with `values`: a Phrase value is said in the
     same language, and a list or tuple is joined with the language's separator (", " / "、")."""
-    template = CATALOGS[lang_of(language)][key]
+    table = _table(language)
+    template = table[key]
     if not values:
         return template
-    filled = {}
     for name, value in values.items():
         if isinstance(value, Phrase):
-            value = value.render(language)
-        elif isinstance(value, list | tuple):
-            value = CATALOGS[lang_of(language)]["list.sep"].join(map(str, value))
-        filled[name] = value
-    return template.format(**filled)
+            values[name] = value.render(language)
+        elif isinstance(value, (list, tuple)):
+            values[name] = table["list.sep"].join(map(str, value))
+    return template.format(**values)
 
 
 def labels(prefix: str, language: object) -> dict[str, str]:
