@@ -9,15 +9,9 @@ from __future__ import annotations
 
 from discord import Locale, app_commands
 
-from engine import lang_of as catalog_lang
-from engine import say
+from engine import lang_of, say
 
-ZH, EN = "zh", "en"
-
-
-def lang_of(language: str | None) -> str:
-    """The reply language for a scene's `language` setting or a Discord locale string."""
-    return catalog_lang(language)
+__all__ = ["COMMAND_TEXT", "CommandTranslator", "lang_of", "t"]  # lang_of is engine's, re-exported
 
 
 def t(key: str, lang: str, **values: object) -> str:

@@ -61,9 +61,3 @@ def say(key: str, language: object, /, **values: object) -> str:
         elif isinstance(value, (list, tuple)):
             values[name] = table["list.sep"].join(map(str, value))
     return template.format(**values)
-
-
-def labels(prefix: str, language: object) -> dict[str, str]:
-    """Every `prefix.NAME` template in `language`, as {NAME: text} (a table of labels)."""
-    table = CATALOGS[lang_of(language)]
-    return {k[len(prefix) + 1 :]: v for k, v in table.items() if k.startswith(prefix + ".")}
