@@ -280,6 +280,7 @@ TEXT: dict[str, str] = {
     "console.event": "Event",
     "console.opening": "Opening",
     # --- the Discord bot's replies, DMs and thread lines (bot/i18n.py t())
+    # bot · where and who
     "bot.not_in_scene": "This command works inside a scene thread. Start one with `/scene new` or bind an existing scene with `/scene open`.",
     "bot.not_director": "Only this scene's directors can do that ({directors}). Ask one of them to `/director add` you — everyone else is welcome to watch.",
     "bot.nobody": "nobody",
@@ -287,6 +288,7 @@ TEXT: dict[str, str] = {
     "bot.scene_unknown": "There is no scene called **{scene}** — `/scene list` shows the scenes you can open.",
     "bot.scene_elsewhere": "**{scene}** belongs to another server; only its directors can open it here.",
     "bot.need_text_channel": "Use `/scene new` in a text channel: the scene gets its own thread there.",
+    # bot · scenes
     "bot.scene_created": "Scene **{scene}** is ready in {thread}. You direct it — try `/run turns:5` there.",
     "bot.scene_opened": "Scene **{scene}** now plays in {thread}.",
     "bot.scene_list": ("Scenes:\n{lines}"),
@@ -295,6 +297,7 @@ TEXT: dict[str, str] = {
     "bot.scene_card_context": "**Scene: {scene}**",
     "bot.scene_card_cast": "**Cast:** {cast}",
     "bot.scene_card_footer": "-# Directors: {directors} · actors post here; their thoughts go to the directors by DM.",
+    # bot · running
     "bot.run_started": "▶ Running {turns} turns{start}.",
     "bot.run_from": " starting with {actor}",
     "bot.resume_started": "▶ Resuming for {turns} turns.",
@@ -304,6 +307,7 @@ TEXT: dict[str, str] = {
     "bot.cut_nothing": "Nothing is running.",
     "bot.busy": "**{scene}** is already running — wait for it to finish, or `/cut` it first.",
     "bot.unknown_actor": "No actor called {name} in this scene — the cast is {cast}.",
+    # bot · notes, takes, replay
     "bot.note_all": "📝 Note whispered to everyone.",
     "bot.note_actor": "📝 Note whispered to {actor}.",
     "bot.take_saved": "🎬 Saved as take {take}.",
@@ -312,6 +316,7 @@ TEXT: dict[str, str] = {
     "bot.take_list_none": "No takes saved yet — `/take save` keeps the current one.",
     "bot.replay_done": "⏮ From take {from_take} up to turn {kept}: this is now take {take}. `/resume` to play on.",
     "bot.replay_autosaved": " (Your unsaved work was kept as take {n}.)",
+    # bot · harvest: picks, compare, export, report (bot.harvest, bot.reports)
     "bot.take_current": "current (take {n})",
     "bot.take_saved_choice": "take {n} · {turns} turns",
     "bot.bad_take": "“{value}” is not a take — give a take number, or `current` for the one being played.",
@@ -329,6 +334,7 @@ TEXT: dict[str, str] = {
     "bot.report_picks": "Picks",
     "bot.report_actor": "{turns} turns · {lines} lines · {words} words",
     "bot.report_no_warning": "No sign of the voices converging.",
+    # bot · souls
     "bot.soul_title": "Soul of {actor}",
     "bot.soul_label": "soul.md",
     "bot.soul_saved": "✍ {actor}'s soul is saved.",
@@ -336,6 +342,7 @@ TEXT: dict[str, str] = {
     "bot.soul_too_long": "{actor}'s soul.md is {length} characters, longer than a form holds (4000), so here it is as a file. Edit it, then upload it with `/soul edit actor:{actor} file:`.",
     "bot.soul_bad_file": "`{file}` is not UTF-8 text — save it as UTF-8 (most editors: Save with Encoding → UTF-8) and upload it again. Nothing was written.",
     "bot.soul_file_too_big": "`{file}` is {size} bytes; a soul.md upload may be at most {limit}. Nothing was written.",
+    # bot · status
     "bot.status": (
         "**{scene}** · take {take} · {turns} turns · {mode}\n"
         "Cast: {cast}\n"
@@ -350,12 +357,14 @@ TEXT: dict[str, str] = {
     "bot.mode_idle": "idle",
     "bot.mode_running": "running ({progress})",
     "bot.none": "none",
+    # bot · directors
     "bot.director_added": "{user} now co-directs **{scene}** and will get the actors' thoughts by DM.",
     "bot.director_removed": "{user} no longer directs **{scene}**.",
     "bot.director_already": "{user} already directs **{scene}**.",
     "bot.director_not": "{user} is not a director of **{scene}**.",
     "bot.director_last": "{user} is the last director of **{scene}** — add another one first.",
     "bot.director_bot": "A bot cannot direct a scene.",
+    # bot · backstage
     "bot.dms_closed": "I could not DM you the actors' thoughts for **{scene}**: your direct messages are closed. To get them, open this server's menu → Privacy Settings → turn on Direct Messages (or User Settings → Privacy & Safety). Nothing was posted in the thread; the thoughts stay on disk in `backstage/`.",
     "bot.sm_decided": "stage manager → {actor}: {reason}",
     "bot.mark_repaired": "🔧 repaired: the model's first reply was malformed; it was asked again",
@@ -364,6 +373,7 @@ TEXT: dict[str, str] = {
     "bot.mark_cut_reply": "the whole reply (too long)",
     "bot.mark_cut_field": "{field} at {cap} characters",
     "bot.run_error_dm": "⚠ **{scene}** turn {turn}{actor}: {message}",
+    # bot · thread status lines (public, never private text)
     "bot.line_cut": "-# ✂ cut after turn {turn}",
     "bot.line_finished": "-# ■ take {take}: {done} turns — `/resume` to play on, `/take save` to keep it",
     "bot.line_error": "-# ⚠ the run stopped on an error — the directors have the details",
@@ -374,6 +384,7 @@ TEXT: dict[str, str] = {
     "bot.line_replay": "-# ⏮ replaying take {from_take} up to turn {kept} — this is take {take}",
     "bot.anyone": "anyone",
     "bot.silence": "(silence)",
+    # bot · Discord trouble, actionable
     "bot.missing_permission": "I am missing a permission in {channel}: {what}. Ask a server admin to give my role Manage Webhooks, Create Public Threads and Send Messages in Threads there, then try again.",
     "bot.post_failed": "I could not post turn {turn} of **{scene}** into its thread: {why}. The turn is saved on disk; fix the problem and `/scene open` the scene again if the thread is gone.",
     "bot.webhook_full": "{channel} already has 15 webhooks, Discord's maximum. Delete one in Channel Settings → Integrations, then try again.",

@@ -279,6 +279,7 @@ TEXT: dict[str, str] = {
     "console.event": "事件",
     "console.opening": "開場",
     # --- the Discord bot's replies, DMs and thread lines (bot/i18n.py t())
+    # bot · where and who
     "bot.not_in_scene": "這個指令要在場景討論串裡用。先用 `/scene new` 開一場戲，或用 `/scene open` 接上現有的場景。",
     "bot.not_director": "只有這場戲的導演可以這麼做（{directors}）。請其中一位用 `/director add` 加你——其他人歡迎旁觀。",
     "bot.nobody": "無",
@@ -286,6 +287,7 @@ TEXT: dict[str, str] = {
     "bot.scene_unknown": "沒有叫 **{scene}** 的場景——用 `/scene list` 看看可以開啟哪些場景。",
     "bot.scene_elsewhere": "**{scene}** 屬於另一個伺服器；只有它的導演可以在這裡開啟。",
     "bot.need_text_channel": "請在文字頻道裡用 `/scene new`：這場戲會在那裡開一個自己的討論串。",
+    # bot · scenes
     "bot.scene_created": "場景 **{scene}** 已在 {thread} 準備好。你是導演——到那裡試試 `/run turns:5`。",
     "bot.scene_opened": "場景 **{scene}** 現在在 {thread} 上演。",
     "bot.scene_list": ("場景：\n{lines}"),
@@ -294,6 +296,7 @@ TEXT: dict[str, str] = {
     "bot.scene_card_context": "**場景：{scene}**",
     "bot.scene_card_cast": "**演員：** {cast}",
     "bot.scene_card_footer": "-# 導演：{directors} · 演員在這裡演出；他們的心聲私訊給導演。",
+    # bot · running
     "bot.run_started": "▶ 開始排練 {turns} 輪{start}。",
     "bot.run_from": "，由 {actor} 開始",
     "bot.resume_started": "▶ 繼續排練 {turns} 輪。",
@@ -303,6 +306,7 @@ TEXT: dict[str, str] = {
     "bot.cut_nothing": "現在沒有在排練。",
     "bot.busy": "**{scene}** 正在排練中——等它結束，或先 `/cut`。",
     "bot.unknown_actor": "這場戲沒有叫 {name} 的演員——演員有：{cast}。",
+    # bot · notes, takes, replay
     "bot.note_all": "📝 已對全體演員耳語。",
     "bot.note_actor": "📝 已對 {actor} 耳語。",
     "bot.take_saved": "🎬 已存為第 {take} 條。",
@@ -311,6 +315,7 @@ TEXT: dict[str, str] = {
     "bot.take_list_none": "還沒有存任何一條——用 `/take save` 保存目前這條。",
     "bot.replay_done": "⏮ 從第 {from_take} 條的第 {kept} 輪重來：現在是第 {take} 條。用 `/resume` 繼續。",
     "bot.replay_autosaved": "（尚未保存的內容已存為第 {n} 條。）",
+    # bot · harvest: picks, compare, export, report (bot.harvest, bot.reports)
     "bot.take_current": "目前（第 {n} 條）",
     "bot.take_saved_choice": "第 {n} 條 · {turns} 輪",
     "bot.bad_take": "「{value}」不是哪一條——請給條數，或用 `current` 表示正在排的這一條。",
@@ -328,6 +333,7 @@ TEXT: dict[str, str] = {
     "bot.report_picks": "精選",
     "bot.report_actor": "{turns} 輪 · {lines} 句 · {words} 字",
     "bot.report_no_warning": "沒有聲音趨同的跡象。",
+    # bot · souls
     "bot.soul_title": "{actor} 的角色靈魂",
     "bot.soul_label": "soul.md",
     "bot.soul_saved": "✍ 已保存 {actor} 的角色靈魂。",
@@ -335,6 +341,7 @@ TEXT: dict[str, str] = {
     "bot.soul_too_long": "{actor} 的 soul.md 有 {length} 字，超過表單上限（4000），所以以檔案附上。修改後用 `/soul edit actor:{actor} file:` 上傳。",
     "bot.soul_bad_file": "`{file}` 不是 UTF-8 文字——請另存為 UTF-8（多數編輯器：以編碼儲存 → UTF-8）再上傳。沒有寫入任何東西。",
     "bot.soul_file_too_big": "`{file}` 有 {size} 位元組；上傳的 soul.md 最多 {limit} 位元組。沒有寫入任何東西。",
+    # bot · status
     "bot.status": (
         "**{scene}** · 第 {take} 條 · {turns} 輪 · {mode}\n"
         "演員：{cast}\n"
@@ -349,12 +356,14 @@ TEXT: dict[str, str] = {
     "bot.mode_idle": "待機",
     "bot.mode_running": "排練中（{progress}）",
     "bot.none": "無",
+    # bot · directors
     "bot.director_added": "{user} 現在是 **{scene}** 的導演之一，會收到演員心聲的私訊。",
     "bot.director_removed": "{user} 不再是 **{scene}** 的導演。",
     "bot.director_already": "{user} 已經是 **{scene}** 的導演。",
     "bot.director_not": "{user} 不是 **{scene}** 的導演。",
     "bot.director_last": "{user} 是 **{scene}** 最後一位導演——請先加另一位。",
     "bot.director_bot": "機器人不能當導演。",
+    # bot · backstage
     "bot.dms_closed": "無法私訊你 **{scene}** 演員的心聲：你關閉了私訊。要收到心聲，請打開伺服器選單 → 隱私設定 → 開啟「私人訊息」（或 使用者設定 → 隱私與安全）。討論串裡沒有貼出任何東西；心聲都保存在磁碟上的 `backstage/`。",
     "bot.sm_decided": "舞台監督 → {actor}：{reason}",
     "bot.mark_repaired": "🔧 修復過：模型第一次的回覆格式不對，已重新要求一次",
@@ -363,6 +372,7 @@ TEXT: dict[str, str] = {
     "bot.mark_cut_reply": "整個回覆（太長）",
     "bot.mark_cut_field": "{field}（{cap} 字）",
     "bot.run_error_dm": "⚠ **{scene}** 第 {turn} 輪{actor}：{message}",
+    # bot · thread status lines (public, never private text)
     "bot.line_cut": "-# ✂ 卡！停在第 {turn} 輪",
     "bot.line_finished": "-# ■ 第 {take} 條：{done} 輪——`/resume` 繼續，`/take save` 保存",
     "bot.line_error": "-# ⚠ 排練因錯誤停下——細節已私訊導演",
@@ -373,6 +383,7 @@ TEXT: dict[str, str] = {
     "bot.line_replay": "-# ⏮ 從第 {from_take} 條的第 {kept} 輪重來——這是第 {take} 條",
     "bot.anyone": "任何人",
     "bot.silence": "（沉默）",
+    # bot · Discord trouble, actionable
     "bot.missing_permission": "我在 {channel} 缺少權限：{what}。請伺服器管理員給我的身分組「管理 Webhook」、「建立公開討論串」和「在討論串中傳送訊息」權限，然後再試一次。",
     "bot.post_failed": "無法把 **{scene}** 第 {turn} 輪貼到討論串：{why}。這一輪已保存在磁碟上；修正問題後，如果討論串不見了，請再 `/scene open` 一次。",
     "bot.webhook_full": "{channel} 已有 15 個 Webhook（Discord 上限）。請到 頻道設定 → 整合 刪掉一個再試。",
