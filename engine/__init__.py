@@ -4,6 +4,7 @@ No frontend lives here: the console and the Discord bot call `Rehearsal` command
 the events it emits. Importing the engine is cheap; litellm loads on the first model call.
 """
 
+from engine.catalog import is_zh, lang_of, say
 from engine.config import DEFAULT_TURNS, MAX_TURNS, Config
 from engine.errors import CircusError
 from engine.events import Event, EventHub
@@ -17,4 +18,7 @@ __all__ = [
     "DEFAULT_TURNS", "MAX_TURNS",
     "Actor", "CircusError", "Config", "Event", "EventHub", "LastTurn", "LiteLLMModels", "Models",
     "Pick", "Rehearsal", "ReplayResult", "RunResult", "SceneView", "Status",
+    "is_zh",
+    "lang_of",
+    "say",
 ]  # fmt: skip

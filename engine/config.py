@@ -57,13 +57,7 @@ def _strict(env: Mapping[str, str], key: str, default: float, whole: bool) -> fl
     except ValueError:
         value = -1
     if value < 0 or value != value:
-        kind, kind_zh = (
-            ("a whole number ≥ 0", "≥ 0 的整數") if whole else ("a number ≥ 0", "≥ 0 的數字")
-        )
-        raise CircusError(
-            f"{key}={text!r} is not {kind} — fix it in the environment (.env).",
-            f"{key}={text!r} 不是{kind_zh}——請在環境設定（.env）修正。",
-        )
+        raise CircusError("error.config.whole" if whole else "error.budget.env", key=key, text=text)
     return value
 
 

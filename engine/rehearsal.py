@@ -99,10 +99,7 @@ class Rehearsal(StageCommands, HarvestCommands, SceneCommands):
         if self.running and self._waiting is None:
             raise SceneBusy(self.name)
         if not isinstance(turns, int) or not 1 <= turns <= MAX_TURNS:
-            raise BadRequest(
-                f"The number of turns must be between 1 and {MAX_TURNS}, not {turns}.",
-                f"輪數必須在 1 到 {MAX_TURNS} 之間，不是 {turns}。",
-            )
+            raise BadRequest("error.turn_count", most=MAX_TURNS, turns=turns)
         # Check everything before taking the lock, so a refused run writes nothing at all.
         state = await self.state()
         self._language = state.language
