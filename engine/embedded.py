@@ -71,11 +71,8 @@ REPEAT_PENALTY = 1.1
 _CONTEXT_MARGIN = 48  # tokens of slack for chat-template overhead our estimate misses
 _TRIMMED_MARK = "[…earlier part trimmed…]\n"
 
-# Kept short: engine.llm shows the first 300 characters of a provider error.
-INSTALL_HINT = (
-    "run pip install -e '.[embedded]' (building llama-cpp-python needs gcc and cmake and "
-    "takes ~4 minutes) or set CIRCUS_MODEL to a real model"
-)
+# Their sentences (error.embedded.*) are kept short: engine.llm shows the first 300 characters
+# of a provider error.
 
 
 class EmbeddedError(CircusError):
@@ -92,19 +89,14 @@ class EmbeddedModelUnavailable(EmbeddedError):
     """llama-cpp-python or the SmolLM2 weights are not installed."""
 
     def __init__(self, detail: str = "") -> None:
-        extra = f" ({detail})" if detail else ""
-        super().__init__(f"Embedded model unavailable{extra}: {INSTALL_HINT}")
+        super().__init__("error.embedded.unavailable", detail=detail or "llama-cpp-python")
 
 
 class PromptTooLong(EmbeddedError):
     """The prompt cannot be made to fit the embedded model's context window."""
 
     def __init__(self, tokens: int, room: int) -> None:
-        super().__init__(
-            f"Prompt too long for the embedded model: about {tokens} tokens where {room} fit "
-            f"in its {N_CTX}-token context, even after trimming the latest message — shorten "
-            "the scene context or soul, or use a bigger model with CIRCUS_MODEL"
-        )
+        super().__init__("error.embedded.too_long", tokens=tokens, room=room, n_ctx=N_CTX)
 
 
 # ---------------------------------------------------------------------------------------------
