@@ -33,10 +33,11 @@ from bot.render import (
 )
 from bot.reports import send_report
 from bot.votes import Votes
-from engine.events import (
+from engine import (
     Cut,
     ErrorEvent,
     Event,
+    Rehearsal,
     RunFinished,
     RunStarted,
     StageChanged,
@@ -47,7 +48,6 @@ from engine.events import (
     TurnStarted,
     WaitingForPlayer,
 )
-from engine.rehearsal import Rehearsal
 
 log = logging.getLogger("circus.bot.stage")
 
@@ -93,10 +93,10 @@ class Stage:
 
     async def refresh(self) -> None:
         """Re-read what rendering needs (language, avatars) from the scene folder."""
-        state = await self.rehearsal.state()
-        self.lang = lang_of(state.language)
+        view = await self.rehearsal.view()
+        self.lang = lang_of(view.language)
         self.lang_known = True
-        self.avatars = {name: soul.avatar_url for name, soul in state.souls.items()}
+        self.avatars = dict(view.avatars)
 
     # ------------------------------------------------------------------ events
     def _on_event(self, event: Event) -> None:
