@@ -3,17 +3,21 @@
 A frontend imports only the names below, always `from engine import X` (tests/test_seams.py
 and ruff's banned-api rule refuse engine submodules in bot/ and circus/):
 
-- commands: `Rehearsal(root)`, one per scene folder — run/cue/cut/note/takes/picks/stage;
-  `new_scene` and the templates; `list_scenes`/`is_scene` for a scenes folder.
+- commands: `Rehearsal(root)`, one per scene folder — run/cue/cut/note/takes/picks/stage; an
+  `Actor` is a cast member already resolved. `new_scene` and the templates; `list_scenes` and
+  `is_scene` for a scenes folder. Commands return small frozen results (`RunResult`,
+  `ReplayResult`, `Status`, `TakeInfo`, `Pick`).
 - reads: `await rehearsal.view()` gives a frozen `SceneView` (cast, aliases, language,
-  avatars, models, who is on stage, the last turn); `load_view` reads a folder with no
-  rehearsal on it; commands return small frozen results (`Status`, `TakeInfo`, `Pick`, …).
+  avatars, models, who is on stage, the `LastTurn`); `load_view` reads a folder with no
+  rehearsal on it (a template).
 - writes: only through `Rehearsal` commands, and a frontend's own small file in a scene
   (`write_frontend_file`: the bot's thread binding); a frontend never writes a scene folder.
-- events: `rehearsal.events.listen(fn)` delivers the frozen events a run emits (`TurnCompleted`…).
+- events: `rehearsal.events` (an `EventHub`) calls `listen(fn)`'s fn with each frozen event a
+  run emits (`TurnCompleted`, …).
 - errors: `CircusError` and its named kinds, each with an English and a Chinese message
   (`in_language`), translated once at the frontend's edge.
-- pure helpers a frontend needs to read what a person typed (`check_name`, `is_everyone`).
+- pure helpers for what a person typed (`check_name`, `is_everyone`); `litellm_module()`
+  loads the model library ahead of the first turn (the bot warms it up off the event loop).
 
 Importing the engine is cheap: litellm loads on the first model call, llama-cpp on the first
 embedded one.
