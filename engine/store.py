@@ -4,7 +4,8 @@ Whole-file writes are atomic (temp file + rename). A turn's appends to transcrip
 actor's backstage log and the usage log go through a redo journal (.circus/pending.json,
 written atomically first): after a crash at any moment, `recover` truncates each file to where
 the turn began and re-applies it, so a turn lands whole or not at all. A replay's rewrite of
-several logs goes through the same journal.
+several logs goes through the same journal. A frontend's own small file in a scene (the bot's
+thread binding, .circus/discord.json) is written here too, never by the frontend itself.
 
 Reading is defensive because the folder is also a writer's workspace (Obsidian, Syncthing, an
 old editor): text is UTF-8 (a BOM is dropped; anything else is refused naming the file), and

@@ -200,3 +200,27 @@ def test_a_frontend_file_round_trips_and_an_unreadable_one_reads_as_nothing(tmp_
     for broken in ("{torn", "[1, 2]", "\xff"):
         (tmp_path / ".circus" / "discord.json").write_text(broken, "latin-1")
         assert engine.read_frontend_file(tmp_path, "discord") is None
+
+
+async def test_a_frontend_reads_a_scene_as_a_frozen_snapshot(scene: Path) -> None:
+    rehearsal = engine.Rehearsal(scene)
+    await rehearsal.say("刑警", "坐下。", "拍桌子", "林小姐")
+    view = await rehearsal.view()
+    assert view.cast == ("林小姐", "刑警", "律師") and view.language == "zh"
+    assert view.aliases["林小姐"] == ("林", "林曉雯")
+    assert dict(view.models) == dict.fromkeys(view.cast, "scripted/improv")
+    assert view.turns == 1
+    assert view.last_turn == engine.LastTurn(1, "刑警", "坐下。", "拍桌子", "林小姐")
+    with pytest.raises(AttributeError):  # dataclasses.FrozenInstanceError
+        view.cast = ()  # type: ignore[misc]
+    with pytest.raises(TypeError):
+        view.aliases["林小姐"] = ()  # type: ignore[index]
+    await rehearsal.say("林小姐", "我不知道。")
+    assert view.turns == 1 and (await rehearsal.view()).turns == 2  # a snapshot, not a window
+
+
+async def test_load_view_reads_a_folder_and_writes_nothing(scene: Path) -> None:
+    before = sorted(p.relative_to(scene) for p in scene.rglob("*"))
+    view = await engine.load_view(scene)
+    assert view.cast == ("林小姐", "刑警", "律師") and view.last_turn is None
+    assert sorted(p.relative_to(scene) for p in scene.rglob("*")) == before
