@@ -1,6 +1,6 @@
 """Problems the bot itself reports to a person, as an i18n key plus values.
 
-Invariant: these carry no text of their own; the single error edge (bot.commands.on_error)
+Invariant: these carry no text of their own; the single error edge (bot.edge.report)
 renders them in the scene's language, privately. Engine errors (CircusError) travel separately
 and are translated at the same edge.
 """
