@@ -16,6 +16,8 @@ and ruff's banned-api rule refuse engine submodules in bot/ and circus/):
   run emits (`TurnCompleted`, …).
 - errors: `CircusError` and its named kinds, each with an English and a Chinese message
   (`in_language`), translated once at the frontend's edge.
+- words: `say(key, language, …)` speaks a sentence from the catalog (engine/catalog/);
+  `is_zh`/`lang_of` decide which language a setting or a locale means.
 - pure helpers for what a person typed (`check_name`, `is_everyone`); `litellm_module()`
   loads the model library ahead of the first turn (the bot warms it up off the event loop).
 
@@ -23,6 +25,7 @@ Importing the engine is cheap: litellm loads on the first model call, llama-cpp 
 embedded one.
 """
 
+from engine.catalog import is_zh, lang_of, say
 from engine.embedded import EmbeddedModelUnavailable
 from engine.embedded import available as embedded_available
 from engine.errors import (
@@ -113,6 +116,8 @@ __all__ = [
     "embedded_available",
     "is_everyone",
     "is_scene",
+    "is_zh",
+    "lang_of",
     "list_scenes",
     "list_templates",
     "litellm_module",
@@ -120,6 +125,7 @@ __all__ = [
     "new_scene",
     "read_frontend_file",
     "render_picks",
+    "say",
     "template_summary",
     "templates_dir",
     "write_frontend_file",
