@@ -54,7 +54,9 @@ async def actor_choices(
 @app_commands.command(name="run", description="Let the scene play by itself for N turns")
 @app_commands.describe(turns="How many turns (1–50)", start="Who speaks first")
 @app_commands.autocomplete(start=actor_choices)
-async def run(interaction: discord.Interaction, turns: Turns = DEFAULT_TURNS, start: str | None = None) -> None:
+async def run(
+    interaction: discord.Interaction, turns: Turns = DEFAULT_TURNS, start: str | None = None
+) -> None:
     stage = directed(interaction)
     await defer(interaction)
     await stage.rehearsal.start_run(turns, start=start or None, mode="run")

@@ -34,11 +34,13 @@ from bot.render import (
 from bot.reports import send_report
 from bot.serial import Serial
 from bot.votes import Votes
-from engine import Config, Models
-from engine.events import (
+from engine import (
+    Config,
     Cut,
     ErrorEvent,
     Event,
+    Models,
+    Rehearsal,
     RunFinished,
     RunStarted,
     StageChanged,
@@ -49,7 +51,6 @@ from engine.events import (
     TurnStarted,
     WaitingForPlayer,
 )
-from engine.rehearsal import Rehearsal
 
 STATUS_PERSONA = "Circus"
 
@@ -96,10 +97,10 @@ class Stage:
 
     async def refresh(self) -> None:
         """Re-read what rendering needs (language, avatars) from the scene folder."""
-        state = await self.rehearsal.state()
-        self.lang = lang_of(state.language)
+        view = await self.rehearsal.view()
+        self.lang = lang_of(view.language)
         self.lang_known = True
-        self.avatars = {name: soul.avatar_url for name, soul in state.souls.items()}
+        self.avatars = dict(view.avatars)
 
     # ------------------------------------------------------------------ events
     def _on_event(self, event: Event) -> None:

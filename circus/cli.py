@@ -263,7 +263,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def exit_code_for(exc: BaseException) -> int:
     """2 for input the director can fix; 1 for failures at run time."""
-    from engine.errors import BudgetExceeded, ModelError, SceneBusy
+    from engine import BudgetExceeded, ModelError, SceneBusy
 
     if isinstance(exc, (ModelError, SceneBusy, BudgetExceeded)):
         return EXIT_FAILURE
@@ -293,8 +293,7 @@ def main(argv: list[str] | None = None) -> int:
 
     import asyncio
 
-    from engine import Config
-    from engine.errors import CircusError
+    from engine import CircusError, Config
 
     try:
         args.config = Config.from_env(os.environ)  # the one read; commands pass it down
