@@ -73,9 +73,7 @@ class CircusBot(discord.Client):
         # of the first run (where it would stall every scene and interaction meanwhile).
         self._warming = asyncio.create_task(self._warm_models(), name="warm-litellm")
         await self.tree.set_translator(CommandTranslator())
-        self.tree.add_command(scenes.build(list_templates()))
-        for command in [*commands.COMMANDS, *harvest.COMMANDS, *stagecraft.COMMANDS]:
-            self.tree.add_command(command)
+        register(self.tree, list_templates())
         await self.reattach()
         if not self.sync_commands:
             return
@@ -188,6 +186,14 @@ class CircusBot(discord.Client):
         await self.personas.close()
         await self.backstage.close()
         await super().close()
+
+
+def register(tree: app_commands.CommandTree, templates: list[str]) -> None:
+    """Every slash command the bot offers, in one place (`/scene new` offers `templates`)."""
+    tree.add_command(scenes.build(templates))
+    commands.setup(tree)  # first: it makes the /take group that harvest adds /take compare to
+    harvest.setup(tree)
+    stagecraft.setup(tree)
 
 
 def point_at(api_base: str | None, gateway_url: str | None) -> None:

@@ -58,7 +58,7 @@ from engine.scene_commands import USAGE_LOG, SceneCommands
 from engine.stage import after_event, quiet
 from engine.stage_commands import PlayedLine, StageCommands
 from engine.turns import Turn, render_decision, render_thought, render_turn
-from engine.view import SceneView, view_of
+from engine.view import Actor, SceneView, view_of
 
 log = logging.getLogger("circus.engine")
 MAX_RUN = 500
@@ -109,12 +109,15 @@ class Rehearsal(StageCommands, HarvestCommands, SceneCommands):
         """The scene as a frontend may read it: a frozen snapshot (engine.view)."""
         return view_of(await self.files.load())
 
-    async def resolve_actor(self, name: str) -> str:
+    async def resolve_actor(self, name: str) -> Actor:
+        """The cast member `name` means (a name or an alias, `@` and honorifics tolerated);
+        UnknownActor otherwise. The one resolve: commands take the Actor it returns and only
+        check that they are still in the cast."""
         state = await self.state()
         matched = match_cue(name, state.aliases())
         if matched is None or matched not in state.cast:
             raise UnknownActor(name, state.cast)
-        return matched
+        return Actor(matched)
 
     @property
     def running(self) -> bool:
@@ -122,7 +125,7 @@ class Rehearsal(StageCommands, HarvestCommands, SceneCommands):
 
     # ----------------------------------------------------------------- running
     async def start_run(
-        self, turns: int = 5, start: str | None = None, mode: str = "run", direction: str = ""
+        self, turns: int = 5, start: Actor | None = None, mode: str = "run", direction: str = ""
     ) -> asyncio.Task[RunResult]:
         """Start a run in the background and return its task (SceneBusy if one is going).
 
@@ -138,7 +141,7 @@ class Rehearsal(StageCommands, HarvestCommands, SceneCommands):
         # Check everything before taking the lock, so a refused run writes nothing at all.
         state = await self.state()
         self._language = state.language
-        first = await self.resolve_actor(start) if start else None
+        first = state.member(start) if start is not None else None
         await self._check_start(state, first)
         await self.refuse_if_spent(state)
         if self.running and self._waiting is not None:
@@ -153,7 +156,7 @@ class Rehearsal(StageCommands, HarvestCommands, SceneCommands):
         await asyncio.sleep(0)
         return self._task
 
-    async def run(self, turns: int = 5, start: str | None = None) -> RunResult:
+    async def run(self, turns: int = 5, start: Actor | None = None) -> RunResult:
         """RUN mode: let the scene go `turns` turns by itself, optionally from `start`."""
         return await (await self.start_run(turns, start, "run"))
 
@@ -161,7 +164,7 @@ class Rehearsal(StageCommands, HarvestCommands, SceneCommands):
         """Back to RUN mode from where the scene stopped."""
         return await (await self.start_run(turns, None, "resume"))
 
-    async def cue(self, actor: str, direction: str = "") -> RunResult:
+    async def cue(self, actor: Actor, direction: str = "") -> RunResult:
         """CUE mode: one turn by `actor`; `direction` is private to them for this turn."""
         return await (await self.start_run(1, actor, "cue", direction.strip()))
 

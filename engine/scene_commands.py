@@ -50,6 +50,7 @@ from engine.takes import (
     take_numbers,
 )
 from engine.turns import parse_transcript
+from engine.view import Actor
 
 USAGE_LOG = ".circus/usage.jsonl"
 
@@ -122,9 +123,6 @@ class SceneCommands:
     async def state(self) -> SceneState:  # provided by Rehearsal
         raise NotImplementedError
 
-    async def resolve_actor(self, name: str) -> str:  # provided by Rehearsal
-        raise NotImplementedError
-
     async def current_take(self) -> int:
         numbers = await take_numbers(self.files.store)
         return (numbers[-1] if numbers else 0) + 1
@@ -140,12 +138,12 @@ class SceneCommands:
         return {}
 
     # ----------------------------------------------------------------- whispers
-    async def note(self, text: str, actor: str | None = None) -> None:
+    async def note(self, text: str, actor: Actor | None = None) -> None:
         """Whisper to everyone (actor None) or to one actor; used from the next turn."""
         if not text or not text.strip():
             raise BadRequest("A note needs some text.", "耳語需要內容。")
         state = await self.state()
-        target = await self.resolve_actor(actor) if actor else None
+        target = state.member(actor) if actor is not None else None
         async with self.files.store.file_lock("notes"):  # the bot and a terminal may both whisper
             current = await self.files.store.read(NOTES)
             if current is None:
@@ -156,11 +154,11 @@ class SceneCommands:
         self.events.emit(NoteAdded(self.name, target, text.strip()))
 
     # ----------------------------------------------------------------- souls
-    async def soul_text(self, actor: str) -> str:
-        name = await self.resolve_actor(actor)
+    async def soul_text(self, actor: Actor) -> str:
+        name = (await self.state()).member(actor)
         return await self.files.store.read(soul_path(name)) or ""
 
-    async def set_soul(self, actor: str, text: str, *, origin: str = "operator") -> None:
+    async def set_soul(self, actor: Actor, text: str, *, origin: str = "operator") -> None:
         """Replace an actor's soul.md; refused (nothing written) if its front matter is broken.
 
         `origin="discord"`: the text came from an untrusted member, so it may not set
@@ -168,7 +166,7 @@ class SceneCommands:
         """
         if origin not in ORIGINS:
             raise ValueError(f"origin must be one of {ORIGINS}, not {origin!r}")
-        name = await self.resolve_actor(actor)
+        name = (await self.state()).member(actor)
         rel = soul_path(name)
         path = self.root / rel
         text = text.removeprefix(BOM)
@@ -213,12 +211,12 @@ class SceneCommands:
         except CircusError:
             return None
 
-    async def summarize_for(self, actor: str, full_history: str, write: bool = True) -> str:
+    async def summarize_for(self, actor: Actor, full_history: str, write: bool = True) -> str:
         """Draft part 2 of `actor`'s soul (what they know) from the director's full backstory."""
         if not full_history.strip():
             raise BadRequest("summarize_for needs the full backstory text.", "需要完整的前情文字。")
-        name = await self.resolve_actor(actor)
         state = await self.state()
+        name = state.member(actor)
         soul = state.souls[name]
         model = stage_manager_model(state.settings)
         guard = SpendGuard(self.name, self.ledger)  # a summary spends from the same budgets
