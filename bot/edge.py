@@ -160,7 +160,7 @@ async def describe(interaction: discord.Interaction, error: BaseException) -> st
         ns = interaction.namespace
         name = getattr(ns, "actor", None) or getattr(ns, "start", None) or "?"
         with contextlib.suppress(CircusError):
-            cast = (await stage.rehearsal.state()).cast
+            cast = (await stage.rehearsal.view()).cast
             return t("unknown_actor", lang, name=name, cast=", ".join(cast))
     if isinstance(error, CircusError):
         # relative=True: a file by its path inside the scene; scrub() is the second lock.
