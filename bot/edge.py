@@ -27,7 +27,6 @@ from engine.errors import BadName, BadSceneFile, CircusError, SceneBusy, SceneNo
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-if TYPE_CHECKING:
     from bot.app import CircusBot
     from bot.stage import Stage
 

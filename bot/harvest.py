@@ -1,9 +1,8 @@
 """Panning for gold in a scene thread: /picks, /take compare, /export and /report.
 
 Invariants: every answer is private. What only directors may see stays behind the director
-check (bot.edge.directors_only):
-an export with the actors' thoughts and a take's report (it counts the stage manager's choices
-and the models' costs); the line bin, a comparison of takes and a frontstage export hold only
+check (bot.edge.directors_only): an export with the actors' thoughts and a take's report (it
+counts the stage manager's choices and the models' costs); the line bin, a comparison of takes and a frontstage export hold only
 what the thread already showed, so anyone in the thread may ask for them. Exports are written
 into a private temporary folder and attached; nothing is left behind in the scene folder.
 (⭐ votes are bot.votes; the report's embed and its DM to directors are bot.reports.)
