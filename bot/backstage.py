@@ -2,26 +2,26 @@
 
 Invariants: this is the only way private text leaves the bot, and it goes only to the user ids
 it is given (a scene's directors) in their DM channels — never to a guild channel or thread.
-Each director has one ordered inbox; queued items are packed into as few ≤2000-character DMs
-as fit (an item with an enclosure — a file, an embed — travels alone, in order). A director
-whose DMs are closed (50007) is told once, privately (an ephemeral
-follow-up to their latest interaction, or to their next one), how to open them.
+Each director has one ordered inbox (bot.serial); queued items are packed into as few
+≤2000-character DMs as fit (an item with an enclosure — a file, an embed — travels alone, in
+order). A director whose DMs are closed (50007) is told once, privately (an ephemeral follow-up
+to their latest interaction, or to their next one), how to open them.
 """
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import io
 import logging
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import discord
 
 from bot.i18n import t
 from bot.render import LIMIT, pack_messages
+from bot.serial import Serial
 
 log = logging.getLogger("circus.bot.backstage")
 
@@ -54,28 +54,18 @@ def _messages(batch: list[Item]) -> Iterator[tuple[str, Enclosure | None]]:
     yield from ((message, None) for message in pack_messages(texts))
 
 
-@dataclass
-class _Inbox:
-    user_id: int
-    items: list[Item] = field(default_factory=list)
-    wake: asyncio.Event = field(default_factory=asyncio.Event)
-    worker: asyncio.Task[None] | None = None
-    closed: bool = False  # DMs were refused; skip until the next run starts
-
-
 class Backstage:
     """Delivers private text to directors by DM, one ordered inbox per director."""
 
     def __init__(self, client: discord.Client) -> None:
         self.client = client
-        self._inboxes: dict[int, _Inbox] = {}
+        # one inbox per director: what queued while a DM was going out leaves as one batch
+        self._inboxes: Serial[int, Item] = Serial(self._deliver, name="backstage", batch=True)
+        self._closed: set[int] = set()  # DMs were refused; skip until the next run starts
         self._told: set[int] = set()
         self._pending_notice: dict[int, tuple[str, str]] = {}  # user -> (scene, lang)
         self._last: dict[int, tuple[float, discord.Interaction]] = {}
         self.delivered = 0
-        self._pending = 0  # items queued and not yet delivered or given up on
-        self._settled = asyncio.Event()
-        self._settled.set()
 
     # ------------------------------------------------------------------ sending
     def send(
@@ -88,42 +78,17 @@ class Backstage:
     ) -> None:
         """Queue `text` (with `enclosure`, if any) for each director (non-blocking)."""
         for uid in user_ids:
-            inbox = self._inboxes.get(uid)
-            if inbox is None:
-                inbox = self._inboxes[uid] = _Inbox(uid)
-            if inbox.closed:
-                continue
-            inbox.items.append((scene, lang, text, enclosure))
-            inbox.wake.set()
-            self._pending += 1
-            self._settled.clear()
-            if inbox.worker is None or inbox.worker.done():
-                inbox.worker = asyncio.create_task(self._work(inbox), name=f"backstage-{uid}")
+            if uid not in self._closed:
+                self._inboxes.put(uid, (scene, lang, text, enclosure))
 
     def reopen(self, user_ids: list[int] | tuple[int, ...]) -> None:
         """Try DMs again (a new run starts: the director may have opened them)."""
-        for uid in user_ids:
-            inbox = self._inboxes.get(uid)
-            if inbox is not None:
-                inbox.closed = False
+        self._closed.difference_update(user_ids)
 
-    async def _work(self, inbox: _Inbox) -> None:
-        while True:
-            await inbox.wake.wait()
-            inbox.wake.clear()
-            batch, inbox.items = inbox.items, []
-            if batch:
-                try:
-                    await self._deliver(inbox, batch)
-                finally:
-                    self._done(len(batch))
-            if inbox.items:
-                inbox.wake.set()
-
-    async def _deliver(self, inbox: _Inbox, batch: list[Item]) -> None:
+    async def _deliver(self, user_id: int, batch: list[Item]) -> None:
         scene, lang = batch[0][0], batch[0][1]
         try:
-            channel = await self.client.create_dm(discord.Object(inbox.user_id))
+            channel = await self.client.create_dm(discord.Object(user_id))
             for message, enclosure in _messages(batch):
                 extra: dict[str, object] = {}
                 if enclosure is not None:
@@ -136,26 +101,19 @@ class Backstage:
                 self.delivered += 1
         except discord.Forbidden as exc:
             if exc.code != DMS_CLOSED:
-                log.warning("DM to %s refused: %s", inbox.user_id, exc)
-            inbox.closed = True
-            self._done(len(inbox.items))
-            inbox.items.clear()
-            await self._closed(inbox.user_id, scene, lang)
+                log.warning("DM to %s refused: %s", user_id, exc)
+            self._closed.add(user_id)
+            self._inboxes.discard(user_id)  # what queued meanwhile is given up on too
+            await self._tell_closed(user_id, scene, lang)
         except discord.HTTPException as exc:
-            log.warning("DM to %s failed: %s", inbox.user_id, exc)
-
-    def _done(self, count: int) -> None:
-        self._pending -= count
-        if self._pending <= 0:
-            self._pending = 0
-            self._settled.set()
+            log.warning("DM to %s failed: %s", user_id, exc)
 
     # ------------------------------------------------------------------ closed DMs
     def remember(self, interaction: discord.Interaction) -> None:
         """Keep a director's latest interaction, to reach them privately if DMs fail."""
         self._last[interaction.user.id] = (time.monotonic(), interaction)
 
-    async def _closed(self, user_id: int, scene: str, lang: str) -> None:
+    async def _tell_closed(self, user_id: int, scene: str, lang: str) -> None:
         if user_id in self._told:
             return
         self._told.add(user_id)
@@ -175,11 +133,7 @@ class Backstage:
 
     async def drain(self) -> None:
         """Wait until every queued DM has been delivered or given up on."""
-        await self._settled.wait()
+        await self._inboxes.drain()
 
     async def close(self) -> None:
-        for inbox in self._inboxes.values():
-            if inbox.worker is not None:
-                inbox.worker.cancel()
-                with contextlib.suppress(BaseException):
-                    await inbox.worker
+        await self._inboxes.close()

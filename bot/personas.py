@@ -1,16 +1,15 @@
 """Actors post as webhook personas: one webhook per parent channel, one FIFO queue per webhook.
 
 Invariants: posts through one webhook leave in the order they were queued (so a scene's turns
-appear in order), one at a time, honouring Discord's 429 `retry_after`; the bot reuses its own
-webhook in a channel (creating one only if it has none, at most 15 exist per channel); a
-deleted webhook is recreated once per post; an archived thread is revived. Only frontstage
-text is ever handed to this module (bot.stage decides that).
+appear in order), one at a time (bot.serial), honouring Discord's 429 `retry_after`; the bot
+reuses its own webhook in a channel (creating one only if it has none, at most 15 exist per
+channel); a deleted webhook is recreated once per post; an archived thread is revived. Only
+frontstage text is ever handed to this module (bot.stage decides that).
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import time
 from collections.abc import Callable
@@ -20,11 +19,14 @@ import discord
 
 from bot.errors import MissingPermission, WebhookLimit
 from bot.render import sanitise_webhook_name
+from bot.serial import Serial
 
 log = logging.getLogger("circus.bot.personas")
 
 WEBHOOK_NAME = "Circus"
-MAX_429_RETRIES = 8
+# discord.py waits out a 429 and retries, but gives up after 5 tries at one request (at once if
+# no `Via` header says Discord sent it): a scene's line outlasts a longer burst by going again.
+MAX_429_ROUNDS = 3
 UNKNOWN_WEBHOOK = 10015
 ARCHIVED_OR_LOCKED = 50083
 MAX_WEBHOOKS = 30007
@@ -57,14 +59,12 @@ def retry_after(exc: discord.HTTPException) -> float:
 
 
 class _Channel:
-    """The webhook and queue of one parent channel."""
+    """The webhook of one parent channel."""
 
     def __init__(self, channel_id: int) -> None:
         self.channel_id = channel_id
         self.webhook: discord.Webhook | None = None
         self.lock = asyncio.Lock()
-        self.queue: asyncio.Queue[Post] = asyncio.Queue()
-        self.worker: asyncio.Task[None] | None = None
 
 
 class Personas:
@@ -78,6 +78,7 @@ class Personas:
         self.client = client
         self.on_webhook = on_webhook  # (channel_id, webhook_id) when a webhook is (re)made
         self._channels: dict[int, _Channel] = {}
+        self._posts: Serial[int, Post] = Serial(self._deliver, name="personas")  # per channel
         self.sent = 0
 
     def _slot(self, channel_id: int) -> _Channel:
@@ -127,29 +128,23 @@ class Personas:
     ) -> Post:
         """Queue one message; its `done` future resolves when Discord accepted it."""
         job = Post(thread_id, sanitise_webhook_name(actor), avatar_url, content)
-        slot = self._slot(channel_id)
-        slot.queue.put_nowait(job)
-        if slot.worker is None or slot.worker.done():
-            slot.worker = asyncio.create_task(self._work(slot), name=f"personas-{channel_id}")
+        self._posts.put(channel_id, job)
         return job
 
-    async def _work(self, slot: _Channel) -> None:
-        while True:
-            job = await slot.queue.get()
+    async def _deliver(self, channel_id: int, jobs: list[Post]) -> None:
+        for job in jobs:  # one at a time: Serial hands over a single post
             try:
-                await self._send(slot, job)
+                await self._send(self._slot(channel_id), job)
             except Exception as exc:  # reported to whoever awaits the post
                 if not job.done.done():
                     job.done.set_exception(exc)
             else:
                 if not job.done.done():
                     job.done.set_result(None)
-            finally:
-                slot.queue.task_done()
 
     async def _send(self, slot: _Channel, job: Post) -> None:
         recreated = revived = False
-        limited = 0
+        rounds = 0
         while True:
             hook = await self.webhook(slot.channel_id)
             try:
@@ -173,8 +168,8 @@ class Personas:
             except discord.Forbidden as exc:
                 raise MissingPermission(f"<#{job.thread_id}>", "Send Messages in Threads") from exc
             except discord.HTTPException as exc:
-                if exc.status == 429 and limited < MAX_429_RETRIES:
-                    limited += 1
+                if exc.status == 429 and rounds < MAX_429_ROUNDS:
+                    rounds += 1
                     await asyncio.sleep(retry_after(exc))
                     continue
                 if exc.code == ARCHIVED_OR_LOCKED and not revived:
@@ -193,12 +188,7 @@ class Personas:
 
     async def drain(self) -> None:
         """Wait until every queued post has been sent or has failed."""
-        for slot in list(self._channels.values()):
-            await slot.queue.join()
+        await self._posts.drain()
 
     async def close(self) -> None:
-        for slot in self._channels.values():
-            if slot.worker is not None:
-                slot.worker.cancel()
-                with contextlib.suppress(BaseException):
-                    await slot.worker
+        await self._posts.close()

@@ -2,15 +2,15 @@
 
 Invariant (the walls): an event's private fields go only to `Backstage` (directors' DMs);
 the thread receives only `render_turn_message` of a turn's frontstage fields and public status
-lines. Events are handled in the order the engine emitted them, by one pump per scene, so a
-scene's turns reach the webhook queue in order; the engine never waits on Discord.
+lines. Events are handled in the order the engine emitted them, by one queue per scene
+(bot.serial), so a scene's turns reach the webhook queue in order; the engine never waits on
+Discord.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import logging
 import time
 from collections import deque
 from collections.abc import Callable
@@ -32,6 +32,7 @@ from bot.render import (
     turn_marks,
 )
 from bot.reports import send_report
+from bot.serial import Serial
 from bot.votes import Votes
 from engine.events import (
     Cut,
@@ -48,8 +49,6 @@ from engine.events import (
     WaitingForPlayer,
 )
 from engine.rehearsal import Rehearsal
-
-log = logging.getLogger("circus.bot.stage")
 
 STATUS_PERSONA = "Circus"
 
@@ -80,9 +79,9 @@ class Stage:
         # seconds from a turn's event to its post being queued (the bot's own overhead)
         self.overhead: deque[float] = deque(maxlen=2000)
         self._reported = False
-        self._queue: asyncio.Queue[tuple[float, Event]] = asyncio.Queue()
+        # (when emitted, event), rendered one at a time in emit order
+        self._events: Serial[str, tuple[float, Event]] = Serial(self._render, name="stage")
         self._typing: asyncio.Task[None] | None = None
-        self._pump = asyncio.create_task(self._run_pump(), name=f"stage-{self.name}")
         self._unlisten: Callable[[], None] = self.rehearsal.events.listen(self._on_event)
 
     # ------------------------------------------------------------------ binding
@@ -100,17 +99,11 @@ class Stage:
 
     # ------------------------------------------------------------------ events
     def _on_event(self, event: Event) -> None:
-        self._queue.put_nowait((time.perf_counter(), event))
+        self._events.put(self.name, (time.perf_counter(), event))
 
-    async def _run_pump(self) -> None:
-        while True:
-            emitted, event = await self._queue.get()
-            try:
-                await self._handle(emitted, event)
-            except Exception:  # one bad event must not stop the scene's rendering
-                log.exception("rendering %r failed", event)
-            finally:
-                self._queue.task_done()
+    async def _render(self, _scene: str, events: list[tuple[float, Event]]) -> None:
+        for emitted, event in events:  # one at a time: Serial hands over a single event
+            await self._handle(emitted, event)
 
     async def _handle(self, emitted: float, event: Event) -> None:
         if isinstance(event, RunStarted):
@@ -256,13 +249,11 @@ class Stage:
 
     async def drain(self) -> None:
         """Wait until every event emitted so far has been rendered."""
-        await self._queue.join()
+        await self._events.drain()
 
     async def close(self) -> None:
         self._unlisten()
         self._stop_typing()
         with contextlib.suppress(Exception):
             await self.rehearsal.cut()
-        self._pump.cancel()
-        with contextlib.suppress(BaseException):
-            await self._pump
+        await self._events.close()

@@ -355,34 +355,12 @@ async def cmd_demo(args: argparse.Namespace) -> int:
 
 
 def cmd_bot(args: argparse.Namespace) -> int:
-    import asyncio
-    import importlib
-    import inspect
-
     try:
-        bot = importlib.import_module("bot")
-    except ImportError as exc:
+        from bot.app import main as run_bot
+    except ImportError as exc:  # discord.py is missing from this install
         print_error(f"the Discord frontend is not installed with this copy of Circus ({exc})")
         return EXIT_FAILURE
-    entry = getattr(bot, "main", None) or getattr(bot, "run_bot", None)
-    if entry is None:
-        for module in ("bot.main", "bot.app"):
-            try:
-                mod = importlib.import_module(module)
-            except ImportError:
-                continue
-            entry = getattr(mod, "main", None) or getattr(mod, "run_bot", None)
-            if entry is not None:
-                break
-    if inspect.ismodule(entry):
-        entry = getattr(entry, "main", None) or getattr(entry, "run_bot", None)
-    if not callable(entry):
-        print_error("the Discord frontend is not available yet (bot.main / bot.run_bot not found)")
-        return EXIT_FAILURE
-    result = entry()
-    if inspect.isawaitable(result):
-        result = asyncio.run(result)  # type: ignore[arg-type]
-    return int(result) if isinstance(result, int) else EXIT_OK
+    return run_bot()
 
 
 COMMANDS = {

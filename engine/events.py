@@ -1,4 +1,4 @@
-"""The small immutable events a rehearsal emits, and the hub frontends subscribe to.
+"""The small immutable events a rehearsal emits, and the hub frontends listen on.
 
 Frontends render events; they never reach into the engine's state. Events that carry private
 text (a thought, a stage-manager reason, a private note) say so with `private = True`, so a
@@ -7,8 +7,7 @@ frontend can route them to the director only.
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import AsyncIterator, Callable
+from collections.abc import Callable
 from dataclasses import dataclass
 
 
@@ -35,8 +34,10 @@ class TurnStarted(Event):
     total: int = 1
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class TurnCompleted(Event):
+    """A turn landed. Built with keywords: fifteen fields are too many to read by position."""
+
     take: int
     turn: int
     actor: str
@@ -135,15 +136,14 @@ Listener = Callable[[Event], None]
 
 
 class EventHub:
-    """Fan-out of events to any number of subscribers; a slow subscriber never blocks a turn."""
+    """Fan-out of events to any number of listeners, called synchronously in emit order.
+
+    A listener must not block: frontends queue the event and render it in their own task."""
 
     def __init__(self) -> None:
-        self._queues: list[asyncio.Queue[Event | None]] = []
         self._listeners: list[Listener] = []
 
     def emit(self, event: Event) -> None:
-        for queue in list(self._queues):
-            queue.put_nowait(event)
         for listener in list(self._listeners):
             listener(event)
 
@@ -151,17 +151,3 @@ class EventHub:
         """Call `listener` synchronously for every event; returns an unsubscribe function."""
         self._listeners.append(listener)
         return lambda: self._listeners.remove(listener) if listener in self._listeners else None
-
-    async def subscribe(self) -> AsyncIterator[Event]:
-        """Iterate over events from now on until `close` is called."""
-        queue: asyncio.Queue[Event | None] = asyncio.Queue()
-        self._queues.append(queue)
-        try:
-            while (event := await queue.get()) is not None:
-                yield event
-        finally:
-            self._queues.remove(queue)
-
-    def close(self) -> None:
-        for queue in list(self._queues):
-            queue.put_nowait(None)

@@ -1,10 +1,10 @@
 """YAML front matter: scene and actor settings at the top of a markdown file.
 
-`split` and `join` round-trip exactly: the header text is kept as written, so a file the engine
-only reads is never reformatted. Settings are never shown to any model. The header is parsed by a
-small, safe subset of YAML (plain values, lists and mappings): anchors/aliases, tags, merge keys,
-duplicate keys and deep nesting are refused, and the header's size is capped before parsing, so
-a hostile file (the alias "billion laughs") is refused in microseconds instead of eating memory.
+`split` leaves the body exactly as written, so a file the engine only reads is never
+reformatted. Settings are never shown to any model. The header is parsed by a small, safe subset
+of YAML (plain values, lists and mappings): anchors/aliases, tags, merge keys, duplicate keys and
+deep nesting are refused, and the header's size is capped before parsing, so a hostile file (the
+alias "billion laughs") is refused in microseconds instead of eating memory.
 """
 
 from __future__ import annotations
@@ -237,11 +237,3 @@ def _where(exc: yaml.YAMLError) -> tuple[str, str]:
     if mark is None:
         return "", ""
     return f" (line {mark.line + 2})", f"（第 {mark.line + 2} 行）"
-
-
-def join(settings: dict[str, Any], body: str) -> str:
-    """Render settings and body into one markdown file."""
-    if not settings:
-        return body
-    header = yaml.safe_dump(settings, allow_unicode=True, sort_keys=False).rstrip("\n")
-    return f"{_FENCE}\n{header}\n{_FENCE}\n{body}"

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 
-ANY = "ANY"
+from engine.turns import ANY  # the one home of the cue word
 
 # Longest text the grammar allows per field, in characters. SmolLM2's tokenizer spends about
 # 2 tokens on a CJK character and 1 on 4 Latin ones, so "wide" (CJK) scenes get shorter fields;

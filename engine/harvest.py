@@ -1,16 +1,15 @@
 """The harvest (pan for gold): picks, the Discord message map, exports, take reports and diffs.
 
-A mixin of Rehearsal. "current" is the working transcript, numbered last saved take + 1; any
-other number must be a saved take. picks.md is read-modify-written under its own short lock; a
-pick of the current take keeps its number, which the take gets when it is saved, and a replay
-re-points it at the saved take it equals (never at the new attempt's turns). Every refusal is
-raised before anything is written.
+A command group of Rehearsal, built on engine.scene_access. "current" is the working transcript,
+numbered last saved take + 1; any other number must be a saved take. picks.md is
+read-modify-written under its own short lock; a pick of the current take keeps its number, which
+the take gets when it is saved, and a replay re-points it at the saved take it equals (never at
+the new attempt's turns). Every refusal is raised before anything is written.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -27,7 +26,8 @@ from engine.errors import (
 from engine.export import FORMATS, ExportLine, ScriptMeta, render_exports
 from engine.picks import PICKS, Pick, add_vote, parse_picks, remove_vote, render_picks, retarget
 from engine.report import ReportInput, build_report
-from engine.scene import CONTEXT, TRANSCRIPT, SceneFiles, SceneState, backstage_path
+from engine.scene import CONTEXT, TRANSCRIPT, USAGE_LOG, backstage_path
+from engine.scene_access import SceneAccess
 from engine.store import STATE_DIR, SceneStore, parse_jsonl
 from engine.takediff import diff_takes
 from engine.takemeta import TURNS_FILE, carried_rows, parse_rows, render_rows, rows_for_take
@@ -35,7 +35,6 @@ from engine.takes import parse_take_ref, take_dir, take_numbers
 from engine.turns import Turn, parse_backstage, parse_transcript
 
 POSTS = f"{STATE_DIR}/posts.jsonl"
-USAGE = f"{STATE_DIR}/usage.jsonl"  # engine.scene_commands.USAGE_LOG
 REPORT_FILE = "report.md"
 TakeRef = int | str
 
@@ -58,18 +57,8 @@ class TakeView:
         return next((t for t in self.turns if t.number == number), None)
 
 
-class HarvestCommands:
+class HarvestCommands(SceneAccess):
     """Picks, the message map, exports, reports and diffs for one scene folder."""
-
-    files: SceneFiles
-    root: Path
-    name: str
-    # provided by SceneCommands (later in the MRO)
-    current_take: Callable[[], Awaitable[int]]
-    _is_saved: Callable[[str], Awaitable[int | None]]
-
-    async def state(self) -> SceneState:  # provided by Rehearsal
-        raise NotImplementedError
 
     # ----------------------------------------------------------------- takes as read
     async def _take_number(self, take: TakeRef) -> tuple[int, bool]:
@@ -93,7 +82,7 @@ class HarvestCommands:
         if saved and (text := await store.read(base + TURNS_FILE)) is not None:
             rows = parse_rows(text)
         else:  # the working take, or a take saved before takes carried their own rows
-            rows = parse_rows(await store.read(USAGE) or "")
+            rows = parse_rows(await store.read(USAGE_LOG) or "")
         rows = rows_for_take(rows, number, (t.number for t in turns))
         context_text = await store.read(base + CONTEXT) or ""
         try:
@@ -208,7 +197,7 @@ class HarvestCommands:
         carried = carried_rows(list(source_view.rows), until, new_take, source)
         if not carried:
             return {}
-        return {USAGE: (await store.read(USAGE) or "") + render_rows(carried)}
+        return {USAGE_LOG: (await store.read(USAGE_LOG) or "") + render_rows(carried)}
 
     # ----------------------------------------------------------------- report, diff, export
     async def _report_text(self, view: TakeView) -> str:

@@ -13,9 +13,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from engine.names import EVERYONE_WORDS, is_everyone
+from engine.sections import split
 
 EVERYONE_HEADINGS = EVERYONE_WORDS  # the one list (engine/names.py)
-_SECTION = re.compile(r"^## (.+?)\s*$")
+_SECTION = re.compile(r"## (.+?)\s*$")  # a heading with a name (a bare `## ` is body text)
 
 
 @dataclass(frozen=True)
@@ -28,30 +29,14 @@ class Whispers:
         return self.per_actor.get(actor, "")
 
 
-def _sections(text: str) -> list[tuple[str, str]]:
-    sections: list[tuple[str, str]] = []
-    heading: str | None = None
-    lines: list[str] = []
-    for line in text.split("\n"):
-        match = _SECTION.match(line)
-        if match:
-            if heading is not None:
-                sections.append((heading, "\n".join(lines).strip()))
-            heading, lines = match.group(1), []
-        elif heading is not None:
-            lines.append(line)
-    if heading is not None:
-        sections.append((heading, "\n".join(lines).strip()))
-    return sections
-
-
 def parse_notes(text: str, cast: Iterable[str]) -> Whispers:
     """Split director_notes.md into whispers for everyone and for each cast member."""
     cast_set = set(cast)
     everyone: list[str] = []
     per_actor: dict[str, list[str]] = {}
     unknown: list[str] = []
-    for heading, body in _sections(text):
+    for section in split(text, _SECTION):  # whispers are the director's markdown: no escapes
+        heading, body = section.match.group(1), "\n".join(section.lines).strip()
         if is_everyone(heading):
             everyone.append(body)
         elif heading in cast_set:
@@ -78,20 +63,20 @@ def add_note(text: str, note: str, actor: str | None, language: str = "zh") -> s
     """Return the file's text with `note` appended as a bullet under the right section."""
     bullet = "- " + note.strip().replace("\n", "\n  ")
     lines = text.rstrip("\n").split("\n") if text.strip() else []
-    target = None
-    for i, line in enumerate(lines):
-        match = _SECTION.match(line)
-        if match and (is_everyone(match.group(1)) if actor is None else match.group(1) == actor):
-            target = i
-            break
+    target = next(
+        (
+            s
+            for s in split("\n".join(lines), _SECTION)
+            if (is_everyone(s.match.group(1)) if actor is None else s.match.group(1) == actor)
+        ),
+        None,
+    )
     if target is None:
         heading = actor or ("全體" if language.lower().startswith("zh") else "Everyone")
         lines += ["", f"## {heading}", bullet]
         return "\n".join(lines).lstrip("\n") + "\n"
-    end = target + 1
-    while end < len(lines) and not _SECTION.match(lines[end]):
-        end += 1
-    while end > target + 1 and not lines[end - 1].strip():
+    end = target.end
+    while end > target.start + 1 and not lines[end - 1].strip():
         end -= 1
     lines.insert(end, bullet)
     return "\n".join(lines) + "\n"

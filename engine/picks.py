@@ -11,6 +11,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 
+from engine.sections import escape, split, unescape
+
 PICKS = "picks.md"
 STAR = "⭐"
 
@@ -51,16 +53,6 @@ def _lang(language: str) -> str:
     return "zh" if language.lower().startswith("zh") else "en"
 
 
-def _escape(line: str) -> str:
-    if line.startswith(("## ", "**", "\\", f"- {STAR}")):
-        return "\\" + line
-    return line
-
-
-def _unescape(line: str) -> str:
-    return line[1:] if line.startswith("\\") else line
-
-
 def render_pick(pick: Pick, language: str = "zh") -> str:
     labels = _LABELS[_lang(language)]
     out = [f"## take_{pick.take} · turn {pick.turn} · {pick.actor} · {STAR} {len(pick.votes)}"]
@@ -69,7 +61,7 @@ def render_pick(pick: Pick, language: str = "zh") -> str:
         if value:
             first, *rest = value.split("\n")
             out.append(f"**{labels[field]}**: {first}".rstrip())
-            out.extend(_escape(line) for line in rest)
+            out.extend(escape(line, also=(f"- {STAR}",)) for line in rest)
     out.extend(f"- {STAR} {name}" for name in pick.votes)
     return "\n".join(out) + "\n"
 
@@ -83,25 +75,20 @@ def render_picks(picks: list[Pick], language: str = "zh") -> str:
 def parse_picks(text: str) -> list[Pick]:
     """Every pick block in picks.md; text before the first block is a free header."""
     picks: list[Pick] = []
-    current: Pick | None = None
+    # Only a pick's heading starts a block: a writer's own `## ` line stays in the one above.
+    for section in split(text.replace("\r\n", "\n"), _HEADING):
+        heading = section.match
+        pick = Pick(int(heading.group(1)), int(heading.group(2)), heading.group(3).strip())
+        picks.append(_pick_fields(pick, section.lines))
+    return picks
+
+
+def _pick_fields(pick: Pick, lines: tuple[str, ...]) -> Pick:
+    """A pick with its labelled fields and vote lines read in."""
     values: dict[str, list[str]] = {}
     votes: list[str] = []
     field: str | None = None
-
-    def close() -> None:
-        if current is not None:
-            fields = {k: "\n".join(v).strip() for k, v in values.items()}
-            picks.append(replace(current, votes=tuple(votes), **fields))
-
-    for line in text.replace("\r\n", "\n").split("\n"):
-        heading = _HEADING.match(line)
-        if heading:
-            close()
-            current = Pick(int(heading.group(1)), int(heading.group(2)), heading.group(3).strip())
-            values, votes, field = {}, [], None
-            continue
-        if current is None:
-            continue
+    for line in lines:
         vote = _VOTE.match(line)
         if vote:
             name = vote.group(1).strip()
@@ -115,9 +102,9 @@ def parse_picks(text: str) -> list[Pick]:
             values[field] = [label.group(2)]
             continue
         if field is not None:
-            values[field].append(_unescape(line))
-    close()
-    return picks
+            values[field].append(unescape(line))
+    fields = {k: "\n".join(v).strip() for k, v in values.items()}
+    return replace(pick, votes=tuple(votes), **fields)
 
 
 def find(picks: list[Pick], take: int, turn: int) -> int | None:

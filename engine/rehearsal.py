@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
 import os
 import time
@@ -19,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from engine import llm
-from engine.budget import SpendGuard, utcnow
+from engine.budget import SpendGuard
 from engine.casting import longest_silent, match_cue, next_on_stage
 from engine.errors import (
     BadRequest,
@@ -27,12 +26,10 @@ from engine.errors import (
     CircusError,
     NobodyOnStage,
     SceneBusy,
-    UnknownActor,
 )
 from engine.events import (
     Cut,
     ErrorEvent,
-    EventHub,
     RunFinished,
     RunStarted,
     StageManagerDecided,
@@ -42,22 +39,16 @@ from engine.events import (
     WaitingForPlayer,
 )
 from engine.harvest import HarvestCommands
-from engine.ledger import Ledger
 from engine.llm import ModelError
 from engine.models import actor_model, turn_timeout
-from engine.performance import Performance, Usage, ask_stage_manager, perform
+from engine.performance import Usage, ask_stage_manager, perform
 from engine.scene import (
-    STAGE_KEY,
-    STAGE_MANAGER_LOG,
-    TRANSCRIPT,
-    SceneFiles,
     SceneState,
-    backstage_path,
 )
-from engine.scene_commands import USAGE_LOG, SceneCommands
+from engine.scene_commands import SceneCommands
 from engine.stage import after_event, quiet
 from engine.stage_commands import PlayedLine, StageCommands
-from engine.turns import Turn, render_decision, render_thought, render_turn
+from engine.turns import render_decision
 from engine.view import Actor, SceneView, view_of
 
 log = logging.getLogger("circus.engine")
@@ -83,45 +74,16 @@ class RunResult:
 class Rehearsal(StageCommands, HarvestCommands, SceneCommands):
     """Director commands for one scene folder. Frontends hold one per scene."""
 
-    def __init__(
-        self, root: Path | str, hub: EventHub | None = None, *, account: str | None = None
-    ) -> None:
+    def __init__(self, root: Path | str, *, account: str | None = None) -> None:
         """`account` names whose daily budget the runs spend (the bot: discord-<guild id>);
         its ledger lives beside the scene, under <scenes folder>/.circus/spend/."""
-        self.files = SceneFiles(Path(root))
-        self.root = self.files.root
-        self.name = self.files.name
-        self.events = hub or EventHub()
-        self.account = account
-        self.ledger = Ledger(self.root.parent, account) if account else None
-        self._spend: SpendGuard | None = None
+        super().__init__(root, account=account)
         self._language = "zh"
-        self._task: asyncio.Task[RunResult] | None = None
-        self._progress = ""
-        self._waiting: tuple[str, asyncio.Future[PlayedLine | None]] | None = None
         self.recovered = self.files.store.recover_if_idle(self.name)
-
-    # ----------------------------------------------------------------- reading
-    async def state(self) -> SceneState:
-        return await self.files.load()
 
     async def view(self) -> SceneView:
         """The scene as a frontend may read it: a frozen snapshot (engine.view)."""
         return view_of(await self.files.load())
-
-    async def resolve_actor(self, name: str) -> Actor:
-        """The cast member `name` means (a name or an alias, `@` and honorifics tolerated);
-        UnknownActor otherwise. The one resolve: commands take the Actor it returns and only
-        check that they are still in the cast."""
-        state = await self.state()
-        matched = match_cue(name, state.aliases())
-        if matched is None or matched not in state.cast:
-            raise UnknownActor(name, state.cast)
-        return Actor(matched)
-
-    @property
-    def running(self) -> bool:
-        return self._task is not None and not self._task.done()
 
     # ----------------------------------------------------------------- running
     async def start_run(
@@ -203,13 +165,13 @@ class Rehearsal(StageCommands, HarvestCommands, SceneCommands):
                 forced = first if done == 0 else None
                 try:
                     await self._turn(
-                        take,
-                        done + 1,
-                        turns,
-                        forced,
-                        "director_cue" if mode == "cue" else "start",
-                        direction if done == 0 else "",
-                        avoid,
+                        take=take,
+                        index=done + 1,
+                        total=turns,
+                        forced=forced,
+                        forced_reason="director_cue" if mode == "cue" else "start",
+                        direction=direction if done == 0 else "",
+                        avoid=avoid,
                     )
                     failures, avoid = 0, None
                 except ModelError as exc:
@@ -246,6 +208,7 @@ class Rehearsal(StageCommands, HarvestCommands, SceneCommands):
 
     async def _turn(
         self,
+        *,
         take: int,
         index: int,
         total: int,
@@ -303,7 +266,15 @@ class Rehearsal(StageCommands, HarvestCommands, SceneCommands):
                 )
                 state = await self.state()  # the record as it stands when the person spoke
                 landed = self.land_played(
-                    state, take, state.last_turn + 1, actor, line, index, total, sm_log, sm_usage
+                    state,
+                    take=take,
+                    number=state.last_turn + 1,
+                    actor=actor,
+                    line=line,
+                    index=index,
+                    total=total,
+                    sm_log=sm_log,
+                    sm_usage=sm_usage,
                 )
                 if await landed:
                     raise asyncio.CancelledError
@@ -324,17 +295,36 @@ class Rehearsal(StageCommands, HarvestCommands, SceneCommands):
             exc.actor = actor
             raise
         cut_during_commit = await self._commit(
-            state, take, number, actor, reason, result, sm_log, sm_usage
+            state,
+            take=take,
+            number=number,
+            actor=actor,
+            reason=reason,
+            result=result,
+            sm_log=sm_log,
+            sm_usage=sm_usage,
         )
         reply = result.reply
         self.events.emit(
             TurnCompleted(
-                self.name, take, number, actor, reply.action, reply.dialogue, reply.cue,
-                reply.thought, result.repaired, result.fallback, result.usage.prompt_tokens,
-                result.usage.completion_tokens, result.usage.cost_usd, index, total,
-                reply.cut,
+                self.name,
+                take=take,
+                turn=number,
+                actor=actor,
+                action=reply.action,
+                dialogue=reply.dialogue,
+                cue=reply.cue,
+                thought=reply.thought,
+                repaired=result.repaired,
+                fallback=result.fallback,
+                prompt_tokens=result.usage.prompt_tokens,
+                completion_tokens=result.usage.completion_tokens,
+                cost_usd=result.usage.cost_usd,
+                index=index,
+                total=total,
+                cut=reply.cut,
             )
-        )  # fmt: skip
+        )
         if cut_during_commit:
             raise asyncio.CancelledError  # the turn landed whole; now honour the cut
 
@@ -373,76 +363,3 @@ class Rehearsal(StageCommands, HarvestCommands, SceneCommands):
         if self._spend is not None:
             self._language = state.language
             self._spend.begin_turn(self._limits(state), await self._scene_spent(state))
-
-    async def _commit(
-        self,
-        state: SceneState,
-        take: int,
-        number: int,
-        actor: str,
-        reason: str,
-        result: Performance,
-        sm_log: str,
-        sm_usage: Usage | None,
-    ) -> bool:
-        """Land the turn whole. Returns True if a cut arrived meanwhile (honoured after)."""
-        reply = result.reply
-        turn = Turn(number, actor, reply.action, reply.dialogue, reply.cue)
-        at = utcnow().isoformat(timespec="seconds")
-        # contracts §4: the rows every reader of usage.jsonl expects (older rows lack the
-        # take/at/reason/repaired/fallback keys; readers tolerate that)
-        usage: list[dict[str, object]] = [
-            {
-                "turn": number,
-                "role": actor,
-                **result.usage.__dict__,
-                "take": take,
-                "at": at,
-                "reason": reason,
-                "repaired": result.repaired,
-                "fallback": result.fallback,
-            }
-        ]
-        if sm_usage is not None:
-            usage.append(
-                {
-                    "turn": number,
-                    "role": "stage_manager",
-                    **sm_usage.__dict__,
-                    "take": take,
-                    "at": at,
-                }
-            )
-        appends = [
-            (TRANSCRIPT, render_turn(turn, state.language)),
-            (USAGE_LOG, "".join(json.dumps(u, ensure_ascii=False) + "\n" for u in usage)),
-        ]
-        if reply.thought:  # a person's line without a thought leaves the backstage alone
-            appends.insert(0, (backstage_path(actor), render_thought(number, reply.thought)))
-        if sm_log:
-            appends.append((STAGE_MANAGER_LOG, sm_log))
-        # Once the model has answered, a cut waits for the commit: the turn lands whole, is
-        # announced, and only then does the run stop.
-        # A writer may have edited the logs while the model was thinking: then the cached
-        # parse is stale and must be re-read, not extended.
-        fresh = self.files.unchanged([TRANSCRIPT, backstage_path(actor)])
-        commit = asyncio.ensure_future(self.files.store.commit_appends(appends))
-        cut = False
-        try:
-            await asyncio.shield(commit)
-        except asyncio.CancelledError:
-            cut = True
-            await asyncio.wait([commit])
-            commit.result()
-        if self._spend is not None:
-            self._spend.turn_landed()
-        if fresh:
-            state.turns.append(turn)
-            self.files.remember_append(TRANSCRIPT, state.turns)
-            self.files.remember_append(TRANSCRIPT, state.blocks, key=STAGE_KEY)
-            if reply.thought:
-                state.thoughts.setdefault(actor, {})[number] = reply.thought
-                self.files.remember_append(backstage_path(actor), state.thoughts[actor])
-        else:
-            self.files.forget()
-        return cut

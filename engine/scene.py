@@ -32,6 +32,7 @@ NOTES = "director_notes.md"
 TRANSCRIPT = "transcript.md"
 STAGE_MANAGER_LOG = "stage_manager.log"
 PLAYERS = ".circus/players.json"
+USAGE_LOG = ".circus/usage.jsonl"  # one row per role per landed turn (engine.scene_access)
 STAGE_KEY = "|stage"  # the transcript's stage blocks, cached beside its turns
 
 

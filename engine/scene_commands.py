@@ -1,23 +1,21 @@
 """The director's commands that are not a run: whispers, souls, takes, replay and status.
 
-A mixin of Rehearsal (it uses the scene's files, events and lock). Every whole-scene change
-takes the cross-process run lock, so a take or a replay never sees another process's half-made
-turn; notes are read-modify-written under their own short lock.
+A command group of Rehearsal, built on engine.scene_access (the scene's files, events and lock).
+Every whole-scene change takes the cross-process run lock, so a take or a replay never sees
+another process's half-made turn; notes are read-modify-written under their own short lock.
 """
 
 from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from engine import budget, frontmatter, llm
 from engine.budget import Budget, Limit, Spend, SpendGuard
 from engine.errors import BadRequest, BadSceneFile, CircusError, SceneBusy
-from engine.events import EventHub, NoteAdded, TakeSaved
+from engine.events import NoteAdded, TakeSaved
 from engine.frontmatter import BOM
-from engine.ledger import Ledger
 from engine.models import (
     api_base,
     extra_params,
@@ -32,11 +30,12 @@ from engine.scene import (
     NOTES,
     STAGE_MANAGER_LOG,
     TRANSCRIPT,
-    SceneFiles,
+    USAGE_LOG,
     SceneState,
     backstage_path,
     soul_path,
 )
+from engine.scene_access import SceneAccess
 from engine.settings import MAX_FILE_BYTES, ORIGINS, SoulSettings, check_untrusted_soul
 from engine.soul import bio_part, parse_soul, replace_prior_story
 from engine.store import parse_jsonl
@@ -51,8 +50,6 @@ from engine.takes import (
 )
 from engine.turns import parse_transcript
 from engine.view import Actor
-
-USAGE_LOG = ".circus/usage.jsonl"
 
 
 @dataclass(frozen=True)
@@ -105,37 +102,8 @@ class ReplayResult:
     autosaved: int | None  # the take the unsaved work was saved as first, if any
 
 
-class SceneCommands:
+class SceneCommands(SceneAccess):
     """Whispers, souls, takes, replay and status for one scene folder."""
-
-    files: SceneFiles
-    root: Path
-    name: str
-    events: EventHub
-    _progress: str
-    account: str | None
-    ledger: Ledger | None
-
-    @property
-    def running(self) -> bool:  # provided by Rehearsal
-        raise NotImplementedError
-
-    async def state(self) -> SceneState:  # provided by Rehearsal
-        raise NotImplementedError
-
-    async def current_take(self) -> int:
-        numbers = await take_numbers(self.files.store)
-        return (numbers[-1] if numbers else 0) + 1
-
-    # Hooks the harvest (engine.harvest) fills in: what a saved take carries inside its folder,
-    # and what a replay carries over. Called with the run lock held.
-    async def _take_files(self, number: int) -> dict[str, str]:
-        return {}
-
-    async def _before_replay(
-        self, current: int, saved_as: int | None, source: int, until: int, new_take: int
-    ) -> dict[str, str]:
-        return {}
 
     # ----------------------------------------------------------------- whispers
     async def note(self, text: str, actor: Actor | None = None) -> None:
@@ -296,13 +264,6 @@ class SceneCommands:
                 files[rel] = cut_log(await store.read(f"{source}/{rel}") or "", until)
             await store.commit_rewrites(files)
         return ReplayResult(await self.current_take(), number, until, autosaved)
-
-    async def _is_saved(self, transcript: str) -> int | None:
-        """The saved take whose transcript is exactly this one (the latest), if any."""
-        for n in reversed(await take_numbers(self.files.store)):
-            if await self.files.store.read(f"{take_dir(n)}/{TRANSCRIPT}") == transcript:
-                return n
-        return None
 
     # ----------------------------------------------------------------- spend
     async def usage_rows(self) -> list[dict[str, Any]]:

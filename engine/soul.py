@@ -13,11 +13,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engine import frontmatter
-from engine.settings import SoulSettings, soul_settings
+from engine.sections import Section, split
+from engine.settings import soul_settings
 
-SETTINGS = tuple(SoulSettings.model_fields)
 PRIOR_STORY_HEADINGS = ("前期劇本", "前期剧本", "前情", "prior story", "backstory so far")
-_SECTION = re.compile(r"^## (.+?)\s*$", re.M)
+_SECTION = re.compile(r"## (.+?)\s*$")  # soul.md is the writer's markdown: no escapes
 
 
 @dataclass(frozen=True)
@@ -67,22 +67,30 @@ def parse_soul(name: str, text: str, path: object, rel: str | None = None) -> So
 
 def replace_prior_story(body: str, story: str, language: str = "zh") -> str:
     """Return the soul body with its prior-story section replaced (or added) by `story`."""
-    matches = list(_SECTION.finditer(body))
-    for i, match in enumerate(matches):
-        if any(h in match.group(1).casefold() for h in PRIOR_STORY_HEADINGS):
-            start = match.end()
-            end = matches[i + 1].start() if i + 1 < len(matches) else len(body)
-            tail = body[end:]
-            return body[:start] + "\n\n" + story.strip() + "\n\n" + tail.lstrip("\n")
+    section = _prior_story(body)
+    if section is not None:
+        # The heading keeps the blank lines right under it; the old story goes.
+        blank = 0
+        while blank < len(section.lines) and not section.lines[blank].strip():
+            blank += 1
+        head = "\n".join((section.line, *section.lines[:blank]))
+        tail = body[section.end_offset :]
+        return body[: section.offset] + head + "\n\n" + story.strip() + "\n\n" + tail.lstrip("\n")
     heading = "前期劇本" if language.lower().startswith("zh") else "Prior story"
     return body.rstrip("\n") + f"\n\n## {heading}\n\n{story.strip()}\n"
 
 
 def bio_part(body: str) -> str:
     """The soul without its prior story: what a summariser may know about the character."""
-    matches = list(_SECTION.finditer(body))
-    for i, match in enumerate(matches):
-        if any(h in match.group(1).casefold() for h in PRIOR_STORY_HEADINGS):
-            end = matches[i + 1].start() if i + 1 < len(matches) else len(body)
-            return (body[: match.start()] + body[end:]).strip()
+    section = _prior_story(body)
+    if section is not None:
+        return (body[: section.offset] + body[section.end_offset :]).strip()
     return body.strip()
+
+
+def _prior_story(body: str) -> Section | None:
+    """The first section whose heading names the prior story, if any."""
+    for section in split(body, _SECTION):
+        if any(h in section.match.group(1).casefold() for h in PRIOR_STORY_HEADINGS):
+            return section
+    return None

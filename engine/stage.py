@@ -15,7 +15,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from engine.errors import BadSceneFile
-from engine.turns import Turn, _escape, _unescape
+from engine.sections import escape, split, unescape
+from engine.turns import Turn
 
 OPENING, EVENT, ENTER, EXIT, PRESENT = "opening", "event", "enter", "exit", "present"
 KINDS = (OPENING, EVENT, ENTER, EXIT, PRESENT)
@@ -57,41 +58,28 @@ def render_block(block: StageBlock, language: str = "zh") -> str:
     if block.kind in (ENTER, EXIT):
         return f"{head} · {block.actor}\n\n"
     body = block.names if block.kind == PRESENT else block.text.split("\n")
-    return head + "\n" + "\n".join(_escape(line) for line in body) + "\n\n"
+    return head + "\n" + "\n".join(escape(line) for line in body) + "\n\n"
 
 
 def parse_blocks(text: str) -> list[StageBlock]:
     """Every stage block in transcript.md, in file order (turn blocks are skipped)."""
     blocks: list[StageBlock] = []
-    current: tuple[int, int, str, str] | None = None
-    body: list[str] = []
-
-    def close() -> None:
-        if current is None:
-            return
-        after, seq, kind, actor = current
+    for section in split(text):  # every `## ` line: a turn, a block, or a writer's heading
+        match = HEADING.match(section.line)
+        if match is None:
+            continue
+        label, _, actor = match.group(3).partition(" · ")
+        kind = _KIND_OF.get(label.strip().casefold())
+        if kind is None or (kind in (ENTER, EXIT) and not actor.strip()):
+            continue
+        after, seq = int(match.group(1)), int(match.group(2))
         if kind == PRESENT:
-            names = tuple(n.strip() for n in body if n.strip())
+            names = tuple(n.strip() for n in map(unescape, section.lines) if n.strip())
             blocks.append(StageBlock(after, seq, kind, names=names))
         elif kind in (OPENING, EVENT):
-            blocks.append(StageBlock(after, seq, kind, text="\n".join(body).strip()))
+            blocks.append(StageBlock(after, seq, kind, text=section.body()))
         else:
-            blocks.append(StageBlock(after, seq, kind, actor=actor))
-
-    for line in text.split("\n"):
-        if line.startswith("## "):  # unescaped: structure (a turn, a block, a writer's heading)
-            close()
-            current, body = None, []
-            match = HEADING.match(line)
-            if match:
-                label, _, actor = match.group(3).partition(" · ")
-                kind = _KIND_OF.get(label.strip().casefold())
-                if kind is not None and (kind not in (ENTER, EXIT) or actor.strip()):
-                    current = (int(match.group(1)), int(match.group(2)), kind, actor.strip())
-            continue
-        if current is not None:
-            body.append(_unescape(line))
-    close()
+            blocks.append(StageBlock(after, seq, kind, actor=actor.strip()))
     return blocks
 
 

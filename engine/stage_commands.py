@@ -1,10 +1,11 @@
 """The director's stage commands — enter, exit, event — and a person playing a character.
 
-A mixin of Rehearsal. Every command checks everything before it writes (a refusal writes
-nothing), and writes under the cross-process run lock through the store's journal, so a block
-lands whole and never between a run's read of the record and its commit. Who plays whom lives
-in .circus/players.json (outside takes), so a restart keeps it. A played line is an ordinary
-turn on the record; only usage rows and frontends know a person wrote it.
+A command group of Rehearsal, built on engine.scene_access. Every command checks everything
+before it writes (a refusal writes nothing), and writes under the cross-process run lock through
+the store's journal, so a block lands whole and never between a run's read of the record and its
+commit. Who plays whom lives in .circus/players.json (outside takes), so a restart keeps it. A
+played line is an ordinary turn on the record; only usage rows and frontends know a person wrote
+it.
 """
 
 from __future__ import annotations
@@ -29,7 +30,8 @@ from engine.events import StageChanged, TurnCompleted
 from engine.performance import Performance, Usage
 from engine.reply import Reply
 from engine.sanitize import clean_text
-from engine.scene import PLAYERS, TRANSCRIPT, SceneFiles, SceneState
+from engine.scene import PLAYERS, TRANSCRIPT, SceneState
+from engine.scene_access import SceneAccess
 from engine.stage import ENTER, EVENT, EXIT, OPENING, PRESENT, StageBlock, next_key, render_block
 from engine.view import Actor
 
@@ -46,26 +48,11 @@ class PlayedLine:
     thought: str = ""
 
 
-class StageCommands:
+class StageCommands(SceneAccess):
     """Entrances, exits, stage events, and lines said by the people playing actors."""
 
-    files: SceneFiles
-    name: str
-    events: Any
-    _waiting: tuple[str, asyncio.Future[PlayedLine | None]] | None
-
-    # provided by Rehearsal (current_take comes from SceneCommands, later in the MRO)
-    current_take: Any
-
-    @property
-    def running(self) -> bool:
-        raise NotImplementedError
-
-    async def state(self) -> SceneState:
-        raise NotImplementedError
-
-    async def _commit(self, *args: Any, **kwargs: Any) -> bool:
-        raise NotImplementedError
+    # The played actor a run waits for, and the future their line (or None: given back) fills.
+    _waiting: tuple[str, asyncio.Future[PlayedLine | None]] | None = None
 
     # ----------------------------------------------------------------- the stage
     async def enter(self, actor: Actor) -> StageBlock:
@@ -232,7 +219,7 @@ class StageCommands:
             state = await self.state()
             take = await self.current_take()
             number = state.last_turn + 1
-            await self.land_played(state, take, number, name, line)
+            await self.land_played(state, take=take, number=number, actor=name, line=line)
         return number
 
     def _cue(self, state: SceneState, raw: str) -> str:
@@ -245,6 +232,7 @@ class StageCommands:
     async def land_played(
         self,
         state: SceneState,
+        *,
         take: int,
         number: int,
         actor: str,
@@ -258,13 +246,31 @@ class StageCommands:
         A stage-manager decision that handed them the ball lands with it."""
         reply = Reply(line.thought, line.action, line.dialogue, line.cue, bool(line.cue))
         result = Performance(reply, Usage(model="", calls=0))
-        cut = await self._commit(state, take, number, actor, "played", result, sm_log, sm_usage)
+        cut = await self._commit(
+            state,
+            take=take,
+            number=number,
+            actor=actor,
+            reason="played",
+            result=result,
+            sm_log=sm_log,
+            sm_usage=sm_usage,
+        )
         self.events.emit(
             TurnCompleted(
-                self.name, take, number, actor, line.action, line.dialogue, line.cue,
-                line.thought, index=index, total=total, played=True,
+                self.name,
+                take=take,
+                turn=number,
+                actor=actor,
+                action=line.action,
+                dialogue=line.dialogue,
+                cue=line.cue,
+                thought=line.thought,
+                index=index,
+                total=total,
+                played=True,
             )
-        )  # fmt: skip
+        )
         return cut
 
     async def _check_start(self, state: SceneState, first: str | None) -> None:

@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass
 
 from engine.errors import TakeNotFound
+from engine.sections import split
 from engine.store import SceneStore
 from engine.turns import parse_transcript
 
@@ -18,7 +19,7 @@ TAKES = "takes"
 # ASCII digits, at most 9: a folder `take_²` or a 5,000-digit heading is not a take or a turn
 # (int() would refuse it with a ValueError), just a name or a line of text.
 _TAKE = re.compile(r"^take_([0-9]{1,9})$")
-_BLOCK = re.compile(r"^## (?:before turn )?([0-9]{1,9})\b", re.M)
+_BLOCK = re.compile(r"## (?:before turn )?([0-9]{1,9})\b")
 
 
 @dataclass(frozen=True)
@@ -80,7 +81,7 @@ async def take_info(store: SceneStore, number: int) -> TakeInfo:
 
 def cut_log(text: str, until: int) -> str:
     """The log's text up to and including turn `until` (blocks headed `## N …`)."""
-    for match in _BLOCK.finditer(text):
-        if int(match.group(1)) > until:
-            return text[: match.start()]
+    for section in split(text, _BLOCK):
+        if int(section.match.group(1)) > until:
+            return text[: section.offset]
     return text

@@ -2,15 +2,17 @@
 
 A turn block renders to markdown a writer reads in Obsidian and parses back to the same Turn
 (round-trip exact for any text, including lines that look like headings or labels, which are
-escaped with a backslash). A cue is one line without comments: whatever a writer scribbles
-under a turn's cue line, or in a comment on it, is theirs, never part of the cue actors see. Pure functions; disk access lives in
-engine.store.
+escaped with a backslash; engine.sections). A cue is one line without comments: whatever a
+writer scribbles under a turn's cue line, or in a comment on it, is theirs, never part of the
+cue actors see. Pure functions; disk access lives in engine.store.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+
+from engine.sections import escape, split, unescape
 
 ANY = "ANY"
 
@@ -43,20 +45,9 @@ def labels_for(language: str) -> dict[str, str]:
     return LABELS["zh" if language.lower().startswith("zh") else "en"]
 
 
-def _escape(line: str) -> str:
-    # A value line that could be read as structure gets a backslash in front.
-    if line.startswith(("## ", "**", "\\")):
-        return "\\" + line
-    return line
-
-
-def _unescape(line: str) -> str:
-    return line[1:] if line.startswith("\\") else line
-
-
 def _value_lines(value: str) -> list[str]:
     first, *rest = value.split("\n")
-    return [first] + [_escape(line) for line in rest]
+    return [first] + [escape(line) for line in rest]
 
 
 def render_turn(turn: Turn, language: str = "zh") -> str:
@@ -75,44 +66,36 @@ def render_turn(turn: Turn, language: str = "zh") -> str:
 def parse_transcript(text: str) -> list[Turn]:
     """Every turn block in transcript.md; text before the first block is a free header."""
     turns: list[Turn] = []
-    current: dict[str, object] | None = None
-    field: str | None = None
-    values: dict[str, list[str]] = {}
-
-    def close() -> None:
-        if current is not None:
-            turns.append(
-                Turn(
-                    number=int(current["number"]),  # type: ignore[arg-type]
-                    actor=str(current["actor"]),
-                    **{k: "\n".join(v).strip() for k, v in values.items() if k != "cue"},
-                    cue=_COMMENT.sub("", values.get("cue", [""])[0]).strip(),
-                )
+    # Every `## ` line ends a turn: the next may be a stage block (engine.stage) or a writer's
+    # own heading, whose lines belong to no turn.
+    for section in split(text):
+        heading = _HEADING.match(section.line)
+        if heading is None:
+            continue
+        values = _labelled(section.lines)
+        turns.append(
+            Turn(
+                number=int(heading.group(1)),
+                actor=heading.group(2),
+                **{k: "\n".join(v).strip() for k, v in values.items() if k != "cue"},
+                cue=_COMMENT.sub("", values.get("cue", [""])[0]).strip(),
             )
+        )
+    return turns
 
-    for line in text.split("\n"):
-        heading = _HEADING.match(line)
-        if heading:
-            close()
-            current = {"number": int(heading.group(1)), "actor": heading.group(2)}
-            values, field = {}, None
-            continue
-        if line.startswith("## "):
-            # Unescaped, so structure: a stage block (engine.stage) or a writer's own heading.
-            close()
-            current, values, field = None, {}, None
-            continue
-        if current is None:
-            continue
+
+def _labelled(lines: tuple[str, ...]) -> dict[str, list[str]]:
+    """A turn's fields: each from its `**Label**:` line through the lines below it."""
+    values: dict[str, list[str]] = {}
+    field: str | None = None
+    for line in lines:
         label = _LABEL.match(line)
         if label and label.group(1).strip().casefold() in _FIELD_OF:
             field = _FIELD_OF[label.group(1).strip().casefold()]
             values[field] = [label.group(2)]
-            continue
-        if field is not None:
-            values[field].append(_unescape(line))
-    close()
-    return turns
+        elif field is not None:
+            values[field].append(unescape(line))
+    return values
 
 
 def render_decision(number: int, actor: str, reason: str) -> str:
@@ -122,30 +105,18 @@ def render_decision(number: int, actor: str, reason: str) -> str:
     ("## before turn 9", "## 3") is escaped, so takes.cut_log never cuts the log there.
     """
     lines = reason.strip().split("\n")
-    body = "\n".join(_escape(line) for line in lines)
+    body = "\n".join(escape(line) for line in lines)
     return f"## before turn {number} → {actor}\n{body}\n\n"
 
 
 def render_thought(number: int, thought: str) -> str:
     """The block appended to backstage/<actor>.log for one turn."""
     lines = thought.strip().split("\n")
-    body = "\n".join(_escape(line) for line in lines)
+    body = "\n".join(escape(line) for line in lines)
     return f"## {number}\n{body}\n\n"
 
 
 def parse_backstage(text: str) -> dict[int, str]:
-    """Turn number → thought, from one actor's backstage log."""
-    thoughts: dict[int, str] = {}
-    number: int | None = None
-    lines: list[str] = []
-    for line in text.split("\n"):
-        heading = _BACKSTAGE_HEADING.match(line)
-        if heading:
-            if number is not None:
-                thoughts[number] = "\n".join(lines).strip()
-            number, lines = int(heading.group(1)), []
-        elif number is not None:
-            lines.append(_unescape(line))
-    if number is not None:
-        thoughts[number] = "\n".join(lines).strip()
-    return thoughts
+    """Turn number → thought, from one actor's backstage log (a `## ` line that is not a turn
+    number is part of the thought above it)."""
+    return {int(s.match.group(1)): s.body() for s in split(text, _BACKSTAGE_HEADING)}

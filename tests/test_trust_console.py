@@ -168,7 +168,19 @@ def test_a_model_still_being_waited_for_is_shown_on_stderr():
     renderer(StillWaiting("s", 1, 4, "林小姐", 20.04))
     assert "turn 4: still waiting for 林小姐's model (20 s so far)" in err.getvalue()
     assert out.getvalue() == ""
-    renderer(TurnCompleted("s", 1, 4, "林小姐", "a", "", "", "t", cut=("action",)))
+    renderer(
+        TurnCompleted(
+            "s",
+            take=1,
+            turn=4,
+            actor="林小姐",
+            action="a",
+            dialogue="",
+            cue="",
+            thought="t",
+            cut=("action",),
+        )
+    )
     assert "[circus] cut: action at 600 characters" in out.getvalue()
 
 
