@@ -29,9 +29,7 @@ from bot.edge import on_tree_error
 from bot.i18n import CommandTranslator
 from bot.personas import Personas
 from bot.stage import Stage
-from engine import llm
-from engine.errors import CircusError
-from engine.templates import list_templates
+from engine import CircusError, list_templates, litellm_module
 
 log = logging.getLogger("circus.bot")
 
@@ -87,7 +85,7 @@ class CircusBot(discord.Client):
     @staticmethod
     async def _warm_models() -> None:
         try:
-            await asyncio.to_thread(llm.litellm_module)
+            await asyncio.to_thread(litellm_module)
         except Exception:  # the first model call will say what is wrong, to a director
             log.warning("could not preload litellm", exc_info=True)
 

@@ -22,8 +22,7 @@ from bot.i18n import t
 from bot.options import ActorArg
 from bot.render import render_status, render_takes
 from bot.stage import Stage
-from engine import Actor
-from engine.settings import MAX_FILE_BYTES
+from engine import MAX_FILE_BYTES, Actor
 
 log = logging.getLogger("circus.bot")
 

@@ -22,7 +22,7 @@ from bot.binding import can_direct
 from bot.errors import BotProblem, NotDirector, NotInScene
 from bot.i18n import lang_of, t
 from bot.render import scrub
-from engine.errors import BadName, BadSceneFile, CircusError, SceneBusy, SceneNotFound, UnknownActor
+from engine import BadName, BadSceneFile, CircusError, SceneBusy, SceneNotFound, UnknownActor
 
 if TYPE_CHECKING:
     from collections.abc import Callable

@@ -24,7 +24,7 @@ from bot.errors import BotProblem
 from bot.i18n import t
 from bot.reports import report_message
 from bot.stage import Stage
-from engine.picks import Pick, render_picks
+from engine import Pick, render_picks
 
 FORMATS = ("fountain", "fdx", "md", "csv")
 TakeRef = int | str  # a take number, or "current"

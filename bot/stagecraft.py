@@ -20,9 +20,7 @@ from bot.edge import defer, directors_only, directors_only_if, reply, scene_of
 from bot.i18n import ZH, lang_of
 from bot.options import ActorArg, actor_choices
 from bot.render import split_message
-from engine import Actor
-from engine.errors import NotPlaying
-from engine.events import Event, StageChanged, WaitingForPlayer
+from engine import Actor, Event, NotPlaying, StageChanged, WaitingForPlayer
 
 if TYPE_CHECKING:
     from bot.stage import Stage
