@@ -13,7 +13,7 @@ import re
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from bot.i18n import ZH, lang_of, t
+from bot.i18n import t
 from engine.reply import CAPS
 from engine.scene_commands import Status
 from engine.takes import TakeInfo
@@ -123,9 +123,7 @@ def _quote(text: str) -> str:
 
 
 def thought_label(scene: str, take: int, turn: int, actor: str, lang: str) -> str:
-    if lang_of(lang) == ZH:
-        return f"🎭 **{scene}** · 第 {take} 條 · 第 {turn} 輪 · **{actor}**"
-    return f"🎭 **{scene}** · take {take} · turn {turn} · **{actor}**"
+    return t("thought_label", lang, scene=scene, take=take, turn=turn, actor=actor)
 
 
 def turn_marks(repaired: bool, fallback: bool, cut: Sequence[str], lang: str) -> list[str]:
@@ -196,9 +194,12 @@ def render_status(status: Status, lang: str) -> str:
         lines.append(
             t("status_turn_marks", lang, repairs=status.repairs, fallbacks=status.fallbacks)
         )
-    word = " token" if lang_of(lang) == ZH else " tokens"
     for b in status.budgets:
-        amount = (lambda v: f"${v:.4f}") if b.unit == "usd" else (lambda v: f"{int(v):,}{word}")
+        amount = (
+            (lambda v: f"${v:.4f}")
+            if b.unit == "usd"
+            else (lambda v: t("tokens", lang, count=f"{int(v):,}"))
+        )
         lines.append(
             t(
                 "status_budget_scene" if b.scope == "scene" else "status_budget_day",

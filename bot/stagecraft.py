@@ -17,45 +17,20 @@ import discord
 from discord import app_commands
 
 from bot.edge import defer, directors_only, directors_only_if, reply, scene_of
-from bot.i18n import ZH, lang_of
 from bot.options import ActorArg, actor_choices
 from bot.render import split_message
 from engine import Actor, Event, NotPlaying, StageChanged, WaitingForPlayer
+from engine import say as catalog_say
 
 if TYPE_CHECKING:
     from bot.stage import Stage
 
 PLAYER = "discord:{}"  # how a member is named in .circus/players.json
 
-_TEXT: dict[str, tuple[str, str]] = {
-    "persona": ("🎭 Stage", "🎭 舞台"),
-    "enter": ("*{actor} enters.*", "*{actor} 進場。*"),
-    "exit": ("*{actor} exits.*", "*{actor} 退場。*"),
-    "event": ("**[Event]** {text}", "**〔事件〕** {text}"),
-    "opening": ("**[Opening]**\n{text}", "**〔開場〕**\n{text}"),
-    "present": ("*On stage: {names}*", "*在場：{names}*"),
-    "waiting": (
-        "⏳ The scene waits for **{actor}** — {mention}, your line: `/say`",
-        "⏳ 戲在等 **{actor}**——{mention}，輪到你了：用 `/say`",
-    ),
-    "entered": ("{actor} is on stage.", "{actor} 已進場。"),
-    "exited": ("{actor} has left the stage.", "{actor} 已退場。"),
-    "evented": ("The event is on the record.", "事件已記錄。"),
-    "played": (
-        "{user} plays {actor} now: their lines come from `/say`, never from a model.",
-        "{user} 現在扮演 {actor}：他的台詞只來自 `/say`，不會由模型寫。",
-    ),
-    "unplayed": ("{actors}: back to the model.", "{actors}：交還給模型。"),
-    "unplayed_none": ("Nobody to give back.", "沒有要交還的角色。"),
-    "said": ("Said as {actor}.", "已用 {actor} 的身分說出。"),
-    "said_waiting": ("Said as {actor}; the scene plays on.", "已用 {actor} 的身分說出；戲繼續。"),
-    "play_bot": ("A bot cannot play a character.", "機器人不能扮演角色。"),
-}
-
 
 def say_text(key: str, lang: str, **values: object) -> str:
-    en, zh = _TEXT[key]
-    return (zh if lang_of(lang) == ZH else en).format(**values)
+    """The stage line `bot.stage.<key>` of engine's catalog in `lang`."""
+    return catalog_say("bot.stage." + key, lang, **values)
 
 
 def player_id(user: discord.abc.Snowflake) -> str:
@@ -74,9 +49,7 @@ def block_message(event: StageChanged, lang: str) -> str:
     if event.kind in ("enter", "exit"):
         return say_text(event.kind, lang, actor=event.actor)
     if event.kind == "present":
-        return say_text(
-            "present", lang, names=("、" if lang_of(lang) == ZH else ", ").join(event.names)
-        )
+        return say_text("present", lang, names=tuple(event.names))
     return say_text(event.kind, lang, text=event.text.strip())
 
 

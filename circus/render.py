@@ -16,6 +16,7 @@ import time
 from collections.abc import Sequence
 from typing import TextIO
 
+from engine import say
 from engine.reply import CAPS
 
 BACKSTAGE = "[backstage]"
@@ -72,17 +73,14 @@ def format_turn(
 
 def format_block(block, language: str = "zh") -> str:  # block: engine.stage.StageBlock
     """A stage block (entrance, exit, event, opening) as the terminal shows it."""
-    zh = language.lower().startswith("zh")
     at = f"[{block.after}.{block.seq}]"
     if block.kind == "enter":
-        return f"{at} — {block.actor} " + ("進場 —" if zh else "enters —")
+        return say("console.enters", language, at=at, actor=block.actor)
     if block.kind == "exit":
-        return f"{at} — {block.actor} " + ("退場 —" if zh else "exits —")
+        return say("console.exits", language, at=at, actor=block.actor)
     if block.kind == "present":
-        names = ("、" if zh else ", ").join(block.names)
-        return f"{at} — " + (f"在場：{names} —" if zh else f"on stage: {names} —")
-    label = {"event": ("事件", "Event"), "opening": ("開場", "Opening")}[block.kind][0 if zh else 1]
-    return _indent(block.text, f"{at} 〔{label}〕 ")
+        return say("console.present", language, at=at, names=tuple(block.names))
+    return _indent(block.text, f"{at} 〔{say(f'console.{block.kind}', language)}〕 ")
 
 
 def format_tokens(n: int) -> str:

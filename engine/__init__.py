@@ -4,6 +4,7 @@ No frontend lives here: the console and the Discord bot call `Rehearsal` command
 the events it emits. Importing the engine is cheap; litellm loads on the first model call.
 """
 
+from engine.catalog import is_zh, lang_of, say
 from engine.errors import (
     BadName,
     BadSceneFile,
@@ -43,7 +44,10 @@ __all__ = [
     "Status",
     "UnknownActor",
     "WaitingForPlayer",
+    "is_zh",
+    "lang_of",
     "list_templates",
     "litellm_module",
     "render_picks",
+    "say",
 ]

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from engine import llm
+from engine.catalog import Phrase
 from engine.errors import BudgetExceeded, CircusError
 from engine.ledger import Ledger
 from engine.models import reply_cap
@@ -77,12 +78,9 @@ def scene_limits(settings: Mapping[str, Any], path: object = "context.md") -> tu
         if value is None:
             continue
         if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
-            kind = "a number ≥ 0 (dollars)" if unit == "usd" else "a whole number ≥ 0"
-            kind_zh = "≥ 0 的數字（美元）" if unit == "usd" else "≥ 0 的整數"
+            kind = "error.budget.kind_usd" if unit == "usd" else "error.budget.kind_tokens"
             raise BadSceneFile(
-                path,
-                f"{key} must be {kind}, not {value!r}",
-                f"{key} 必須是{kind_zh}，不是 {value!r}",
+                path, "error.budget.setting", key=key, kind=Phrase(kind), value=value
             )
         out.append(Limit("scene", unit, float(value)))
     return tuple(out)
@@ -100,10 +98,7 @@ def daily_limits(env: Mapping[str, str]) -> tuple[Limit, ...]:
         except ValueError:
             value = -1.0
         if value < 0 or value != value:  # a typo must not silently lift the budget
-            raise CircusError(
-                f"{key}={text!r} is not a number ≥ 0 — fix it in the environment (.env).",
-                f"{key}={text!r} 不是 ≥ 0 的數字——請在環境設定（.env）修正。",
-            )
+            raise CircusError("error.budget.env", key=key, text=text)
         out.append(Limit("day", unit, value))
     return tuple(out)
 

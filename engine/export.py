@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from xml.sax.saxutils import escape
 
 from engine.casting import match_cue
+from engine.catalog import CATALOGS, lang_of, say
 from engine.textstats import cjk_chars, count_words
 from engine.turns import ANY
 
@@ -61,25 +62,21 @@ class ScriptMeta:
     language: str
     aliases: Mapping[str, Sequence[str]]
 
-    @property
-    def zh(self) -> bool:
-        return self.language.lower().startswith("zh")
 
-
-def _t(meta: ScriptMeta, en: str, zh: str) -> str:
-    return zh if meta.zh else en
+def _t(meta: ScriptMeta, key: str, **values: object) -> str:
+    return say(f"export.{key}", meta.language, **values)
 
 
 def _take_label(meta: ScriptMeta) -> str:
     if meta.take == "picks":
-        return _t(meta, "picked lines", "精選台詞")
-    return _t(meta, f"take {meta.take}", f"排演 {meta.take}")
+        return _t(meta, "picked_lines")
+    return _t(meta, "take", take=meta.take)
 
 
 def _ref(meta: ScriptMeta, line: ExportLine) -> str:
     if line.take is None:
         return ""
-    return _t(meta, f"take_{line.take} · turn {line.turn}", f"take_{line.take} · 第 {line.turn} 輪")
+    return _t(meta, "ref", take=line.take, turn=line.turn)
 
 
 def addressee(meta: ScriptMeta, line: ExportLine) -> str:
@@ -118,7 +115,7 @@ def _note(text: str) -> str:
 def to_fountain(meta: ScriptMeta, lines: Sequence[ExportLine], thoughts: bool = False) -> str:
     out = [
         f"Title: {meta.scene}",
-        f"Credit: {_t(meta, 'Circus rehearsal', '馬戲團排演')}",
+        f"Credit: {_t(meta, 'credit')}",
         f"Source: {_take_label(meta)}",
         f"Draft date: {meta.date}",
         "",
@@ -200,43 +197,42 @@ def to_fdx(meta: ScriptMeta, lines: Sequence[ExportLine]) -> str:
 def to_markdown(meta: ScriptMeta, lines: Sequence[ExportLine], thoughts: bool = False) -> str:
     """Seed 001's readable script: the scene heading, the opening (public context), the play."""
     out = [f"# {meta.scene}", "", f"{_take_label(meta)} · {meta.date}", ""]
-    out += [f"## {_t(meta, 'Scene', '場次')}", "", meta.scene, ""]
+    out += [f"## {_t(meta, 'scene')}", "", meta.scene, ""]
     if meta.context:
-        out += [f"## {_t(meta, 'Opening', '開場')}", "", meta.context, ""]
-    out += [f"## {_t(meta, 'The play', '正戲')}", ""]
+        out += [f"## {_t(meta, 'opening')}", "", meta.context, ""]
+    out += [f"## {_t(meta, 'play')}", ""]
     for line in lines:
         ref = _ref(meta, line)
         if ref:
             out += [f"<small>{ref}</small>", ""]
         if line.action.strip():
-            left, right = ("（", "）") if meta.zh else ("(", ")")
             out += [
-                f"*{left}{a.strip()}{right}*" if a.strip() else ""
+                f"*{_t(meta, 'action', action=a.strip())}*" if a.strip() else ""
                 for a in line.action.strip().split("\n")
             ]
             out.append("")
         if line.dialogue.strip():
             first, *rest = line.dialogue.strip().split("\n")
-            sep = "：" if meta.zh else ": "
-            out += [f"**{line.actor}**{sep}{first}"] + rest + [""]
+            out += [_t(meta, "speaker", actor=line.actor, line=first)] + rest + [""]
         if thoughts and line.thought.strip():
-            label = _t(meta, "thought", "內心")
+            label = _t(meta, "thought")
             out += [f"> *{label}: {t}*" if t.strip() else ">" for t in line.thought.split("\n")]
             out.append("")
     return "\n".join(out)
 
 
 # ---------------------------------------------------------------------------- storyboard.csv
-HEADERS = {
-    "zh": ["鏡號", "場景", "說話人", "對象", "動作", "台詞", "建議景別", "建議時長"],
-    "en": ["shot", "scene", "speaker", "addressee", "action", "line", "shot size", "duration"],
+_COLUMNS = ("shot", "scene", "speaker", "addressee", "action", "line", "shot_size", "duration")
+HEADERS = {lang: [text[f"export.header.{c}"] for c in _COLUMNS] for lang, text in CATALOGS.items()}
+SHOT_SIZES = {
+    lang: tuple(text[f"export.shot.{s}"] for s in ("wide", "medium", "close"))
+    for lang, text in CATALOGS.items()
 }
-SHOT_SIZES = {"zh": ("全景", "中景", "近景"), "en": ("wide", "medium", "close-up")}
 
 
 def shot_size(meta: ScriptMeta, index: int, line: ExportLine) -> str:
     """The first shot is wide; a line thrown to someone else is a close-up; the rest medium."""
-    wide, medium, close = SHOT_SIZES["zh" if meta.zh else "en"]
+    wide, medium, close = SHOT_SIZES[lang_of(meta.language)]
     if index == 0:
         return wide
     to = addressee(meta, line)
@@ -258,12 +254,12 @@ def duration(line: ExportLine) -> float:
 
 def to_storyboard(meta: ScriptMeta, lines: Sequence[ExportLine], thoughts: bool = False) -> str:
     """UTF-8 with a BOM (spreadsheet programs then read Chinese correctly), one row per turn."""
-    headers = list(HEADERS["zh" if meta.zh else "en"])
+    headers = list(HEADERS[lang_of(meta.language)])
     picks = any(line.take is not None for line in lines)
     if picks:
-        headers += ["排演", "輪"] if meta.zh else ["take", "turn"]
+        headers += [_t(meta, "header.take"), _t(meta, "header.turn")]
     if thoughts:
-        headers.append("內心" if meta.zh else "thought")
+        headers.append(_t(meta, "header.thought"))
     buffer = io.StringIO()
     writer = csv.writer(buffer)
     writer.writerow(headers)

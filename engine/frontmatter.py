@@ -14,6 +14,7 @@ from typing import Any
 
 import yaml
 
+from engine.catalog import Phrase
 from engine.errors import BadSceneFile
 
 _FENCE = "---"
@@ -25,9 +26,9 @@ MAX_DEPTH = 6  # settings are at most a mapping of lists; deeper nesting is refu
 class _Unsafe(yaml.YAMLError):
     """A YAML feature settings never need, refused before it costs anything."""
 
-    def __init__(self, en: str, zh: str, mark: Any) -> None:
-        super().__init__(en)
-        self.en, self.zh, self.problem_mark = en, zh, mark
+    def __init__(self, message_key: str, mark: Any, /, **values: object) -> None:
+        self.problem, self.problem_mark = Phrase(message_key, **values), mark
+        super().__init__(self.problem.render("en"))
 
 
 class _Constructor(yaml.constructor.SafeConstructor):
@@ -37,17 +38,9 @@ class _Constructor(yaml.constructor.SafeConstructor):
         seen: set[Any] = set()
         for key_node, _ in node.value:
             if not isinstance(key_node, yaml.ScalarNode):
-                raise _Unsafe(
-                    "a setting's name must be a plain word",
-                    "設定的名稱必須是單純的文字",
-                    key_node.start_mark,
-                )
+                raise _Unsafe("error.yaml.name_not_word", key_node.start_mark)
             if key_node.value in seen:
-                raise _Unsafe(
-                    f"the setting `{key_node.value}` appears twice — keep one",
-                    f"設定 `{key_node.value}` 出現了兩次——只留一個",
-                    key_node.start_mark,
-                )
+                raise _Unsafe("error.yaml.twice", key_node.start_mark, key=key_node.value)
             seen.add(key_node.value)
         return super().construct_mapping(node, deep)
 
@@ -125,26 +118,13 @@ def _check_events(header: str, loader_class: type) -> None:
         while loader.check_event():
             event = loader.get_event()
             if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None):
-                raise _Unsafe(
-                    "anchors and aliases (& and *) are not allowed in settings — write each "
-                    "value out",
-                    "設定裡不能用錨點和別名（& 和 *）——請把每個值直接寫出來",
-                    event.start_mark,
-                )
+                raise _Unsafe("error.yaml.anchors", event.start_mark)
             if getattr(event, "tag", None) is not None:
-                raise _Unsafe(
-                    f"YAML tags ({event.tag}) are not allowed in settings — write plain values",
-                    f"設定裡不能用 YAML 標籤（{event.tag}）——請直接寫值",
-                    event.start_mark,
-                )
+                raise _Unsafe("error.yaml.tags", event.start_mark, tag=event.tag)
             if isinstance(event, _OPEN):
                 depth += 1
                 if depth > MAX_DEPTH:
-                    raise _Unsafe(
-                        "the settings are nested too deeply — use `key: value` and `key: [a, b]`",
-                        "設定的巢狀層數太多——請用 `鍵: 值` 和 `鍵: [a, b]`",
-                        event.start_mark,
-                    )
+                    raise _Unsafe("error.yaml.too_deep", event.start_mark)
             elif isinstance(event, _CLOSE):
                 depth -= 1
     finally:
@@ -181,19 +161,8 @@ def split(text: str, path: object = "file", rel: str | None = None) -> tuple[dic
             return _parse(header, path, rel), body
         size += len(lines[i]) + 1
         if size > MAX_HEADER_CHARS:
-            raise BadSceneFile(
-                path,
-                f"the front matter is longer than {MAX_HEADER_CHARS:,} characters (or has no "
-                "closing ---) — settings are a few short `key: value` lines",
-                f"設定超過 {MAX_HEADER_CHARS:,} 個字（或沒有結尾的 ---）——設定只是幾行簡短的 `鍵: 值`",
-                rel=rel,
-            )
-    raise BadSceneFile(
-        path,
-        "the front matter has an opening --- but no closing ---",
-        "設定開頭有 --- 但沒有結尾的 ---",
-        rel=rel,
-    )
+            raise BadSceneFile(path, "error.yaml.too_long", rel=rel, most=MAX_HEADER_CHARS)
+    raise BadSceneFile(path, "error.yaml.unclosed", rel=rel)
 
 
 def _parse(header: str, path: object, rel: str | None) -> dict[str, Any]:
@@ -202,38 +171,23 @@ def _parse(header: str, path: object, rel: str | None) -> dict[str, Any]:
     try:
         data = load_header(header)
     except _Unsafe as exc:
-        en, zh = _where(exc)
-        raise BadSceneFile(path, exc.en + en, exc.zh + zh, rel=rel) from None
+        raise BadSceneFile(
+            path, "error.yaml.problem", rel=rel, problem=exc.problem, where=_where(exc)
+        ) from None
     except yaml.YAMLError as exc:
-        en, zh = _where(exc)
-        raise BadSceneFile(
-            path,
-            f"the front matter between the --- lines is not valid YAML{en}",
-            f"兩條 --- 之間的設定不是有效的 YAML{zh}",
-            rel=rel,
-        ) from None
+        raise BadSceneFile(path, "error.yaml.invalid", rel=rel, where=_where(exc)) from None
     except (ValueError, RecursionError):  # an int too long to convert; belt and braces
-        raise BadSceneFile(
-            path,
-            "the front matter has a value that can't be read",
-            "設定裡有無法讀取的值",
-            rel=rel,
-        ) from None
+        raise BadSceneFile(path, "error.yaml.unreadable", rel=rel) from None
     if data is None:
         return {}
     if not isinstance(data, dict):
-        raise BadSceneFile(
-            path,
-            "the front matter must be `key: value` lines",
-            "設定必須是 `鍵: 值` 的格式",
-            rel=rel,
-        )
+        raise BadSceneFile(path, "error.yaml.not_mapping", rel=rel)
     return data
 
 
-def _where(exc: yaml.YAMLError) -> tuple[str, str]:
+def _where(exc: yaml.YAMLError) -> Phrase | str:
     """The file line of a YAML problem (the header starts on the file's line 2)."""
     mark = getattr(exc, "problem_mark", None)
     if mark is None:
-        return "", ""
-    return f" (line {mark.line + 2})", f"（第 {mark.line + 2} 行）"
+        return ""
+    return Phrase("error.yaml.line", line=mark.line + 2)

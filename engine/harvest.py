@@ -159,7 +159,7 @@ class HarvestCommands(SceneAccess):
         if not all(
             isinstance(v, int) and not isinstance(v, bool) for v in (message_id, take, turn)
         ):
-            raise BadRequest("remember_post needs whole numbers.", "remember_post 需要整數。")
+            raise BadRequest("error.remember_post")
         line = json.dumps({"message": message_id, "take": take, "turn": turn})
         await self.files.store.append_line(POSTS, line)
 
@@ -251,11 +251,7 @@ class HarvestCommands(SceneAccess):
         if picks:
             chosen = await self.picks()
             if not chosen:
-                raise BadRequest(
-                    "Nothing is picked yet — pick a line first (circus pick SCENE_DIR TURN); "
-                    "nothing was written.",
-                    "還沒有選任何一句——先選一句（circus pick 場景 輪次）；什麼都沒寫入。",
-                )
+                raise BadRequest("error.nothing_picked")
             lines, views = [], {}
             for p in chosen:
                 if p.take not in views:
@@ -277,10 +273,7 @@ class HarvestCommands(SceneAccess):
         else:
             view = await self._view(take)
             if not view.turns:
-                raise BadRequest(
-                    f"Take {view.number} has no turns yet — nothing was written.",
-                    f"排演 {view.number} 還沒有任何一輪——什麼都沒寫入。",
-                )
+                raise BadRequest("error.take_empty", take=view.number)
             found = await self._thoughts(view) if thoughts else {}
             lines = [
                 ExportLine(t.number, t.actor, t.action, t.dialogue, t.cue, found.get(t.number, ""))
@@ -303,7 +296,7 @@ class HarvestCommands(SceneAccess):
 def _voter(by: object) -> str:
     name = " ".join(str(by or "").split())
     if not name:
-        raise BadRequest("A pick needs the name of who picked it.", "選句需要選的人的名字。")
+        raise BadRequest("error.pick_needs_voter")
     return name[:100]
 
 

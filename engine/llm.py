@@ -21,6 +21,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
+from engine.catalog import Phrase
 from engine.errors import CircusError, ModelError
 
 EMBEDDED_MODEL = "circus-local/smollm2"
@@ -169,11 +170,7 @@ def register_prices(litellm: Any, path: str | None) -> None:
         if not ok:
             why = f"{model!r} needs input_cost_per_token and output_cost_per_token (numbers ≥ 0)"
     if why or not isinstance(data, dict):
-        raise CircusError(
-            f"CIRCUS_MODEL_PRICES ({path}) cannot be used: {why or 'it must be a JSON object'}. "
-            "Fix the file or unset the variable.",
-            f"CIRCUS_MODEL_PRICES（{path}）無法使用：{why or '必須是 JSON 物件'}。請修正檔案或移除這個設定。",
-        )
+        raise CircusError("error.prices", path=path, why=why or Phrase("error.prices.not_object"))
     # litellm warns about cache prices it cannot guess for a custom entry: not news to anyone.
     quiet = logging.getLogger("LiteLLM")
     level = quiet.level

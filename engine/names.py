@@ -53,29 +53,22 @@ _RESERVED = {"con", "prn", "aux", "nul", "takes", "backstage", "actors", "templa
 def check_name(name: str, what: str = "Actor") -> str:
     """Return the NFC form of a valid name, or raise BadName saying why it is refused."""
     if not isinstance(name, str):
-        raise BadName(what, str(name), "it must be text", "名稱必須是文字")
+        raise BadName(what, str(name), "not_text")
     norm = unicodedata.normalize("NFC", name).strip()
     if not norm:
-        raise BadName(what, name, "it is empty", "名稱是空的")
+        raise BadName(what, name, "empty")
     if norm in {".", ".."} or norm.startswith("."):
-        raise BadName(what, name, "it may not start with a dot", "不能以點開頭")
+        raise BadName(what, name, "dot")
     if any(ch in _FORBIDDEN for ch in norm):
-        raise BadName(
-            what, name, 'it may not contain / \\ : * ? " < > |', '不能包含 / \\ : * ? " < > |'
-        )
+        raise BadName(what, name, "forbidden")
     if any(unicodedata.category(ch).startswith("C") for ch in norm):
-        raise BadName(what, name, "it may not contain control characters", "不能包含控制字元")
+        raise BadName(what, name, "control")
     if len(norm) > 64:
-        raise BadName(what, name, "it is longer than 64 characters", "超過 64 個字")
+        raise BadName(what, name, "too_long")
     if name_key(norm) in _RESERVED:
-        raise BadName(what, name, "it is a reserved word", "這是保留字")
+        raise BadName(what, name, "reserved")
     if is_everyone(norm):
-        raise BadName(
-            what,
-            name,
-            "it means everyone (or anyone) in a cue or a whisper heading",
-            "它在 cue 或耳語標題裡代表「所有人／任何人」",
-        )
+        raise BadName(what, name, "everyone")
     return norm
 
 
@@ -85,5 +78,5 @@ def check_unique(names: Iterable[str], what: str = "Actor") -> None:
     for name in names:
         key = name_key(name)
         if key in seen and seen[key] != name:
-            raise BadName(what, name, f"it collides with {seen[key]!r}", f"和「{seen[key]}」衝突")
+            raise BadName(what, name, "collides", other=seen[key])
         seen[key] = name

@@ -12,6 +12,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from engine.catalog import say
 from engine.names import EVERYONE_WORDS, is_everyone
 from engine.sections import split
 
@@ -51,9 +52,8 @@ def parse_notes(text: str, cast: Iterable[str]) -> Whispers:
 
 
 def empty_notes(cast: Iterable[str], language: str = "zh") -> str:
-    everyone = "全體" if language.lower().startswith("zh") else "Everyone"
-    title = "# 導演耳語" if language.lower().startswith("zh") else "# Director's notes"
-    parts = [title, "", f"## {everyone}", ""]
+    everyone = say("notes.everyone", language)
+    parts = [say("notes.title", language), "", f"## {everyone}", ""]
     for actor in cast:
         parts += [f"## {actor}", ""]
     return "\n".join(parts)
@@ -72,7 +72,7 @@ def add_note(text: str, note: str, actor: str | None, language: str = "zh") -> s
         None,
     )
     if target is None:
-        heading = actor or ("全體" if language.lower().startswith("zh") else "Everyone")
+        heading = actor or say("notes.everyone", language)
         lines += ["", f"## {heading}", bullet]
         return "\n".join(lines).lstrip("\n") + "\n"
     end = target.end

@@ -13,6 +13,7 @@ from dataclasses import dataclass, replace
 
 from engine import llm, tokens
 from engine.casting import longest_silent, read_stage_manager, stage_manager_candidates
+from engine.catalog import say
 from engine.llm import ModelCall, ReplyShape
 from engine.models import (
     actor_model,
@@ -27,7 +28,6 @@ from engine.prompts import (
     ActorBrief,
     StageBrief,
     actor_messages,
-    is_zh,
     repair_messages,
     stage_manager_messages,
     stage_manager_reask,
@@ -79,15 +79,14 @@ class Performance:
 
 def fallback_reply(best: Reply, raw: str, language: str) -> Reply:
     """A deterministic, harmless turn built from whatever parsed; raw text never goes public."""
-    zh = is_zh(language)
     thought = best.thought
     if not thought:
-        thought = "（這一輪的回覆無法解析）" if zh else "(this turn's reply could not be read)"
+        thought = say("prompt.unreadable", language)
         if raw.strip():
-            thought += ("\n原文：" if zh else "\nRaw reply: ") + clean_text(raw).strip()[:2000]
+            thought += say("prompt.raw_reply", language, raw=clean_text(raw).strip()[:2000])
     action = best.action
     if not action and not best.dialogue:
-        action = "（沉默）" if zh else "(stays silent)"
+        action = say("prompt.stays_silent", language)
     return Reply(thought, action, best.dialogue, best.cue, best.has_cue, (), best.cut)
 
 

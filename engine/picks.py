@@ -11,18 +11,16 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 
+from engine.catalog import CATALOGS, lang_of
 from engine.sections import escape, split, unescape
 
 PICKS = "picks.md"
 STAR = "⭐"
 
-_HEADER = {
-    "zh": "# 精選台詞\n\n從排演裡淘出來的好句子：每一條是某次排演（take）的某一輪，⭐ 是投票的人。\n",
-    "en": "# Picks\n\nGood lines panned out of the takes: each is one turn of one take; ⭐ marks a vote.\n",
-}
+_HEADER = {lang: text["picks.header"] for lang, text in CATALOGS.items()}
 _LABELS = {
-    "zh": {"action": "動作", "dialogue": "台詞", "note": "備註"},
-    "en": {"action": "Action", "dialogue": "Line", "note": "Note"},
+    lang: {f: text[f"label.{f}"] for f in ("action", "dialogue", "note")}
+    for lang, text in CATALOGS.items()
 }
 _FIELD_OF = {label.casefold(): f for table in _LABELS.values() for f, label in table.items()}
 _FIELD_OF.update({"动作": "action", "台词": "dialogue", "备注": "note"})
@@ -49,12 +47,8 @@ class Pick:
     note: str = ""
 
 
-def _lang(language: str) -> str:
-    return "zh" if language.lower().startswith("zh") else "en"
-
-
 def render_pick(pick: Pick, language: str = "zh") -> str:
-    labels = _LABELS[_lang(language)]
+    labels = _LABELS[lang_of(language)]
     out = [f"## take_{pick.take} · turn {pick.turn} · {pick.actor} · {STAR} {len(pick.votes)}"]
     for field in ("action", "dialogue", "note"):
         value = getattr(pick, field)
@@ -68,7 +62,7 @@ def render_pick(pick: Pick, language: str = "zh") -> str:
 
 def render_picks(picks: list[Pick], language: str = "zh") -> str:
     """The whole picks.md: a header for people, then one block per pick in pick order."""
-    blocks = [_HEADER[_lang(language)]] + [render_pick(p, language) for p in picks]
+    blocks = [_HEADER[lang_of(language)]] + [render_pick(p, language) for p in picks]
     return "\n".join(blocks)
 
 

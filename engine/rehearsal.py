@@ -96,10 +96,7 @@ class Rehearsal(StageCommands, HarvestCommands, SceneCommands):
         if self.running and self._waiting is None:
             raise SceneBusy(self.name)
         if not isinstance(turns, int) or not 1 <= turns <= MAX_RUN:
-            raise BadRequest(
-                f"The number of turns must be between 1 and {MAX_RUN}, not {turns}.",
-                f"輪數必須在 1 到 {MAX_RUN} 之間，不是 {turns}。",
-            )
+            raise BadRequest("error.turn_count", most=MAX_RUN, turns=turns)
         # Check everything before taking the lock, so a refused run writes nothing at all.
         state = await self.state()
         self._language = state.language

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from difflib import SequenceMatcher
 
 from engine.casting import match_cue
+from engine.catalog import CATALOGS, lang_of, say
 from engine.picks import Pick
 from engine.takemeta import STAGE_MANAGER, Row
 from engine.textstats import count_words, ngrams, tokens
@@ -31,13 +32,8 @@ NEAR_REPEAT_WARN = 2  # this many near repeats is a pattern worth a warning
 REASONS = ("director_cue", "cue", "self_cue", "neglect", "stage_manager", "fallback", "start",
            "played", "unknown")  # fmt: skip
 REASON_LABELS = {
-    "en": {"director_cue": "director cue", "cue": "actor cue", "self_cue": "self cue",
-           "neglect": "neglect", "stage_manager": "stage manager", "fallback": "fallback",
-           "start": "run start", "played": "played by a person", "unknown": "not recorded"},
-    "zh": {"director_cue": "導演點名", "cue": "演員 cue", "self_cue": "自己接", "neglect": "冷落保護",
-           "stage_manager": "場記", "fallback": "後備", "start": "開場指定", "played": "真人演出",
-           "unknown": "沒有紀錄"},
-}  # fmt: skip
+    lang: {r: text[f"report.reason.{r}"] for r in REASONS} for lang, text in CATALOGS.items()
+}
 
 
 @dataclass(frozen=True)
@@ -164,34 +160,25 @@ def _one_line(text: str, limit: int = 80) -> str:
 
 
 def build_report(data: ReportInput) -> str:
-    zh = data.language.lower().startswith("zh")
+    lang = data.language
 
-    def t(en: str, zh_text: str) -> str:
-        return zh_text if zh else en
+    def t(key: str, **values: object) -> str:
+        return say(f"report.{key}", lang, **values)
 
     turns = list(data.turns)
     actors = list(data.aliases) + sorted({x.actor for x in turns} - set(data.aliases))
     counts = {a: actor_counts(turns, a) for a in actors}
-    state = (
-        t("saved", "已存檔") if data.saved else t("current, not saved yet", "目前這次，尚未存檔")
-    )
+    state = t("saved") if data.saved else t("unsaved")
     total_words = sum(c.words for c in counts.values())
+    lines = sum(c.lines for c in counts.values())
     out = [
-        f"# {t('Take', '排演')} {data.take} · {data.scene}",
+        t("title", take=data.take, scene=data.scene),
         "",
-        t(
-            f"{len(turns)} turns · {sum(c.lines for c in counts.values())} lines · "
-            f"{total_words} words · {state}",
-            f"{len(turns)} 輪 · {sum(c.lines for c in counts.values())} 句台詞 · "
-            f"{total_words} 字 · {state}",
-        ),
+        t("summary", turns=len(turns), lines=lines, words=total_words, state=state),
         "",
-        f"## {t('Actors', '角色')}",
+        t("actors"),
         "",
-        t(
-            "| Actor | Turns | Lines | Words | Longest silence |",
-            "| 角色 | 輪數 | 台詞 | 字數 | 最長沉默（輪） |",
-        ),
+        t("actors_table"),
         "|---|---:|---:|---:|---:|",
     ]
     for a in actors:
@@ -206,15 +193,15 @@ def build_report(data: ReportInput) -> str:
         reason = str(row.get("reason") or "unknown")
         reasons[turn.actor][reason if reason in REASONS else "unknown"] += 1
     used = [r for r in REASONS if any(reasons[a][r] for a in actors)]
-    labels = REASON_LABELS["zh" if zh else "en"]
-    out += ["", f"## {t('How each speaker was chosen', '誰怎麼拿到發言權')}", ""]
+    labels = REASON_LABELS[lang_of(lang)]
+    out += ["", t("chosen"), ""]
     if used:
-        out.append(f"| {t('Actor', '角色')} | " + " | ".join(labels[r] for r in used) + " |")
+        out.append(f"| {t('actor')} | " + " | ".join(labels[r] for r in used) + " |")
         out.append("|---|" + "---:|" * len(used))
         for a in actors:
             out.append(f"| {a} | " + " | ".join(str(reasons[a][r]) for r in used) + " |")
     else:
-        out.append(t("(no turns yet)", "（還沒有任何一輪）"))
+        out.append(t("no_turns"))
 
     # Models: calls, repairs, fallbacks, tokens, cost.
     models: dict[str, dict[str, float]] = defaultdict(lambda: defaultdict(float))
@@ -238,101 +225,71 @@ def build_report(data: ReportInput) -> str:
             role_costs[(role, model)] = (role_costs.get((role, model)) or 0.0) + float(
                 row["cost_usd"]
             )
-    out += ["", f"## {t('Models', '模型')}", ""]
+    out += ["", t("models"), ""]
     if models:
-        out.append(
-            t(
-                "| Model | Calls | Repairs | Fallbacks | Prompt tokens | Completion tokens | Cost |",
-                "| 模型 | 呼叫 | 修補 | 後備 | 輸入 tokens | 輸出 tokens | 費用 |",
-            )
-        )
+        out.append(t("models_table"))
         out.append("|---|---:|---:|---:|---:|---:|---:|")
         for model, m in sorted(models.items()):
             out.append(
                 f"| {model} | {int(m['calls'])} | {int(m['repairs'])} | {int(m['fallbacks'])} | "
                 f"{int(m['prompt'])} | {int(m['completion'])} | {_cost(costs.get(model))} |"
             )
-        out += ["", f"### {t('Tokens and cost per role', '每個角色的 tokens 與費用')}", ""]
-        out.append(
-            t(
-                "| Role | Model | Prompt tokens | Completion tokens | Cost |",
-                "| 角色 | 模型 | 輸入 tokens | 輸出 tokens | 費用 |",
-            )
-        )
+        out += ["", t("per_role"), ""]
+        out.append(t("roles_table"))
         out.append("|---|---|---:|---:|---:|")
         for (role, model), r in sorted(roles.items()):
-            name = t("stage manager", "場記") if role == STAGE_MANAGER else role
+            name = t("stage_manager") if role == STAGE_MANAGER else role
             out.append(
                 f"| {name} | {model} | {int(r['prompt'])} | {int(r['completion'])} | "
                 f"{_cost(role_costs.get((role, model)))} |"
             )
     else:
-        out.append(t("(no model calls recorded for this take)", "（這次排演沒有模型呼叫紀錄）"))
+        out.append(t("no_calls"))
 
     # The picks.
-    out += ["", f"## {t('Picks', '精選')}", ""]
+    out += ["", t("picks"), ""]
     if not data.picks:
-        out.append(t("(none yet)", "（還沒有）"))
+        out.append(t("none_yet"))
     for p in data.picks:
         line = _one_line(p.dialogue or p.action)
         voters = ", ".join(p.votes)
         note = f" — {_one_line(p.note)}" if p.note else ""
-        out.append(f"- {t('turn', '第')} {p.turn}{'' if not zh else ' 輪'} · {p.actor}: “{line}” "
-                   f"— ⭐ {len(p.votes)} ({voters}){note}")  # fmt: skip
+        out.append(
+            f"- {t('turn', turn=p.turn)} · {p.actor}: “{line}” — ⭐ {len(p.votes)} ({voters}){note}"
+        )
 
     # Voice signals (seed 000 §2.2: models make everyone sound alike).
     by_actor = {
         a: [x.dialogue for x in turns if x.actor == a and x.dialogue.strip()] for a in actors
     }
     shares = shared_shares(by_actor)
-    out += ["", f"## {t('Voices', '聲音')}", ""]
-    out.append(
-        t(
-            "| Actor | distinct-2 | 4-grams shared with others |",
-            "| 角色 | distinct-2 | 和別人共用的四字片段 |",
-        )
-    )
+    out += ["", t("voices"), ""]
+    out.append(t("voices_table"))
     out.append("|---|---:|---:|")
     for a in actors:
         out.append(f"| {a} | {_pct(distinct_2(by_actor[a]))} | {_pct(shares[a])} |")
     repeats = near_repeats(turns)
     if repeats:
-        out += ["", t("Lines that nearly repeat an earlier line:", "幾乎重複前面台詞的句子：")]
+        out += ["", t("near_repeats")]
         for later, earlier, ratio in repeats:
             out.append(
-                f"- {t('turn', '第')} {later.number}{'' if not zh else ' 輪'} ({later.actor}) ≈ "
-                f"{t('turn', '第')} {earlier.number}{'' if not zh else ' 輪'} ({earlier.actor}), "
+                f"- {t('turn', turn=later.number)} ({later.actor}) ≈ "
+                f"{t('turn', turn=earlier.number)} ({earlier.actor}), "
                 f"{_pct(ratio)}: “{_one_line(later.dialogue, 60)}”"
             )
     warnings = []
     for a, b, share in converging_pairs(by_actor):
-        warnings.append(
-            t(
-                f"{WARN} {a} and {b} are starting to sound alike: {_pct(share)} of {a}'s phrases "
-                f"(4-grams) also occur in {b}'s lines. Try a different model for one of them "
-                "(`model:` in its soul.md), or whisper a speech habit to one of them.",
-                f"{WARN} {a}和{b}的聲音越來越像：{a} {_pct(share)} 的四字片段也出現在{b}的台詞裡。"
-                "試試給其中一人換個模型（soul.md 的 `model:`），或私下耳語給其中一人一個說話習慣。",
-            )
-        )
+        warnings.append(t("converging", warn=WARN, a=a, b=b, share=_pct(share)))
     if len(repeats) >= NEAR_REPEAT_WARN:
-        warnings.append(
-            t(
-                f"{WARN} {len(repeats)} lines nearly repeat an earlier line: the scene is going "
-                "round in circles. Try a whisper that raises the stakes, a different model per "
-                "actor, or replay from before the loop.",
-                f"{WARN} 有 {len(repeats)} 句台詞幾乎重複前面說過的話：戲在原地打轉。"
-                "試試用耳語加壓、給每個角色不同的模型，或從打轉之前重演。",
-            )
-        )
+        warnings.append(t("going_round", warn=WARN, count=len(repeats)))
     if warnings:
         out += [""] + warnings
 
     # The cue graph.
-    out += ["", f"## {t('Who threw the ball to whom', '誰把球丟給誰')}", ""]
+    out += ["", t("cue_graph"), ""]
     edges = cue_edges(turns, data.aliases)
     if edges:
         out.append(mermaid(edges, actors))
     else:
-        out.append(t("(nobody cued anyone by name)", "（沒有人點名丟球）"))
+        out.append(t("no_cues"))
     return "\n".join(out) + "\n"

@@ -147,9 +147,8 @@ class SceneFiles:
             return []
         except OSError as exc:
             raise BadSceneFile(
-                actors_dir, f"can't be read ({exc.strerror})", f"無法讀取（{exc.strerror}）",
-                rel="actors",
-            ) from None  # fmt: skip
+                actors_dir, "error.file.actors_unreadable", rel="actors", why=exc.strerror
+            ) from None
 
     async def _cached(
         self, rel: str, sig: Signature, parse: Any, key: str = "", limit: int | None = None
@@ -191,12 +190,7 @@ class SceneFiles:
             rel = soul_path(actor)
             path = self.root / rel
             if sigs[rel] is None and await self.store.read(rel, limit=MAX_FILE_BYTES) is None:
-                raise BadSceneFile(
-                    path,
-                    "missing — every actor folder needs a soul.md",
-                    "不見了——每個角色資料夾都需要一個 soul.md",
-                    rel=rel,
-                )
+                raise BadSceneFile(path, "error.file.no_soul", rel=rel)
 
             def parse(text: str, actor: str = actor, path: Path = path, rel: str = rel) -> Soul:
                 return parse_soul(actor, text, path, rel)

@@ -109,7 +109,7 @@ class SceneCommands(SceneAccess):
     async def note(self, text: str, actor: Actor | None = None) -> None:
         """Whisper to everyone (actor None) or to one actor; used from the next turn."""
         if not text or not text.strip():
-            raise BadRequest("A note needs some text.", "耳語需要內容。")
+            raise BadRequest("error.note_empty")
         state = await self.state()
         target = state.member(actor) if actor is not None else None
         async with self.files.store.file_lock("notes"):  # the bot and a terminal may both whisper
@@ -141,27 +141,12 @@ class SceneCommands(SceneAccess):
         try:
             size = len(text.encode("utf-8"))
         except UnicodeEncodeError:  # a lone surrogate (JSON can carry one): not text
-            raise BadSceneFile(
-                path,
-                "the new soul.md contains characters that are not valid text — nothing was written",
-                "新的 soul.md 含有無效的字元——什麼都沒寫入",
-                rel=rel,
-            ) from None
+            raise BadSceneFile(path, "error.file.soul_not_text", rel=rel) from None
         if size > MAX_FILE_BYTES:
-            raise BadSceneFile(
-                path,
-                f"the new soul.md is larger than {MAX_FILE_BYTES // 1024} KB — nothing was written",
-                f"新的 soul.md 超過 {MAX_FILE_BYTES // 1024} KB——什麼都沒寫入",
-                rel=rel,
-            )
+            raise BadSceneFile(path, "error.file.soul_too_big", rel=rel, kb=MAX_FILE_BYTES // 1024)
         new = parse_soul(name, text, path, rel)
         if not new.body:
-            raise BadSceneFile(
-                path,
-                "the new soul.md has no text — nothing was written",
-                "新的 soul.md 沒有內容——什麼都沒寫入",
-                rel=rel,
-            )
+            raise BadSceneFile(path, "error.file.soul_empty", rel=rel)
         if origin == "discord":
             check_untrusted_soul(SoulSettings(**new.settings), await self._soul_on_disk(name))
         if self.running:
@@ -182,7 +167,7 @@ class SceneCommands(SceneAccess):
     async def summarize_for(self, actor: Actor, full_history: str, write: bool = True) -> str:
         """Draft part 2 of `actor`'s soul (what they know) from the director's full backstory."""
         if not full_history.strip():
-            raise BadRequest("summarize_for needs the full backstory text.", "需要完整的前情文字。")
+            raise BadRequest("error.backstory_empty")
         state = await self.state()
         name = state.member(actor)
         soul = state.souls[name]
@@ -242,10 +227,7 @@ class SceneCommands(SceneAccess):
         if until is None:
             until = last
         if not isinstance(until, int) or until < 0 or until > last:
-            raise BadRequest(
-                f"take_{number} has turns 1–{last}; --until must be in that range.",
-                f"take_{number} 只有第 1–{last} 輪；until 必須在這個範圍內。",
-            )
+            raise BadRequest("error.until_range", take=number, last=last)
         with store.held(self.name):  # no run may start (here or in another process) mid-replay
             self.files.forget()
             state = await self.state()

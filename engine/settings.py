@@ -25,6 +25,7 @@ from pydantic import (
     ValidationError,
 )
 
+from engine.catalog import Phrase
 from engine.errors import BadSceneFile, Refused
 from engine.llm import EMBEDDED_MODEL
 from engine.names import is_everyone
@@ -124,39 +125,25 @@ class ContextSettings(_Settings):
     budget_tokens: Annotated[int, Field(ge=0, le=10_000_000_000)] | None = None
 
 
-_MODEL_HELP = (
-    "a litellm model name without spaces, e.g. anthropic/claude-3-5-haiku-latest",
-    "litellm 模型名稱（不含空格），例如 anthropic/claude-3-5-haiku-latest",
-)
-_NAMES_HELP = (
-    f"a list of at most {MAX_LIST} names, e.g. [林小姐, 刑警]",
-    f"最多 {MAX_LIST} 個名字的清單，例如 [林小姐, 刑警]",
-)
-# What each setting must be, said the way a writer would fix it.
-HELP: dict[str, tuple[str, str]] = {
+_MODEL_HELP = Phrase("error.setting.help.model")
+_NAMES_HELP = Phrase("error.setting.help.names", most=MAX_LIST)
+# What each setting must be, said the way a writer would fix it (engine/catalog).
+HELP: dict[str, Phrase] = {
     "model": _MODEL_HELP,
     "fallback_model": _MODEL_HELP,
     "stage_manager_model": _MODEL_HELP,
-    "temperature": ("a number from 0 to 2", "0 到 2 之間的數字"),
-    "aliases": (
-        f"a list of at most {MAX_ALIASES} short names (64 characters each) that are not words "
-        "for everyone, e.g. aliases: [林, 林小姐]",
-        f"最多 {MAX_ALIASES} 個簡短名字（每個最多 64 字，不能是「大家」這類詞）的清單，"
-        "例如 aliases: [林, 林小姐]",
-    ),
-    "avatar_url": ("an https:// address of an image", "https:// 開頭的圖片網址"),
-    "api_base": ("an http:// or https:// address", "http:// 或 https:// 開頭的網址"),
-    "language": ("a language code such as zh or en", "語言代碼，例如 zh 或 en"),
-    "neglect_turns": ("a whole number from 0 to 1000", "0 到 1000 之間的整數"),
+    "temperature": Phrase("error.setting.help.temperature"),
+    "aliases": Phrase("error.setting.help.aliases", most=MAX_ALIASES),
+    "avatar_url": Phrase("error.setting.help.avatar_url"),
+    "api_base": Phrase("error.setting.help.api_base"),
+    "language": Phrase("error.setting.help.language"),
+    "neglect_turns": Phrase("error.setting.help.neglect_turns"),
     "cast": _NAMES_HELP,
     "on_stage": _NAMES_HELP,
-    "opening": ("true or false", "true 或 false"),
-    "turn_timeout": (
-        "a number of seconds, more than 0 and at most 3600",
-        "秒數，大於 0、最多 3600",
-    ),
-    "budget_usd": ("a number of US dollars, 0 or more", "美元金額，0 或以上"),
-    "budget_tokens": ("a whole number of tokens, 0 or more", "token 數（整數），0 或以上"),
+    "opening": Phrase("error.setting.help.opening"),
+    "turn_timeout": Phrase("error.setting.help.turn_timeout"),
+    "budget_usd": Phrase("error.setting.help.budget_usd"),
+    "budget_tokens": Phrase("error.setting.help.budget_tokens"),
 }
 
 
@@ -174,17 +161,17 @@ def _refusal(
         known = list(schema.model_fields)
         guess = difflib.get_close_matches(key, known, n=1, cutoff=0.6)
         if guess:
-            en = f"unknown setting `{key}` — did you mean `{guess[0]}`?"
-            zh = f"不認得的設定 `{key}`——你是不是要寫 `{guess[0]}`？"
-        else:
-            en = f"unknown setting `{key}` — the settings here are {', '.join(known)}"
-            zh = f"不認得的設定 `{key}`——這裡可用的設定是 {', '.join(known)}"
-        return BadSceneFile(path, en, zh, rel=rel)
-    en, zh = HELP.get(key, ("a different value", "別的值"))
-    got = _short(first.get("input"))
-    space = " " if zh[:1].isascii() else ""
+            return BadSceneFile(
+                path, "error.setting.unknown_guess", rel=rel, key=key, guess=guess[0]
+            )
+        return BadSceneFile(path, "error.setting.unknown", rel=rel, key=key, known=", ".join(known))
     return BadSceneFile(
-        path, f"`{key}` must be {en}, not {got}", f"`{key}` 必須是{space}{zh}，不是 {got}", rel=rel
+        path,
+        "error.setting.must_be",
+        rel=rel,
+        key=key,
+        help=HELP.get(key, Phrase("error.setting.help.other")),
+        got=_short(first.get("input")),
     )
 
 
@@ -193,12 +180,7 @@ def _validate(
 ) -> Any:
     for key in raw:
         if not isinstance(key, str):
-            raise BadSceneFile(
-                path,
-                f"unknown setting `{key}` — a setting's name is a word like model or temperature",
-                f"不認得的設定 `{key}`——設定名稱是像 model、temperature 這樣的詞",
-                rel=rel,
-            )
+            raise BadSceneFile(path, "error.setting.not_a_word", rel=rel, key=key)
     try:
         return schema.model_validate(dict(raw))
     except ValidationError as exc:

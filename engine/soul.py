@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engine import frontmatter
+from engine.catalog import say
 from engine.sections import Section, split
 from engine.settings import soul_settings
 
@@ -76,7 +77,7 @@ def replace_prior_story(body: str, story: str, language: str = "zh") -> str:
         head = "\n".join((section.line, *section.lines[:blank]))
         tail = body[section.end_offset :]
         return body[: section.offset] + head + "\n\n" + story.strip() + "\n\n" + tail.lstrip("\n")
-    heading = "前期劇本" if language.lower().startswith("zh") else "Prior story"
+    heading = say("soul.prior_story", language)
     return body.rstrip("\n") + f"\n\n## {heading}\n\n{story.strip()}\n"
 
 

@@ -14,16 +14,14 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from engine.catalog import CATALOGS, lang_of
 from engine.errors import BadSceneFile
 from engine.sections import escape, split, unescape
 from engine.turns import Turn
 
 OPENING, EVENT, ENTER, EXIT, PRESENT = "opening", "event", "enter", "exit", "present"
 KINDS = (OPENING, EVENT, ENTER, EXIT, PRESENT)
-LABELS = {
-    "zh": {OPENING: "開場", EVENT: "事件", ENTER: "進場", EXIT: "退場", PRESENT: "在場"},
-    "en": {OPENING: "Opening", EVENT: "Event", ENTER: "Enters", EXIT: "Exits", PRESENT: "On stage"},
-}
+LABELS = {lang: {k: text[f"stage.{k}"] for k in KINDS} for lang, text in CATALOGS.items()}
 _KIND_OF = {label.casefold(): kind for table in LABELS.values() for kind, label in table.items()}
 _KIND_OF.update({"开场": OPENING, "进场": ENTER, "在场": PRESENT})
 HEADING = re.compile(r"^## (\d+)\.(\d+) · (.+?)\s*$")
@@ -49,7 +47,7 @@ Item = Turn | StageBlock
 
 
 def _labels(language: str) -> dict[str, str]:
-    return LABELS["zh" if language.lower().startswith("zh") else "en"]
+    return LABELS[lang_of(language)]
 
 
 def render_block(block: StageBlock, language: str = "zh") -> str:
@@ -103,19 +101,15 @@ def configured(settings: Mapping[str, Any], cast: Sequence[str], path: object) -
     if value is None:
         return list(cast)
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-        raise BadSceneFile(
-            path,
-            "on_stage must be a list of actor names, e.g. on_stage: [林小姐, 刑警]",
-            "on_stage 必須是角色名單，例如 on_stage: [林小姐, 刑警]",
-            rel="context.md",
-        )
+        raise BadSceneFile(path, "error.file.on_stage_not_list", rel="context.md")
     unknown = [v for v in value if v not in cast]
     if unknown:
         raise BadSceneFile(
             path,
-            f"on_stage names {', '.join(unknown)}, who is not in the cast ({', '.join(cast)})",
-            f"on_stage 裡的 {'、'.join(unknown)} 不在角色名單（{'、'.join(cast)}）裡",
+            "error.file.on_stage_unknown",
             rel="context.md",
+            unknown=tuple(unknown),
+            cast=tuple(cast),
         )
     return [a for a in cast if a in value]
 

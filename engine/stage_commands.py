@@ -69,7 +69,7 @@ class StageCommands(SceneAccess):
         """A public happening (a phone rings); the stage manager picks who reacts first."""
         text = (text or "").strip()
         if not text:
-            raise BadRequest("A stage event needs some text.", "舞台事件需要內容。")
+            raise BadRequest("error.event_empty")
         return await self._add_block(StageBlock(0, 0, EVENT, text=text))
 
     @property
@@ -197,7 +197,7 @@ class StageCommands(SceneAccess):
         )
         line = PlayedLine(action, dialogue, cue, thought)
         if not line.action and not line.dialogue:
-            raise BadRequest("A line needs words or an action.", "台詞或動作至少要有一個。")
+            raise BadRequest("error.line_empty")
         if player is not None and state.players.get(name) != player:
             raise NotPlaying(name)
         if name not in state.on_stage:

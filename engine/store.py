@@ -43,38 +43,18 @@ def decode(data: bytes, path: object, rel: str | None = None) -> str:
     try:
         return data.removeprefix(_BOM).decode("utf-8")
     except UnicodeDecodeError:
-        raise BadSceneFile(
-            path,
-            "is not UTF-8 text — save it as UTF-8 (in most editors: Save As… → Encoding → UTF-8)",
-            "不是 UTF-8 編碼的文字——請另存為 UTF-8（大多數編輯器：另存新檔 → 編碼 → UTF-8）",
-            rel=rel,
-        ) from None
+        raise BadSceneFile(path, "error.file.not_utf8", rel=rel) from None
 
 
 def _unreadable(path: Path, rel: str | None, exc: OSError) -> BadSceneFile:
     if isinstance(exc, IsADirectoryError):
-        return BadSceneFile(
-            path,
-            "is a folder where a file is expected — rename or move it",
-            "這裡應該是檔案，卻是資料夾——請改名或移走",
-            rel=rel,
-        )
+        return BadSceneFile(path, "error.file.is_folder", rel=rel)
     if isinstance(exc, FileExistsError):
-        return BadSceneFile(
-            path,
-            "is a file where a folder is expected — rename or move it",
-            "這裡應該是資料夾，卻是檔案——請改名或移走",
-            rel=rel,
-        )
+        return BadSceneFile(path, "error.file.is_file", rel=rel)
     if isinstance(exc, NotADirectoryError):
-        return BadSceneFile(
-            path,
-            "is under a file where a folder is expected — rename or move that file",
-            "它的上層應該是資料夾，卻是檔案——請把那個檔案改名或移走",
-            rel=rel,
-        )
+        return BadSceneFile(path, "error.file.under_file", rel=rel)
     why = exc.strerror or type(exc).__name__
-    return BadSceneFile(path, f"can't be read or written ({why})", f"無法讀寫（{why}）", rel=rel)
+    return BadSceneFile(path, "error.file.unreadable", rel=rel, why=why)
 
 
 def parse_jsonl(text: str) -> list[dict[str, Any]]:
@@ -109,10 +89,7 @@ class SceneStore:
             if stat.S_ISDIR(mode):
                 raise IsADirectoryError(path)
             if not stat.S_ISREG(mode):  # a FIFO or a device would hang a read
-                raise BadSceneFile(
-                    path, "is not a regular file — replace it with a text file",
-                    "不是一般檔案——請換成文字檔", rel=rel,
-                )  # fmt: skip
+                raise BadSceneFile(path, "error.file.not_regular", rel=rel)
             async with aiofiles.open(path, "rb") as f:
                 data = await (f.read(limit + 1) if limit is not None else f.read())
         except (FileNotFoundError, NotADirectoryError):
@@ -120,12 +97,7 @@ class SceneStore:
         except OSError as exc:
             raise _unreadable(path, rel, exc) from None
         if limit is not None and len(data) > limit:
-            raise BadSceneFile(
-                path,
-                f"is larger than {limit // 1024} KB — this file holds a few pages of text at most",
-                f"超過 {limit // 1024} KB——這個檔案最多只該有幾頁文字",
-                rel=rel,
-            )
+            raise BadSceneFile(path, "error.file.too_big", rel=rel, kb=limit // 1024)
         return decode(data, path, rel)
 
     def _mkdirs(self, rel_dir: Path | str) -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from engine.catalog import say
 from engine.report import actor_counts
 from engine.turns import Turn
 
@@ -36,52 +37,44 @@ def shared_opening(a: Sequence[Turn], b: Sequence[Turn]) -> int:
 
 
 def diff_takes(a: TakeSide, b: TakeSide, *, full: bool = False, language: str = "zh") -> str:
-    zh = language.lower().startswith("zh")
-
-    def t(en: str, zh_text: str) -> str:
-        return zh_text if zh else en
+    def t(key: str, **values: object) -> str:
+        return say(f"diff.{key}", language, **values)
 
     def name(side: TakeSide) -> str:
-        label = t(f"take {side[0]}", f"排演 {side[0]}")
-        return label + ("" if side[1] else t(" (current)", "（目前）"))
+        return t("take", take=side[0]) + ("" if side[1] else t("current"))
 
     ta, tb = list(a[2]), list(b[2])
     shared = shared_opening(ta, tb)
     out = [f"{name(a)} ⇄ {name(b)}", ""]
     if shared:
         first, last = ta[0].number, ta[shared - 1].number
-        out.append(
-            t(
-                f"Shared opening: {shared} turn{'s' if shared != 1 else ''} ({first}–{last}).",
-                f"共同開頭：{shared} 輪（第 {first}–{last} 輪）。",
-            )
-        )
+        key = "shared.one" if shared == 1 else "shared.many"
+        out.append(t(key, count=shared, first=first, last=last))
         shown = ta[:shared] if full else ta[shared - 1 : shared]
         if not full and shared > 1:
-            out.append(t("The last shared turn:", "最後一個共同的輪次："))
+            out.append(t("last_shared"))
         out += [format_turn(x) for x in shown]
     else:
-        out.append(t("No shared opening.", "沒有共同的開頭。"))
+        out.append(t("no_shared"))
     out.append("")
     rest_a, rest_b = ta[shared:], tb[shared:]
     if not rest_a and not rest_b:
-        out.append(t("The takes are identical.", "兩次排演完全一樣。"))
+        out.append(t("identical"))
     else:
         part = (rest_a or rest_b)[0].number
-        out.append(t(f"They part at turn {part}.", f"從第 {part} 輪開始分岔。"))
+        out.append(t("part", turn=part))
         for side, rest in ((a, rest_a), (b, rest_b)):
-            out += ["", f"## {name(side)}" + t(f" from turn {part}", f"，第 {part} 輪起"), ""]
-            out += [format_turn(x) for x in rest] or [t("(nothing more)", "（沒有更多）")]
-    out += ["", f"## {t('Numbers', '數字')}", ""]
+            out += ["", f"## {name(side)}" + t("from_turn", turn=part), ""]
+            out += [format_turn(x) for x in rest] or [t("nothing_more")]
+    out += ["", t("numbers"), ""]
     out.append(f"| | {name(a)} | {name(b)} |")
     out.append("|---|---:|---:|")
-    out.append(f"| {t('turns', '輪數')} | {len(ta)} | {len(tb)} |")
-    out.append(f"| {t('picks', '精選')} | {a[3]} | {b[3]} |")
+    out.append(f"| {t('turns')} | {len(ta)} | {len(tb)} |")
+    out.append(f"| {t('picks')} | {a[3]} | {b[3]} |")
     actors = list(dict.fromkeys([x.actor for x in ta] + [x.actor for x in tb]))
     for actor in actors:
         ca, cb = actor_counts(ta, actor), actor_counts(tb, actor)
         out.append(
-            f"| {actor} {t('lines / words', '台詞／字數')} | {ca.lines} / {ca.words} | "
-            f"{cb.lines} / {cb.words} |"
+            f"| {actor} {t('lines_words')} | {ca.lines} / {ca.words} | {cb.lines} / {cb.words} |"
         )
     return "\n".join(out) + "\n"

@@ -10,6 +10,7 @@ import os
 import shutil
 from pathlib import Path
 
+from engine.catalog import Phrase
 from engine.errors import BadRequest, SceneExists
 from engine.names import check_name
 
@@ -55,16 +56,14 @@ def new_scene(dest: Path | str, template: str = DEFAULT_TEMPLATE) -> Path:
     available = list_templates()
     if template not in available:
         raise BadRequest(
-            f"No template called {template!r} — the templates are {', '.join(available) or 'none'}.",
-            f"沒有叫「{template}」的範本——現有範本：{'、'.join(available) or '沒有'}。",
+            "error.no_template",
+            template=template,
+            available=tuple(available) or Phrase("error.no_templates"),
         )
     if dest.exists():
         raise SceneExists(dest)
     if not dest.parent.is_dir():
-        raise BadRequest(
-            f"{dest.parent} does not exist — create it first or choose another path.",
-            f"{dest.parent} 不存在——先建立它，或換個路徑。",
-        )
+        raise BadRequest("error.no_parent", parent=dest.parent)
     tmp = dest.with_name(f".{dest.name}.new")
     shutil.rmtree(tmp, ignore_errors=True)
     shutil.copytree(

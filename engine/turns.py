@@ -12,14 +12,13 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from engine.catalog import CATALOGS, lang_of
 from engine.sections import escape, split, unescape
 
 ANY = "ANY"
 
-LABELS = {
-    "zh": {"action": "動作", "dialogue": "台詞", "cue": "cue"},
-    "en": {"action": "Action", "dialogue": "Line", "cue": "Cue"},
-}
+FIELDS = ("action", "dialogue", "cue")
+LABELS = {lang: {f: text[f"label.{f}"] for f in FIELDS} for lang, text in CATALOGS.items()}
 _FIELD_OF = {label.casefold(): field for table in LABELS.values() for field, label in table.items()}
 _FIELD_OF.update({"动作": "action", "台词": "dialogue"})
 
@@ -42,7 +41,7 @@ class Turn:
 
 
 def labels_for(language: str) -> dict[str, str]:
-    return LABELS["zh" if language.lower().startswith("zh") else "en"]
+    return LABELS[lang_of(language)]
 
 
 def _value_lines(value: str) -> list[str]:
