@@ -1,20 +1,19 @@
 """Which Discord thread a scene plays in, kept inside the scene folder (.circus/discord.json).
 
-Invariant: the file on disk is the truth — it is written atomically (temp file + os.replace),
-so a crash never leaves half a binding, and a restarted bot re-attaches every scene to its
-thread by scanning the scenes folder. Also: the pure rules for directing and opening a scene.
+Invariant: the file on disk is the truth — the engine's store writes it atomically (the bot
+never writes into a scene folder itself), so a crash never leaves half a binding, and a
+restarted bot re-attaches every scene to its thread by scanning the scenes folder. Also: the
+pure rules for directing and opening a scene.
 """
 
 from __future__ import annotations
 
-import json
-import os
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
-from engine.scene import CONTEXT
+from engine import list_scenes, read_frontend_file, write_frontend_file
 
-BINDING = ".circus/discord.json"
+FRONTEND = "discord"  # the engine keeps it as .circus/discord.json
 
 
 @dataclass(frozen=True)
@@ -60,9 +59,10 @@ def opening(
 
 def read_binding(scene_dir: Path) -> Binding | None:
     """The scene's binding, or None if it has none (or an unreadable one)."""
-    path = Path(scene_dir) / BINDING
+    data = read_frontend_file(scene_dir, FRONTEND)
+    if data is None:
+        return None
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
         return Binding(
             guild_id=int(data["guild_id"]),
             channel_id=int(data["channel_id"]),
@@ -70,37 +70,17 @@ def read_binding(scene_dir: Path) -> Binding | None:
             directors=tuple(int(d) for d in data.get("directors") or ()),
             webhook_id=int(data["webhook_id"]) if data.get("webhook_id") else None,
         )
-    except (OSError, ValueError, KeyError, TypeError):
+    except (ValueError, KeyError, TypeError):
         return None
 
 
 def write_binding(scene_dir: Path, binding: Binding) -> None:
-    """Write the binding atomically (ids as strings, like Discord's own JSON)."""
-    path = Path(scene_dir) / BINDING
-    path.parent.mkdir(parents=True, exist_ok=True)
-    data = asdict(binding)
+    """Persist the binding (ids as strings, like Discord's own JSON)."""
     data = {
         k: ([str(d) for d in v] if isinstance(v, tuple) else (str(v) if v is not None else None))
-        for k, v in data.items()
+        for k, v in asdict(binding).items()
     }
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
-    os.replace(tmp, path)
-
-
-def list_scenes(scenes_dir: Path) -> list[str]:
-    """Scene folder names (those with a context.md), never the templates folder."""
-    root = Path(scenes_dir)
-    if not root.is_dir():
-        return []
-    return sorted(
-        entry.name
-        for entry in root.iterdir()
-        if entry.is_dir()
-        and not entry.name.startswith(".")
-        and entry.name != "templates"
-        and (entry / CONTEXT).is_file()
-    )
+    write_frontend_file(scene_dir, FRONTEND, data)
 
 
 def scan_bindings(scenes_dir: Path) -> dict[str, Binding]:

@@ -14,9 +14,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from bot.i18n import t
-from engine.reply import CAPS
-from engine.scene_commands import Status
-from engine.takes import TakeInfo
+from engine import CAPS, Status, TakeInfo
 
 LIMIT = 2000
 

@@ -17,7 +17,7 @@ import discord
 
 from bot.backstage import Enclosure
 from bot.i18n import t
-from engine.errors import CircusError
+from engine import CircusError
 
 if TYPE_CHECKING:
     from bot.stage import Stage

@@ -23,9 +23,7 @@ from bot.edge import bot_of, defer, language, reply
 from bot.errors import BotProblem, MissingPermission, NotDirector
 from bot.i18n import t
 from bot.render import autocomplete_names, render_scene_list, scene_card, split_message
-from engine.names import check_name
-from engine.rehearsal import Rehearsal
-from engine.templates import DEFAULT_TEMPLATE, new_scene
+from engine import DEFAULT_TEMPLATE, Rehearsal, check_name, new_scene
 
 log = logging.getLogger("circus.bot")
 
@@ -60,8 +58,8 @@ async def open_thread(
         raise MissingPermission(channel.mention, "Create Public Threads") from exc
     binding = Binding(channel.guild.id, channel.id, thread.id, directors, hook.id)
     stage = await bot.bind(scene, binding)
-    state = await stage.rehearsal.state()
-    card = scene_card(scene, state.context, state.cast, directors, stage.lang)
+    view = await stage.rehearsal.view()
+    card = scene_card(scene, view.context, view.cast, directors, stage.lang)
     try:
         for chunk in split_message(card):
             await thread.send(chunk, allowed_mentions=discord.AllowedMentions.none())
@@ -139,7 +137,7 @@ def build(templates: list[str]) -> app_commands.Group:
         await defer(interaction)
         # Load it before anything is made: a broken scene gets no thread, and its opener (a
         # director from now on) reads what to fix.
-        await Rehearsal(bot.scenes_dir / name).state()
+        await Rehearsal(bot.scenes_dir / name).view()
         thread = await open_thread(interaction, name, directors)
         lang = bot.stages[name].lang
         await reply(interaction, t("scene_opened", lang, scene=name, thread=thread.mention))

@@ -34,10 +34,11 @@ from bot.render import (
 from bot.reports import send_report
 from bot.serial import Serial
 from bot.votes import Votes
-from engine.events import (
+from engine import (
     Cut,
     ErrorEvent,
     Event,
+    Rehearsal,
     RunFinished,
     RunStarted,
     StageChanged,
@@ -48,7 +49,6 @@ from engine.events import (
     TurnStarted,
     WaitingForPlayer,
 )
-from engine.rehearsal import Rehearsal
 
 STATUS_PERSONA = "Circus"
 
@@ -92,10 +92,10 @@ class Stage:
 
     async def refresh(self) -> None:
         """Re-read what rendering needs (language, avatars) from the scene folder."""
-        state = await self.rehearsal.state()
-        self.lang = lang_of(state.language)
+        view = await self.rehearsal.view()
+        self.lang = lang_of(view.language)
         self.lang_known = True
-        self.avatars = {name: soul.avatar_url for name, soul in state.souls.items()}
+        self.avatars = dict(view.avatars)
 
     # ------------------------------------------------------------------ events
     def _on_event(self, event: Event) -> None:

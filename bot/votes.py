@@ -18,8 +18,7 @@ import unicodedata
 import discord
 
 from bot.personas import Post
-from engine.errors import CircusError
-from engine.rehearsal import Rehearsal
+from engine import CircusError, Rehearsal
 
 log = logging.getLogger("circus.bot.votes")
 

@@ -262,7 +262,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def exit_code_for(exc: BaseException) -> int:
     """2 for input the director can fix; 1 for failures at run time."""
-    from engine.errors import BudgetExceeded, ModelError, SceneBusy
+    from engine import BudgetExceeded, ModelError, SceneBusy
 
     if isinstance(exc, (ModelError, SceneBusy, BudgetExceeded)):
         return EXIT_FAILURE
@@ -292,7 +292,7 @@ def main(argv: list[str] | None = None) -> int:
 
     import asyncio
 
-    from engine.errors import CircusError
+    from engine import CircusError
 
     try:
         return asyncio.run(commands.COMMANDS[args.command](args))

@@ -34,31 +34,26 @@ def _read_text(path: str) -> str:
 
 
 async def cmd_new(args: argparse.Namespace) -> int:
-    from engine.templates import new_scene
+    from engine import load_view, new_scene
 
     dest = new_scene(args.scene, args.template)
-    from engine.scene import SceneFiles
-
-    cast = ", ".join((await SceneFiles(dest).load()).cast)
+    cast = ", ".join((await load_view(dest)).cast)
     print(f"Created {dest} from the {args.template} template — cast: {cast}.")
     print(f"Next: {_me()} run {dest}   (or: {_me()} console {dest})")
     return EXIT_OK
 
 
 async def cmd_templates(args: argparse.Namespace) -> int:
-    from engine.errors import CircusError
-    from engine.templates import list_templates, template_summary, templates_dir
+    from engine import CircusError, list_templates, load_view, template_summary, templates_dir
 
     names = list_templates()
     if not names:
         print_error(f"no templates in {templates_dir()} (set CIRCUS_TEMPLATES_DIR?)")
         return EXIT_FAILURE
-    from engine.scene import SceneFiles
-
     width = max(len(n) for n in names)
     for name in names:
         try:
-            cast = ", ".join((await SceneFiles(templates_dir() / name).load()).cast)
+            cast = ", ".join((await load_view(templates_dir() / name)).cast)
         except CircusError as exc:
             cast = f"broken: {exc}"
         print(f"{name:<{width}}  {template_summary(name)}  [{cast}]")
@@ -68,8 +63,7 @@ async def cmd_templates(args: argparse.Namespace) -> int:
 async def cmd_run(args: argparse.Namespace) -> int:
     rehearsal = await open_scene(args.scene)
     start = await rehearsal.resolve_actor(args.start) if args.start else None
-    state = await rehearsal.state()
-    check_embedded(state)
+    check_embedded(await rehearsal.view())
     return await play(
         rehearsal, lambda: rehearsal.start_run(args.turns, start, "run"), args.backstage
     )
@@ -77,7 +71,7 @@ async def cmd_run(args: argparse.Namespace) -> int:
 
 async def cmd_resume(args: argparse.Namespace) -> int:
     rehearsal = await open_scene(args.scene)
-    check_embedded(await rehearsal.state())
+    check_embedded(await rehearsal.view())
     return await play(
         rehearsal, lambda: rehearsal.start_run(args.turns, None, "resume"), args.backstage
     )
@@ -86,7 +80,7 @@ async def cmd_resume(args: argparse.Namespace) -> int:
 async def cmd_cue(args: argparse.Namespace) -> int:
     rehearsal = await open_scene(args.scene)
     actor = await rehearsal.resolve_actor(args.actor)
-    check_embedded(await rehearsal.state())
+    check_embedded(await rehearsal.view())
     direction = " ".join(args.direction).strip()
     return await play(
         rehearsal, lambda: rehearsal.start_run(1, actor, "cue", direction), args.backstage
@@ -196,7 +190,7 @@ async def cmd_report(args: argparse.Namespace) -> int:
 async def cmd_replay(args: argparse.Namespace) -> int:
     rehearsal = await open_scene(args.scene)
     if not args.no_play:
-        check_embedded(await rehearsal.state())
+        check_embedded(await rehearsal.view())
     result = await rehearsal.replay(args.take, args.until)
     if result.autosaved:
         print(f"(the unsaved work was saved first as take_{result.autosaved})")
@@ -216,7 +210,7 @@ async def cmd_enter(args: argparse.Namespace) -> int:
 
     rehearsal = await open_scene(args.scene)
     block = await rehearsal.enter(await rehearsal.resolve_actor(args.actor))
-    print(format_block(block, (await rehearsal.state()).language))
+    print(format_block(block, (await rehearsal.view()).language))
     return EXIT_OK
 
 
@@ -225,7 +219,7 @@ async def cmd_exit(args: argparse.Namespace) -> int:
 
     rehearsal = await open_scene(args.scene)
     block = await rehearsal.exit(await rehearsal.resolve_actor(args.actor))
-    print(format_block(block, (await rehearsal.state()).language))
+    print(format_block(block, (await rehearsal.view()).language))
     return EXIT_OK
 
 
@@ -234,7 +228,7 @@ async def cmd_event(args: argparse.Namespace) -> int:
 
     rehearsal = await open_scene(args.scene)
     block = await rehearsal.event(" ".join(args.text))
-    print(format_block(block, (await rehearsal.state()).language))
+    print(format_block(block, (await rehearsal.view()).language))
     return EXIT_OK
 
 
@@ -245,9 +239,8 @@ async def cmd_say(args: argparse.Namespace) -> int:
     line = " ".join(args.text).strip()
     actor = await rehearsal.resolve_actor(args.actor)
     number = await rehearsal.say(actor, line, args.action, args.cue, args.thought)
-    state = await rehearsal.state()
-    turn = state.turns[-1]
-    assert number == turn.number
+    turn = (await rehearsal.view()).last_turn
+    assert turn is not None and number == turn.number
     print(format_turn(turn.number, turn.actor, turn.action, turn.dialogue, turn.cue))
     return EXIT_OK
 
@@ -321,21 +314,20 @@ async def cmd_console(args: argparse.Namespace) -> int:
 async def cmd_demo(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from engine.models import actor_model
-    from engine.templates import new_scene
+    from engine import is_scene, new_scene
 
     scenes = Path(os.environ.get("CIRCUS_SCENES_DIR") or "scenes")
     dest = scenes / "demo"
-    if not (dest / "context.md").is_file():
+    if not is_scene(dest):
         scenes.mkdir(parents=True, exist_ok=True)
         new_scene(dest, args.template)
         print(f"Created {dest} from the {args.template} template.")
     rehearsal = await open_scene(str(dest))
-    state = await rehearsal.state()
-    check_embedded(state)
-    models = sorted({actor_model(s, state.settings) for s in state.souls.values()})
+    view = await rehearsal.view()
+    check_embedded(view)
+    models = sorted(set(view.models.values()))
     print(
-        f"Rehearsing {dest} ({len(state.turns)} turns on record) — {args.turns} more turns on "
+        f"Rehearsing {dest} ({view.turns} turns on record) — {args.turns} more turns on "
         f"{', '.join(models)}."
     )
     if "circus-local/smollm2" in models:

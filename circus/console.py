@@ -25,10 +25,7 @@ from circus.typed import (
     split_name,
     take_ref,
 )
-from engine import Actor
-from engine.names import is_everyone  # the one list of words meaning everyone
-
-CONSOLE = "console"  # engine.stage_commands.CONSOLE (the engine is imported lazily)
+from engine import CONSOLE, Actor, is_everyone  # CONSOLE: the player id of a person here
 
 HELP = """\
 Director's console — verbs (case-insensitive):
@@ -65,7 +62,7 @@ DEFAULT_TURNS = 6
 class Console:
     def __init__(
         self,
-        rehearsal,  # engine.rehearsal.Rehearsal
+        rehearsal,  # engine.Rehearsal
         backstage: bool = False,
         stdin: TextIO | None = None,
         out: TextIO | None = None,
@@ -113,7 +110,7 @@ class Console:
             self.out.flush()
 
     def _on_event(self, event: object) -> None:
-        from engine.events import RunFinished, WaitingForPlayer
+        from engine import RunFinished, WaitingForPlayer
 
         if isinstance(event, RunFinished):
             self._prompt(force=True)
@@ -132,7 +129,7 @@ class Console:
             )
 
     async def run(self) -> int:
-        from engine.errors import CircusError
+        from engine import CircusError
 
         loop = asyncio.get_running_loop()
         unlisten = self.rehearsal.events.listen(self.renderer)
@@ -142,14 +139,14 @@ class Console:
             loop.add_signal_handler(signal.SIGINT, self._on_interrupt)
         except (NotImplementedError, RuntimeError):
             pass
-        state = await self.rehearsal.state()
-        self.renderer.language = state.language
+        view = await self.rehearsal.view()
+        self.renderer.language = view.language
         for actor, player in (await self.rehearsal.players()).items():
             if player == CONSOLE:
                 self.playing = actor
         self.say(
-            f"Circus console — scene {self.rehearsal.name} ({len(state.turns)} turns on record); "
-            f"cast: {', '.join(state.cast)}. HELP lists the verbs."
+            f"Circus console — scene {self.rehearsal.name} ({view.turns} turns on record); "
+            f"cast: {', '.join(view.cast)}. HELP lists the verbs."
         )
         try:
             while not self._quit:
@@ -228,8 +225,8 @@ class Console:
         await self._start(1, actor[0], "cue", actor[1])
 
     async def _forms(self) -> dict[str, tuple[str, ...]]:
-        state = await self.rehearsal.state()
-        return {name: (name, *aliases) for name, aliases in state.aliases().items()}
+        view = await self.rehearsal.view()
+        return {name: (name, *aliases) for name, aliases in view.aliases.items()}
 
     async def _actor_prefix(self, rest: str) -> tuple[Actor, str]:
         """The actor a line starts with, and the rest of the line (the direction), kept whole.
@@ -285,8 +282,8 @@ class Console:
     async def _leading_actor(self, text: str) -> tuple[Actor | None, str]:
         """`NOTE 林小姐 text` whispers to 林小姐 (as `CUE 林小姐 text` cues her). A note that
         merely starts with a name ("林小姐你其實…") is ambiguous: refused, never sent to all."""
-        state = await self.rehearsal.state()
-        names = {n: n for n in state.cast} | {a: n for n, al in state.aliases().items() for a in al}
+        view = await self.rehearsal.view()
+        names = {n: n for n in view.cast} | {a: n for n, al in view.aliases.items() for a in al}
         first, _, remainder = text.partition(" ")
         if first in names and remainder.strip():
             return Actor(names[first]), remainder.strip()
@@ -298,7 +295,7 @@ class Console:
         return None, text
 
     async def _whisper_target(self, name: str) -> Actor:
-        from engine.errors import UnknownActor
+        from engine import UnknownActor
 
         try:
             return await self.rehearsal.resolve_actor(name)
@@ -449,7 +446,7 @@ class Console:
         await self.rehearsal.say(Actor(self.playing), dialogue, action, cue, player=CONSOLE)
 
     async def _say_held(self) -> None:
-        from engine.errors import CircusError
+        from engine import CircusError
 
         held, self._held = self._held, None
         if held is None or self.playing is None:

@@ -16,8 +16,21 @@ import time
 from collections.abc import Sequence
 from typing import TextIO
 
-from engine import say
-from engine.reply import CAPS
+from engine import (
+    CAPS,
+    CONSOLE,
+    Cut,
+    ErrorEvent,
+    RunFinished,
+    RunStarted,
+    StageChanged,
+    StageManagerDecided,
+    StillWaiting,
+    TurnCompleted,
+    TurnStarted,
+    WaitingForPlayer,
+    say,
+)
 
 BACKSTAGE = "[backstage]"
 STAGE_MANAGER = "[stage manager]"
@@ -191,9 +204,7 @@ class Renderer:
 
     # ----------------------------------------------------------------- events
     def __call__(self, event: object) -> None:
-        from engine import events as ev
-
-        if isinstance(event, ev.RunStarted):
+        if isinstance(event, RunStarted):
             self.reset()
             self.total = event.turns
             if self.live and self._ticker is None:
@@ -201,14 +212,14 @@ class Renderer:
                     self._ticker = asyncio.get_running_loop().create_task(self._tick())
                 except RuntimeError:
                     self._ticker = None
-        elif isinstance(event, ev.TurnStarted):
+        elif isinstance(event, TurnStarted):
             self.index, self.total, self.actor = event.index, event.total, event.actor
             self._set_status(self.progress_text())
-        elif isinstance(event, ev.StageManagerDecided):
+        elif isinstance(event, StageManagerDecided):
             if self.backstage:
                 why = " ".join(event.reason.split())
                 self.say(f"    {STAGE_MANAGER} → {event.actor}" + (f": {why}" if why else ""))
-        elif isinstance(event, ev.TurnCompleted):
+        elif isinstance(event, TurnCompleted):
             self.landed += 1
             self.tokens += event.prompt_tokens + event.completion_tokens
             if event.cost_usd is None:
@@ -223,19 +234,19 @@ class Renderer:
                 )
                 + "\n"
             )
-        elif isinstance(event, ev.StageChanged):
+        elif isinstance(event, StageChanged):
             self.say(format_block(event, self.language) + "\n")
-        elif isinstance(event, ev.WaitingForPlayer):
+        elif isinstance(event, WaitingForPlayer):
             self.info(
                 f"waiting for {event.actor} ({event.player}) — their line, please"
-                + (" (type it, or CUT / CUE someone else)" if event.player == "console" else "")
+                + (" (type it, or CUT / CUE someone else)" if event.player == CONSOLE else "")
             )
-        elif isinstance(event, ev.StillWaiting):
+        elif isinstance(event, StillWaiting):
             self.info(
                 f"… turn {event.turn}: still waiting for {event.actor}'s model"
                 f" ({event.seconds:.0f} s so far)"
             )
-        elif isinstance(event, ev.ErrorEvent):
+        elif isinstance(event, ErrorEvent):
             where = " ".join(
                 x
                 for x in (
@@ -246,13 +257,13 @@ class Renderer:
             )
             self.errors.append(event.message)
             self.info(f"circus: {where + ': ' if where else ''}{event.message}")
-        elif isinstance(event, ev.Cut):
+        elif isinstance(event, Cut):
             self._stop_status()
             self.info(
                 f"cut — turn {event.turn} is the last on record; the turn in flight was "
                 "dropped, nothing half-made was written."
             )
-        elif isinstance(event, ev.RunFinished):
+        elif isinstance(event, RunFinished):
             self._stop_status()
             self.finished = event
             self.info(self.summary(self.landed))

@@ -12,38 +12,32 @@ import os
 from circus.exits import EXIT_CUT, EXIT_FAILURE, EXIT_OK, print_error
 
 
-async def open_scene(path: str):  # -> engine.rehearsal.Rehearsal
+async def open_scene(path: str):  # -> engine.Rehearsal
     """A Rehearsal on an existing, readable scene folder (SceneNotFound otherwise)."""
     from pathlib import Path
 
-    from engine.errors import SceneNotFound
-    from engine.rehearsal import Rehearsal
+    from engine import Rehearsal, SceneNotFound, is_scene
 
     root = Path(path)
-    if not (root / "context.md").is_file():
+    if not is_scene(root):
         raise SceneNotFound(root)
     rehearsal = Rehearsal(root)
-    await rehearsal.state()  # a broken file is reported now, before anything is written
+    await rehearsal.view()  # a broken file is reported now, before anything is written
     return rehearsal
 
 
-def describe_models(state) -> list[str]:  # state: engine.scene.SceneState
-    from engine.models import actor_model, stage_manager_model
-
-    lines = [f"{name} → {actor_model(soul, state.settings)}" for name, soul in state.souls.items()]
-    lines.append(f"stage manager → {stage_manager_model(state.settings)}")
+def describe_models(view) -> list[str]:  # view: engine.SceneView
+    lines = [f"{name} → {model}" for name, model in view.models.items()]
+    lines.append(f"stage manager → {view.stage_manager_model}")
     return lines
 
 
-def check_embedded(state) -> None:
+def check_embedded(view) -> None:  # view: engine.SceneView
     """Fail early, with the fix, if a role needs the embedded model and it is not installed."""
-    from engine.embedded import EmbeddedModelUnavailable, available
-    from engine.llm import EMBEDDED_MODEL
-    from engine.models import actor_model, stage_manager_model
+    from engine import EMBEDDED_MODEL, EmbeddedModelUnavailable, embedded_available
 
-    models = {actor_model(s, state.settings) for s in state.souls.values()}
-    models.add(stage_manager_model(state.settings))
-    if EMBEDDED_MODEL in models and not available():
+    models = {*view.models.values(), view.stage_manager_model}
+    if EMBEDDED_MODEL in models and not embedded_available():
         raise EmbeddedModelUnavailable(f"this scene plays on {EMBEDDED_MODEL}")
 
 
@@ -55,7 +49,7 @@ async def play(rehearsal, start_run, backstage: bool, renderer=None) -> int:
     from circus.render import Renderer
 
     renderer = renderer or Renderer(backstage=backstage)
-    renderer.language = (await rehearsal.state()).language
+    renderer.language = (await rehearsal.view()).language
     unlisten = rehearsal.events.listen(renderer)
     loop = asyncio.get_running_loop()
     cutting: list[asyncio.Task] = []
@@ -96,7 +90,7 @@ async def status_text(rehearsal) -> str:
     from circus.render import format_budget, format_cost
 
     s = await rehearsal.status()
-    state = await rehearsal.state()
+    view = await rehearsal.view()
     saved = ", ".join(f"take_{n}" for n in s.saved_takes) or "none"
     lines = [
         f"scene:   {s.scene}  ({rehearsal.root})",
@@ -106,7 +100,7 @@ async def status_text(rehearsal) -> str:
         f"cast:    {', '.join(s.cast)}",
         f"on stage: {', '.join(s.on_stage) or 'nobody'}"
         + "".join(f"  ·  {a} played by {p}" for a, p in s.players),
-        "models:  " + "\n         ".join(describe_models(state)),
+        "models:  " + "\n         ".join(describe_models(view)),
         f"usage:   {s.model_calls} model calls  ·  {s.prompt_tokens:,} prompt + "
         f"{s.completion_tokens:,} completion tokens  ·  {format_cost(s.cost_usd)}",
     ]
@@ -117,13 +111,13 @@ async def status_text(rehearsal) -> str:
         )
     for b in s.budgets:
         lines.append("budget:  " + format_budget(b.scope, b.unit, b.setting, b.limit, b.spent))
-    if state.turns:
-        last = state.turns[-1]
+    if view.last_turn is not None:
+        last = view.last_turn
         line = (last.dialogue or last.action).split("\n")[0][:100]
         lines.append(f"last:    [{last.number}] {last.actor}: {line}")
-    if state.whispers.unknown_sections:
+    if view.unknown_note_sections:
         lines.append(
             "warning: director_notes.md has sections nobody reads (not in the cast): "
-            + ", ".join(state.whispers.unknown_sections)
+            + ", ".join(view.unknown_note_sections)
         )
     return "\n".join(lines)

@@ -1,53 +1,132 @@
-"""Circus's rehearsal engine: scene folders on disk, actor turns, the stage manager, takes.
+"""Circus's rehearsal engine — and the one surface its frontends (bot/, circus/) may use.
 
-No frontend lives here: the console and the Discord bot call `Rehearsal` commands and render
-the events it emits. Importing the engine is cheap; litellm loads on the first model call.
+A frontend imports only the names below, always `from engine import X` (tests/test_seams.py
+and ruff's banned-api rule refuse engine submodules in bot/ and circus/):
+
+- commands: `Rehearsal(root)`, one per scene folder — run/cue/cut/note/takes/picks/stage; an
+  `Actor` is a cast member already resolved. `new_scene` and the templates; `list_scenes` and
+  `is_scene` for a scenes folder. Commands return small frozen results (`RunResult`,
+  `ReplayResult`, `Status`, `TakeInfo`, `Pick`).
+- reads: `await rehearsal.view()` gives a frozen `SceneView` (cast, aliases, language,
+  avatars, models, who is on stage, the `LastTurn`); `load_view` reads a folder with no
+  rehearsal on it (a template).
+- writes: only through `Rehearsal` commands, and a frontend's own small file in a scene
+  (`write_frontend_file`: the bot's thread binding); a frontend never writes a scene folder.
+- events: `rehearsal.events` (an `EventHub`) calls `listen(fn)`'s fn with each frozen event a
+  run emits (`TurnCompleted`, …).
+- errors: `CircusError` and its named kinds, each with an English and a Chinese message
+  (`in_language`), translated once at the frontend's edge.
+- words: `say(key, language, …)` speaks a sentence from the catalog (engine/catalog/);
+  `is_zh`/`lang_of` decide which language a setting or a locale means.
+- pure helpers for what a person typed (`check_name`, `is_everyone`); `litellm_module()`
+  loads the model library ahead of the first turn (the bot warms it up off the event loop).
+
+Importing the engine is cheap: litellm loads on the first model call, llama-cpp on the first
+embedded one.
 """
 
 from engine.catalog import is_zh, lang_of, say
+from engine.embedded import EmbeddedModelUnavailable
+from engine.embedded import available as embedded_available
 from engine.errors import (
     BadName,
     BadSceneFile,
+    BudgetExceeded,
     CircusError,
+    ModelError,
     NotPlaying,
     SceneBusy,
     SceneNotFound,
     UnknownActor,
 )
-from engine.events import Event, EventHub, StageChanged, WaitingForPlayer
-from engine.llm import litellm_module
+from engine.events import (
+    Cut,
+    ErrorEvent,
+    Event,
+    EventHub,
+    RunFinished,
+    RunStarted,
+    StageChanged,
+    StageManagerDecided,
+    StillWaiting,
+    TakeSaved,
+    TurnCompleted,
+    TurnStarted,
+    WaitingForPlayer,
+)
+from engine.llm import EMBEDDED_MODEL, litellm_module
+from engine.names import check_name, is_everyone
 from engine.picks import Pick, render_picks
 from engine.rehearsal import Rehearsal, RunResult
+from engine.reply import CAPS
+from engine.scene import is_scene, list_scenes
 from engine.scene_commands import ReplayResult, Status
 from engine.settings import MAX_FILE_BYTES
-from engine.templates import list_templates
-from engine.view import Actor, LastTurn, SceneView
+from engine.stage_commands import CONSOLE
+from engine.store import read_frontend_file, write_frontend_file
+from engine.takes import TakeInfo
+from engine.templates import (
+    DEFAULT_TEMPLATE,
+    list_templates,
+    new_scene,
+    template_summary,
+    templates_dir,
+)
+from engine.view import Actor, LastTurn, SceneView, load_view
 
 __all__ = [
     "Actor",
     "BadName",
     "BadSceneFile",
+    "BudgetExceeded",
+    "CAPS",
+    "CONSOLE",
     "CircusError",
+    "Cut",
+    "DEFAULT_TEMPLATE",
+    "EMBEDDED_MODEL",
+    "EmbeddedModelUnavailable",
+    "ErrorEvent",
     "Event",
     "EventHub",
     "LastTurn",
     "MAX_FILE_BYTES",
+    "ModelError",
     "NotPlaying",
     "Pick",
     "Rehearsal",
     "ReplayResult",
+    "RunFinished",
     "RunResult",
+    "RunStarted",
     "SceneBusy",
     "SceneNotFound",
     "SceneView",
     "StageChanged",
+    "StageManagerDecided",
     "Status",
+    "StillWaiting",
+    "TakeInfo",
+    "TakeSaved",
+    "TurnCompleted",
+    "TurnStarted",
     "UnknownActor",
     "WaitingForPlayer",
+    "check_name",
+    "embedded_available",
+    "is_everyone",
+    "is_scene",
     "is_zh",
     "lang_of",
+    "list_scenes",
     "list_templates",
     "litellm_module",
+    "load_view",
+    "new_scene",
+    "read_frontend_file",
     "render_picks",
     "say",
+    "template_summary",
+    "templates_dir",
+    "write_frontend_file",
 ]

@@ -36,6 +36,26 @@ USAGE_LOG = ".circus/usage.jsonl"  # one row per role per landed turn (engine.sc
 STAGE_KEY = "|stage"  # the transcript's stage blocks, cached beside its turns
 
 
+def is_scene(folder: Path | str) -> bool:
+    """A scene folder is one with a context.md."""
+    return (Path(folder) / CONTEXT).is_file()
+
+
+def list_scenes(scenes_dir: Path | str) -> list[str]:
+    """The scene folders in a scenes folder, by name: never a hidden one or the templates."""
+    root = Path(scenes_dir)
+    if not root.is_dir():
+        return []
+    return sorted(
+        entry.name
+        for entry in root.iterdir()
+        if entry.is_dir()
+        and not entry.name.startswith(".")
+        and entry.name != "templates"
+        and is_scene(entry)
+    )
+
+
 def soul_path(actor: str) -> str:
     return f"actors/{actor}/soul.md"
 

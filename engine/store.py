@@ -4,7 +4,8 @@ Whole-file writes are atomic (temp file + rename). A turn's appends to transcrip
 actor's backstage log and the usage log go through a redo journal (.circus/pending.json,
 written atomically first): after a crash at any moment, `recover` truncates each file to where
 the turn began and re-applies it, so a turn lands whole or not at all. A replay's rewrite of
-several logs goes through the same journal.
+several logs goes through the same journal. A frontend's own small file in a scene (the bot's
+thread binding, .circus/discord.json) is written here too, never by the frontend itself.
 
 Reading is defensive because the folder is also a writer's workspace (Obsidian, Syncthing, an
 old editor): text is UTF-8 (a BOM is dropped; anything else is refused naming the file), and
@@ -19,9 +20,10 @@ import contextlib
 import fcntl
 import json
 import os
+import re
 import shutil
 import stat
-from collections.abc import AsyncIterator, Collection, Iterable, Iterator
+from collections.abc import AsyncIterator, Collection, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -55,6 +57,37 @@ def _unreadable(path: Path, rel: str | None, exc: OSError) -> BadSceneFile:
         return BadSceneFile(path, "error.file.under_file", rel=rel)
     why = exc.strerror or type(exc).__name__
     return BadSceneFile(path, "error.file.unreadable", rel=rel, why=why)
+
+
+# A frontend keeps its own small state inside a scene (the bot: which thread plays it) in one
+# JSON file under .circus/, named after the frontend; never one of the engine's own files.
+_FRONTEND = re.compile(r"[a-z][a-z0-9-]{0,31}")
+_ENGINE_OWN = frozenset({"pending", "players", "usage", "posts", "run", "spend"})
+
+
+def _frontend_path(scene_dir: Path | str, frontend: str) -> Path:
+    if not _FRONTEND.fullmatch(frontend) or frontend in _ENGINE_OWN:
+        raise ValueError(f"{frontend!r} is not a frontend's file name")
+    return Path(scene_dir) / STATE_DIR / f"{frontend}.json"
+
+
+def read_frontend_file(scene_dir: Path | str, frontend: str) -> dict[str, Any] | None:
+    """What `frontend` stored in this scene, or None if nothing (or nothing readable) is."""
+    try:
+        data = json.loads(_frontend_path(scene_dir, frontend).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def write_frontend_file(scene_dir: Path | str, frontend: str, data: Mapping[str, Any]) -> None:
+    """Store `frontend`'s state in this scene atomically (temp file + rename): a crash never
+    leaves half of it. Small and synchronous: it is a few ids."""
+    path = _frontend_path(scene_dir, frontend)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp.write_text(json.dumps(dict(data), indent=2) + "\n", encoding="utf-8")
+    os.replace(tmp, path)
 
 
 def parse_jsonl(text: str) -> list[dict[str, Any]]:

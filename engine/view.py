@@ -9,10 +9,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from types import MappingProxyType
 
 from engine.models import actor_model, stage_manager_model
-from engine.scene import SceneState
+from engine.scene import SceneFiles, SceneState
 
 
 @dataclass(frozen=True)
@@ -32,6 +33,7 @@ class LastTurn:
     actor: str
     dialogue: str
     action: str
+    cue: str = ""
 
 
 @dataclass(frozen=True)
@@ -70,6 +72,16 @@ def view_of(state: SceneState) -> SceneView:
         on_stage=tuple(state.on_stage),
         players=MappingProxyType({a: p for a, p in state.players.items() if a in state.souls}),
         turns=len(state.turns),
-        last_turn=LastTurn(last.number, last.actor, last.dialogue, last.action) if last else None,
+        last_turn=(
+            LastTurn(last.number, last.actor, last.dialogue, last.action, last.cue)
+            if last
+            else None
+        ),
         unknown_note_sections=tuple(state.whispers.unknown_sections),
     )
+
+
+async def load_view(root: Path | str) -> SceneView:
+    """A frozen view of a scene folder read without a rehearsal on it (a template, a scene
+    just made): nothing is locked, recovered or written."""
+    return view_of(await SceneFiles(Path(root)).load())
