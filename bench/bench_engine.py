@@ -107,8 +107,7 @@ async def overhead(turns: int, workdir: Path, scripted: ScriptedModels) -> dict[
             mark["t"], mark["model"] = now, clock.spent
 
     rehearsal.events.listen(on_event)
-    await rehearsal.cue(rehearsal_first := (await rehearsal.state()).cast[0])  # warm up litellm
-    del rehearsal_first
+    await rehearsal.cue(await rehearsal.resolve_actor((await rehearsal.view()).cast[0]))  # warm up
     per_turn.clear()
     calls_before = len(scripted.calls)
     mark["t"], mark["model"] = time.perf_counter(), clock.spent

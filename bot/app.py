@@ -29,9 +29,7 @@ from bot.edge import on_tree_error
 from bot.i18n import CommandTranslator
 from bot.personas import Personas
 from bot.stage import Stage
-from engine import Config, LiteLLMModels, Models
-from engine.errors import CircusError
-from engine.templates import list_templates
+from engine import CircusError, Config, LiteLLMModels, Models, list_templates
 
 log = logging.getLogger("circus.bot")
 
@@ -79,9 +77,7 @@ class CircusBot(discord.Client):
         # of the first run (where it would stall every scene and interaction meanwhile).
         self._warming = asyncio.create_task(self._warm_models(), name="warm-litellm")
         await self.tree.set_translator(CommandTranslator())
-        self.tree.add_command(scenes.build(list_templates(self.config)))
-        for command in [*commands.COMMANDS, *harvest.COMMANDS, *stagecraft.COMMANDS]:
-            self.tree.add_command(command)
+        register(self.tree, list_templates(self.config))
         await self.reattach()
         if not self.sync_commands:
             return
@@ -201,6 +197,14 @@ class CircusBot(discord.Client):
         await self.personas.close()
         await self.backstage.close()
         await super().close()
+
+
+def register(tree: app_commands.CommandTree, templates: list[str]) -> None:
+    """Every slash command the bot offers, in one place (`/scene new` offers `templates`)."""
+    tree.add_command(scenes.build(templates))
+    commands.setup(tree)  # first: it makes the /take group that harvest adds /take compare to
+    harvest.setup(tree)
+    stagecraft.setup(tree)
 
 
 def point_at(api_base: str | None, gateway_url: str | None) -> None:

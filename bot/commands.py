@@ -1,9 +1,11 @@
 """Director commands inside a scene thread: run, cue, cut, resume, note, take, replay, soul,
 status, director.
 
-Invariants: each handler checks permission first (`directed`, before anything changes), then
-acknowledges, calls the engine once, and answers privately; runs start in the background so
-the interaction is answered at once. Errors are not handled here but at the edge (bot.edge).
+Invariants: a director command refuses anyone else before anything runs (`directors_only`, a
+check), and an actor option is resolved once, before the handler (`ActorArg`); the handler
+then acknowledges, calls the engine once, and answers privately; runs start in the background
+so the interaction is answered at once. Errors are not handled here but at the edge (bot.edge).
+`setup(tree)` registers them; a command's docstring is its description.
 """
 
 from __future__ import annotations
@@ -14,13 +16,13 @@ import logging
 import discord
 from discord import app_commands
 
-from bot.edge import bot_of, defer, directed, may_direct, reply, report, scene_of
+from bot.edge import defer, directed, directors_only, reply, report, scene_of
 from bot.errors import BotProblem
 from bot.i18n import t
-from bot.render import autocomplete_names, render_status, render_takes
+from bot.options import ActorArg
+from bot.render import render_status, render_takes
 from bot.stage import Stage
-from engine import DEFAULT_TURNS
-from engine.settings import MAX_FILE_BYTES
+from engine import DEFAULT_TURNS, MAX_FILE_BYTES, Actor
 
 log = logging.getLogger("circus.bot")
 
@@ -31,67 +33,67 @@ INLINE_LIMIT = 1900
 Turns = app_commands.Range[int, 1, 50]
 
 
-async def actor_choices(
-    interaction: discord.Interaction, current: str
-) -> list[app_commands.Choice[str]]:
-    """Autocomplete for actor options: the scene's cast, at most 25. Aliases match only for
-    directors (a soul's aliases can be private nicknames). Never raises: a scene that fails to
-    load offers nothing (the command itself then says why)."""
-    stage = bot_of(interaction).stage_for_thread(interaction.channel_id)
-    if stage is None:
-        return []
-    try:
-        state = await stage.rehearsal.state()
-        aliases = state.aliases() if may_direct(interaction, stage) else None
-        names = autocomplete_names(current, state.cast, aliases)
-    except Exception as exc:
-        log.warning("autocomplete in scene %s: %s", stage.name, exc)
-        return []
-    return [app_commands.Choice(name=n[:100], value=n) for n in names]
-
-
 # ---------------------------------------------------------------------- running
-@app_commands.command(name="run", description="Let the scene play by itself for N turns")
-@app_commands.describe(turns="How many turns (1–50)", start="Who speaks first")
-@app_commands.autocomplete(start=actor_choices)
+@app_commands.command(name="run")
+@directors_only
 async def run(
-    interaction: discord.Interaction, turns: Turns = DEFAULT_TURNS, start: str | None = None
+    interaction: discord.Interaction, turns: Turns = DEFAULT_TURNS, start: ActorArg | None = None
 ) -> None:
-    stage = directed(interaction)
+    """Let the scene play by itself for N turns
+
+    Args:
+        turns: How many turns (1–50)
+        start: Who speaks first
+    """
+    stage = scene_of(interaction)
     await defer(interaction)
-    await stage.rehearsal.start_run(turns, start=start or None, mode="run")
+    await stage.rehearsal.start_run(turns, start=start, mode="run")
     stage.run_interaction = interaction
-    first = t("run_from", stage.lang, actor=start) if start else ""
+    # The reply names the opener as the director typed them (an alias stays an alias).
+    first = t("run_from", stage.lang, actor=interaction.namespace.start) if start else ""
     await reply(interaction, t("run_started", stage.lang, turns=turns, start=first))
 
 
-@app_commands.command(name="cue", description="Give one actor the next turn")
-@app_commands.describe(actor="The actor", direction="A private direction for this turn only")
-@app_commands.autocomplete(actor=actor_choices)
-async def cue(interaction: discord.Interaction, actor: str, direction: str | None = None) -> None:
-    stage = directed(interaction)
+@app_commands.command(name="cue")
+@directors_only
+async def cue(
+    interaction: discord.Interaction, actor: ActorArg, direction: str | None = None
+) -> None:
+    """Give one actor the next turn
+
+    Args:
+        actor: The actor
+        direction: A private direction for this turn only
+    """
+    stage = scene_of(interaction)
     await defer(interaction)
-    name = await stage.rehearsal.resolve_actor(actor)
-    await stage.rehearsal.start_run(1, start=name, mode="cue", direction=direction or "")
+    await stage.rehearsal.start_run(1, start=actor, mode="cue", direction=direction or "")
     stage.run_interaction = interaction
-    text = t("cue_started", stage.lang, actor=name)
+    text = t("cue_started", stage.lang, actor=actor.name)
     if direction:
-        text += " " + t("cue_direction", stage.lang, actor=name)
+        text += " " + t("cue_direction", stage.lang, actor=actor.name)
     await reply(interaction, text)
 
 
-@app_commands.command(name="cut", description="Stop the run now")
+@app_commands.command(name="cut")
+@directors_only
 async def cut(interaction: discord.Interaction) -> None:
-    stage = directed(interaction)
+    """Stop the run now"""
+    stage = scene_of(interaction)
     await defer(interaction)
     stopped = await stage.rehearsal.cut()
     await reply(interaction, t("cut_done" if stopped else "cut_nothing", stage.lang))
 
 
-@app_commands.command(name="resume", description="Play on from where the scene stopped")
-@app_commands.describe(turns="How many turns")
+@app_commands.command(name="resume")
+@directors_only
 async def resume(interaction: discord.Interaction, turns: Turns = DEFAULT_TURNS) -> None:
-    stage = directed(interaction)
+    """Play on from where the scene stopped
+
+    Args:
+        turns: How many turns
+    """
+    stage = scene_of(interaction)
     await defer(interaction)
     await stage.rehearsal.start_run(turns, mode="resume")
     stage.run_interaction = interaction
@@ -99,45 +101,58 @@ async def resume(interaction: discord.Interaction, turns: Turns = DEFAULT_TURNS)
 
 
 # ---------------------------------------------------------------------- whispers
-@app_commands.command(name="note", description="Whisper to every actor, or to one")
-@app_commands.describe(text="What to whisper", actor="Only this actor hears it (default: everyone)")
-@app_commands.autocomplete(actor=actor_choices)
-async def note(interaction: discord.Interaction, text: str, actor: str | None = None) -> None:
-    stage = directed(interaction)
+@app_commands.command(name="note")
+@directors_only
+async def note(interaction: discord.Interaction, text: str, actor: ActorArg | None = None) -> None:
+    """Whisper to every actor, or to one
+
+    Args:
+        text: What to whisper
+        actor: Only this actor hears it (default: everyone)
+    """
+    stage = scene_of(interaction)
     await defer(interaction)
-    target = await stage.rehearsal.resolve_actor(actor) if actor else None
-    await stage.rehearsal.note(text, target)
-    key = "note_actor" if target else "note_all"
-    await reply(interaction, t(key, stage.lang, actor=target))
+    await stage.rehearsal.note(text, actor)
+    key = "note_actor" if actor else "note_all"
+    await reply(interaction, t(key, stage.lang, actor=actor.name if actor else None))
 
 
 # ---------------------------------------------------------------------- takes
-take = app_commands.Group(name="take", description="Save and browse takes")
+class Take(app_commands.Group, name="take"):
+    """Save and browse takes"""
+
+    @app_commands.command(name="save")
+    @directors_only
+    async def save(self, interaction: discord.Interaction) -> None:
+        """Save the current take"""
+        stage = scene_of(interaction)
+        await defer(interaction)
+        number = await stage.rehearsal.save_take()
+        await reply(interaction, t("take_saved", stage.lang, take=number))
+
+    @app_commands.command(name="list")
+    @directors_only
+    async def list_takes(self, interaction: discord.Interaction) -> None:
+        """List the saved takes"""
+        stage = scene_of(interaction)
+        await defer(interaction)
+        await reply(interaction, render_takes(await stage.rehearsal.list_takes(), stage.lang))
 
 
-@take.command(name="save", description="Save the current take")
-async def take_save(interaction: discord.Interaction) -> None:
-    stage = directed(interaction)
-    await defer(interaction)
-    number = await stage.rehearsal.save_take()
-    await reply(interaction, t("take_saved", stage.lang, take=number))
-
-
-@take.command(name="list", description="List the saved takes")
-async def take_list(interaction: discord.Interaction) -> None:
-    stage = directed(interaction)
-    await defer(interaction)
-    await reply(interaction, render_takes(await stage.rehearsal.list_takes(), stage.lang))
-
-
-@app_commands.command(name="replay", description="Start again from a saved take")
-@app_commands.describe(take="The take number", until="Keep turns up to this one (default: all)")
+@app_commands.command(name="replay")
+@directors_only
 async def replay(
     interaction: discord.Interaction,
     take: app_commands.Range[int, 1],
     until: app_commands.Range[int, 0] | None = None,
 ) -> None:
-    stage = directed(interaction)
+    """Start again from a saved take
+
+    Args:
+        take: The take number
+        until: Keep turns up to this one (default: all)
+    """
+    stage = scene_of(interaction)
     await defer(interaction)
     async with stage.votes.lock:  # a replay re-files picks: never beside a ⭐ vote (bot.votes)
         result = await stage.rehearsal.replay(take, until)
@@ -150,49 +165,57 @@ async def replay(
 
 
 # ---------------------------------------------------------------------- souls
-soul = app_commands.Group(name="soul", description="Read or rewrite an actor's soul.md")
-
-
 def soul_file(actor: str, text: str) -> discord.File:
     return discord.File(io.BytesIO(text.encode("utf-8")), filename=f"{actor}-soul.md")
 
 
-@soul.command(name="show", description="Show an actor's soul.md (privately)")
-@app_commands.describe(actor="The actor")
-@app_commands.autocomplete(actor=actor_choices)
-async def soul_show(interaction: discord.Interaction, actor: str) -> None:
-    stage = directed(interaction)
-    await defer(interaction)
-    name = await stage.rehearsal.resolve_actor(actor)
-    text = await stage.rehearsal.soul_text(name)
-    if len(text) <= INLINE_LIMIT and "```" not in text:
-        await reply(interaction, f"```md\n{text}\n```")
-    else:
-        await reply(interaction, t("soul_file", stage.lang, actor=name), file=soul_file(name, text))
+class Soul(app_commands.Group, name="soul"):
+    """Read or rewrite an actor's soul.md"""
 
+    @app_commands.command(name="show")
+    @directors_only
+    async def show(self, interaction: discord.Interaction, actor: ActorArg) -> None:
+        """Show an actor's soul.md (privately)
 
-@soul.command(name="edit", description="Edit an actor's soul.md")
-@app_commands.describe(
-    actor="The actor", file="A replacement soul.md (for souls over 4000 characters)"
-)
-@app_commands.autocomplete(actor=actor_choices)
-async def soul_edit(
-    interaction: discord.Interaction, actor: str, file: discord.Attachment | None = None
-) -> None:
-    stage = directed(interaction)
-    name = await stage.rehearsal.resolve_actor(actor)
-    if file is not None:
+        Args:
+            actor: The actor
+        """
+        stage = scene_of(interaction)
         await defer(interaction)
-        await stage.rehearsal.set_soul(name, await uploaded_text(file), origin="discord")
-        await reply(interaction, t("soul_saved", stage.lang, actor=name))
-        return
-    text = await stage.rehearsal.soul_text(name)
-    if len(text) > MODAL_LIMIT:
-        await defer(interaction)
-        message = t("soul_too_long", stage.lang, actor=name, length=len(text))
-        await reply(interaction, message, file=soul_file(name, text))
-        return
-    await interaction.response.send_modal(SoulModal(stage, name, text))
+        text = await stage.rehearsal.soul_text(actor)
+        if len(text) <= INLINE_LIMIT and "```" not in text:
+            await reply(interaction, f"```md\n{text}\n```")
+        else:
+            message = t("soul_file", stage.lang, actor=actor.name)
+            await reply(interaction, message, file=soul_file(actor.name, text))
+
+    @app_commands.command(name="edit")
+    @directors_only
+    async def edit(
+        self,
+        interaction: discord.Interaction,
+        actor: ActorArg,
+        file: discord.Attachment | None = None,
+    ) -> None:
+        """Edit an actor's soul.md
+
+        Args:
+            actor: The actor
+            file: A replacement soul.md (for souls over 4000 characters)
+        """
+        stage = scene_of(interaction)
+        if file is not None:
+            await defer(interaction)
+            await stage.rehearsal.set_soul(actor, await uploaded_text(file), origin="discord")
+            await reply(interaction, t("soul_saved", stage.lang, actor=actor.name))
+            return
+        text = await stage.rehearsal.soul_text(actor)
+        if len(text) > MODAL_LIMIT:
+            await defer(interaction)
+            message = t("soul_too_long", stage.lang, actor=actor.name, length=len(text))
+            await reply(interaction, message, file=soul_file(actor.name, text))
+            return
+        await interaction.response.send_modal(SoulModal(stage, actor, text))
 
 
 async def uploaded_text(file: discord.Attachment) -> str:
@@ -209,8 +232,8 @@ async def uploaded_text(file: discord.Attachment) -> str:
 class SoulModal(discord.ui.Modal):
     """A form holding one soul.md (≤ 4000 characters); submitting rewrites it."""
 
-    def __init__(self, stage: Stage, actor: str, text: str) -> None:
-        super().__init__(title=t("soul_title", stage.lang, actor=actor)[:45], timeout=None)
+    def __init__(self, stage: Stage, actor: Actor, text: str) -> None:
+        super().__init__(title=t("soul_title", stage.lang, actor=actor.name)[:45], timeout=None)
         self.stage = stage
         self.actor = actor
         self.body: discord.ui.TextInput[SoulModal] = discord.ui.TextInput(
@@ -223,66 +246,68 @@ class SoulModal(discord.ui.Modal):
         self.add_item(self.body)
 
     async def on_submit(self, interaction: discord.Interaction) -> None:
-        stage = directed(interaction)
+        stage = directed(interaction)  # a form is no command: the gate is called by hand
         await defer(interaction)
         # What arrives through Discord is data, not configuration: origin="discord" refuses
         # api_base and models outside the operator's allow-list.
         await stage.rehearsal.set_soul(self.actor, self.body.value, origin="discord")
-        await reply(interaction, t("soul_saved", stage.lang, actor=self.actor))
+        await reply(interaction, t("soul_saved", stage.lang, actor=self.actor.name))
 
     async def on_error(self, interaction: discord.Interaction, error: Exception, /) -> None:
         await report(interaction, error)
 
 
 # ---------------------------------------------------------------------- status
-@app_commands.command(name="status", description="Cast, turns, mode, tokens and cost")
+@app_commands.command(name="status")
 async def status(interaction: discord.Interaction) -> None:
+    """Cast, turns, mode, tokens and cost"""
     stage = scene_of(interaction)
     await defer(interaction)
     await reply(interaction, render_status(await stage.rehearsal.status(), stage.lang))
 
 
 # ---------------------------------------------------------------------- directors
-director = app_commands.Group(name="director", description="Share the director's chair")
+class Director(app_commands.Group, name="director"):
+    """Share the director's chair"""
+
+    @app_commands.command(name="add")
+    @directors_only
+    async def add(self, interaction: discord.Interaction, user: discord.User) -> None:
+        """Make someone a co-director
+
+        Args:
+            user: The member
+        """
+        stage = scene_of(interaction)
+        values = dict(user=user.mention, scene=stage.name)
+        if user.bot:
+            raise BotProblem("director_bot")
+        if user.id in stage.binding.directors:
+            await reply(interaction, t("director_already", stage.lang, **values))
+            return
+        stage.rebind(stage.binding.with_director(user.id))
+        await reply(interaction, t("director_added", stage.lang, **values))
+
+    @app_commands.command(name="remove")
+    @directors_only
+    async def remove(self, interaction: discord.Interaction, user: discord.User) -> None:
+        """Remove a co-director
+
+        Args:
+            user: The member
+        """
+        stage = scene_of(interaction)
+        values = dict(user=user.mention, scene=stage.name)
+        if user.id not in stage.binding.directors:
+            await reply(interaction, t("director_not", stage.lang, **values))
+            return
+        if stage.binding.directors == (user.id,):
+            raise BotProblem("director_last", **values)
+        stage.rebind(stage.binding.without_director(user.id))
+        await reply(interaction, t("director_removed", stage.lang, **values))
 
 
-@director.command(name="add", description="Make someone a co-director")
-@app_commands.describe(user="The member")
-async def director_add(interaction: discord.Interaction, user: discord.User) -> None:
-    stage = directed(interaction)
-    values = dict(user=user.mention, scene=stage.name)
-    if user.bot:
-        raise BotProblem("director_bot")
-    if user.id in stage.binding.directors:
-        await reply(interaction, t("director_already", stage.lang, **values))
-        return
-    stage.rebind(stage.binding.with_director(user.id))
-    await reply(interaction, t("director_added", stage.lang, **values))
-
-
-@director.command(name="remove", description="Remove a co-director")
-@app_commands.describe(user="The member")
-async def director_remove(interaction: discord.Interaction, user: discord.User) -> None:
-    stage = directed(interaction)
-    values = dict(user=user.mention, scene=stage.name)
-    if user.id not in stage.binding.directors:
-        await reply(interaction, t("director_not", stage.lang, **values))
-        return
-    if stage.binding.directors == (user.id,):
-        raise BotProblem("director_last", **values)
-    stage.rebind(stage.binding.without_director(user.id))
-    await reply(interaction, t("director_removed", stage.lang, **values))
-
-
-COMMANDS: list[app_commands.Command | app_commands.Group] = [
-    run,
-    cue,
-    cut,
-    resume,
-    note,
-    take,
-    replay,
-    soul,
-    status,
-    director,
-]
+def setup(tree: app_commands.CommandTree) -> None:
+    """Register the director commands (each tree gets its own groups)."""
+    for command in (run, cue, cut, resume, note, Take(), replay, Soul(), status, Director()):
+        tree.add_command(command)

@@ -1,9 +1,10 @@
 """The edge between Discord interactions and the engine: who may act, and private replies.
 
 Invariants: every error raised by a command handler — engine (CircusError), bot (BotProblem),
-Discord (Forbidden) or a bug — is translated here, once, into one private (ephemeral) reply in
-the scene's language; nothing is ever half-answered or answered in public. `directed()` is the
-only gate for director commands: it raises before the handler touches the engine. No reply
+Discord (Forbidden), an option that did not resolve, or a bug — is translated here, once, into
+one private (ephemeral) reply in the scene's language; nothing is ever half-answered or answered
+in public. `directors_only` (an app_commands check, built on `directed()`) is the only gate for
+director commands: it refuses before any option is resolved or the engine is touched. No reply
 names a server path: a file is named by its path inside the scene folder, and to someone who
 may not direct the scene a scene that fails to load is only "its directors have the details".
 """
@@ -12,7 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 import discord
 from discord import app_commands
@@ -21,13 +22,16 @@ from bot.binding import can_direct
 from bot.errors import BotProblem, NotDirector, NotInScene
 from bot.i18n import lang_of, t
 from bot.render import scrub
-from engine.errors import BadName, BadSceneFile, CircusError, SceneBusy, SceneNotFound, UnknownActor
+from engine import BadName, BadSceneFile, CircusError, SceneBusy, SceneNotFound, UnknownActor
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from bot.app import CircusBot
     from bot.stage import Stage
 
 log = logging.getLogger("circus.bot")
+T = TypeVar("T")
 
 
 def bot_of(interaction: discord.Interaction) -> CircusBot:
@@ -57,6 +61,32 @@ def directed(interaction: discord.Interaction) -> Stage:
         raise NotDirector(mentions or t("nobody", language(interaction)))
     bot_of(interaction).backstage.remember(interaction)
     return stage
+
+
+async def _is_director(interaction: discord.Interaction) -> bool:
+    directed(interaction)  # raises NotDirector / NotInScene, which on_tree_error renders
+    return True
+
+
+directors_only = app_commands.check(_is_director)
+"""A command only a scene's directors may use (checked before its options are resolved)."""
+
+
+def directors_only_if(option: str, refusal: str = "not_director") -> Callable[[T], T]:
+    """Directors only when `option` is given (/unplay ACTOR, /export thoughts:true); refused
+    with the i18n key `refusal`."""
+
+    async def predicate(interaction: discord.Interaction) -> bool:
+        if getattr(interaction.namespace, option, None):
+            try:
+                directed(interaction)
+            except NotDirector as exc:
+                if refusal == "not_director":
+                    raise
+                raise BotProblem(refusal, **exc.values) from None
+        return True
+
+    return app_commands.check(predicate)
 
 
 def language(interaction: discord.Interaction) -> str:
@@ -129,7 +159,7 @@ async def describe(interaction: discord.Interaction, error: BaseException) -> st
         ns = interaction.namespace
         name = getattr(ns, "actor", None) or getattr(ns, "start", None) or "?"
         with contextlib.suppress(CircusError):
-            cast = (await stage.rehearsal.state()).cast
+            cast = (await stage.rehearsal.view()).cast
             return t("unknown_actor", lang, name=name, cast=", ".join(cast))
     if isinstance(error, CircusError):
         # relative=True: a file by its path inside the scene; scrub() is the second lock.
@@ -149,6 +179,8 @@ async def report(interaction: discord.Interaction, error: BaseException) -> None
     """Translate an error once and answer privately; never raise."""
     if isinstance(error, app_commands.CommandInvokeError):
         error = error.original
+    elif isinstance(error, app_commands.TransformerError) and error.__cause__ is not None:
+        error = error.__cause__  # e.g. the engine's UnknownActor from ActorOption
     text = await describe(interaction, error)
     try:
         await reply(interaction, text)

@@ -1,15 +1,18 @@
 """Problems the bot itself reports to a person, as an i18n key plus values.
 
-Invariant: these carry no text of their own; the single error edge (bot.edge.report)
-renders them in the scene's language, privately. Engine errors (CircusError) travel separately
-and are translated at the same edge.
+Invariant: these carry no text of their own; the single error edge (bot.edge.report, via the
+command tree's on_error) renders them in the scene's language, privately. Engine errors
+(CircusError) travel separately and are translated at the same edge.
 """
 
 from __future__ import annotations
 
+from discord import app_commands
 
-class BotProblem(Exception):
-    """Something a user or admin can act on; rendered privately with `bot.i18n.t`."""
+
+class BotProblem(app_commands.AppCommandError):
+    """Something a user or admin can act on; rendered privately with `bot.i18n.t`. An
+    AppCommandError, so a check (bot.edge.directors_only) may raise it straight to on_tree_error."""
 
     def __init__(self, key: str, **values: object) -> None:
         super().__init__(key)

@@ -1,8 +1,8 @@
 """Panning for gold in a scene thread: /picks, /take compare, /export and /report.
 
-Invariants: every answer is private. What only directors may see stays behind `directed()`:
-an export with the actors' thoughts and a take's report (it counts the stage manager's choices
-and the models' costs); the line bin, a comparison of takes and a frontstage export hold only
+Invariants: every answer is private. What only directors may see stays behind the director
+check (bot.edge.directors_only): an export with the actors' thoughts and a take's report (it
+counts the stage manager's choices and the models' costs); the line bin, a comparison of takes and a frontstage export hold only
 what the thread already showed, so anyone in the thread may ask for them. Exports are written
 into a private temporary folder and attached; nothing is left behind in the scene folder.
 (⭐ votes are bot.votes; the report's embed and its DM to directors are bot.reports.)
@@ -19,13 +19,12 @@ import discord
 from discord import app_commands
 
 from bot.commands import INLINE_LIMIT
-from bot.commands import take as take_group
-from bot.edge import bot_of, defer, directed, reply, scene_of
-from bot.errors import BotProblem, NotDirector
+from bot.edge import bot_of, defer, directors_only, directors_only_if, reply, scene_of
+from bot.errors import BotProblem
 from bot.i18n import t
 from bot.reports import report_message
 from bot.stage import Stage
-from engine.picks import Pick, render_picks
+from engine import Pick, render_picks
 
 FORMATS = ("fountain", "fdx", "md", "csv")
 TakeRef = int | str  # a take number, or "current"
@@ -101,8 +100,9 @@ async def take_number(stage: Stage, ref: TakeRef) -> int:
 
 
 # ---------------------------------------------------------------------- picks
-@app_commands.command(name="picks", description="List the picked lines and their votes (privately)")
+@app_commands.command(name="picks")
 async def picks(interaction: discord.Interaction) -> None:
+    """List the picked lines and their votes (privately)"""
     stage = scene_of(interaction)
     await defer(interaction)
     found = await stage.rehearsal.picks()
@@ -123,16 +123,18 @@ async def picks(interaction: discord.Interaction) -> None:
 
 
 # ---------------------------------------------------------------------- compare
-@take_group.command(name="compare", description="Compare two takes")
-@app_commands.describe(
-    a="A take number, or current",
-    b="A take number, or current",
-    full="Show the shared opening in full too",
-)
+@app_commands.command(name="compare")
 @app_commands.autocomplete(a=take_choices, b=take_choices)
 async def take_compare(
     interaction: discord.Interaction, a: str, b: str = "current", full: bool = False
 ) -> None:
+    """Compare two takes
+
+    Args:
+        a: A take number, or current
+        b: A take number, or current
+        full: Show the shared opening in full too
+    """
     stage = scene_of(interaction)
     first, second = take_of(a), take_of(b)
     await defer(interaction)
@@ -158,15 +160,9 @@ FORMAT_CHOICES = [
 ]
 
 
-@app_commands.command(
-    name="export", description="Export a take as a screenplay, a storyboard or a script"
-)
-@app_commands.describe(
-    take="A take number, or current",
-    format="Which files (default: all four)",
-    picks="Only the picked lines",
-    thoughts="With the actors' thoughts as notes (directors only)",
-)
+@app_commands.command(name="export")
+# The subtext is backstage: with thoughts, directors only, refused before anything runs.
+@directors_only_if("thoughts", refusal="export_thoughts_directors")
 @app_commands.autocomplete(take=take_choices)
 @app_commands.choices(format=FORMAT_CHOICES)
 async def export(
@@ -176,12 +172,15 @@ async def export(
     picks: bool = False,
     thoughts: bool = False,
 ) -> None:
+    """Export a take as a screenplay, a storyboard or a script
+
+    Args:
+        take: A take number, or current
+        format: Which files (default: all four)
+        picks: Only the picked lines
+        thoughts: With the actors' thoughts as notes (directors only)
+    """
     stage = scene_of(interaction)
-    if thoughts:  # the subtext is backstage: directors only, refused before anything runs
-        try:
-            directed(interaction)
-        except NotDirector as exc:
-            raise BotProblem("export_thoughts_directors", **exc.values) from None
     ref = take_of(take)
     formats = FORMATS if format == "all" else (format,)
     await defer(interaction)
@@ -199,13 +198,16 @@ async def export(
 
 
 # ---------------------------------------------------------------------- report
-@app_commands.command(
-    name="report", description="A take's report: who spoke, how, and whether the voices converge"
-)
-@app_commands.describe(take="A take number, or current")
+@app_commands.command(name="report")
+@directors_only
 @app_commands.autocomplete(take=take_choices)
 async def report(interaction: discord.Interaction, take: str = "current") -> None:
-    stage = directed(interaction)
+    """A take's report: who spoke, how, and whether the voices converge
+
+    Args:
+        take: A take number, or current
+    """
+    stage = scene_of(interaction)
     ref = take_of(take)
     await defer(interaction)
     number = await take_number(stage, ref)
@@ -218,5 +220,11 @@ async def report(interaction: discord.Interaction, take: str = "current") -> Non
     )
 
 
-# `/take compare` joins the `take` group of bot.commands (registered with it).
-COMMANDS: list[app_commands.Command | app_commands.Group] = [picks, export, report]
+def setup(tree: app_commands.CommandTree) -> None:
+    """Register the harvest commands; `/take compare` joins the `take` group that
+    bot.commands.setup registered first."""
+    take_group = tree.get_command("take")
+    assert isinstance(take_group, app_commands.Group), "bot.commands.setup(tree) comes first"
+    take_group.add_command(take_compare)
+    for command in (picks, export, report):
+        tree.add_command(command)

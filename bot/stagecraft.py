@@ -1,6 +1,7 @@
 """The stage in Discord: /enter /exit /event (directors), /play /unplay, /say (the player).
 
-Invariants: /enter, /exit, /event and /play check `directed` before anything changes; /say is
+Invariants: /enter, /exit, /event and /play are `directors_only` (checked before anything
+changes, before an actor option is even resolved), and so is /unplay ACTOR; /say is
 accepted only from the member who plays an actor in this scene (anyone else is refused
 privately) and posts through that actor's own persona like any turn; stage blocks are posted
 in the thread, in order with the turns, by a neutral stage persona; a run waiting for a player
@@ -15,12 +16,11 @@ from typing import TYPE_CHECKING
 import discord
 from discord import app_commands
 
-from bot.commands import actor_choices
-from bot.edge import defer, directed, reply, scene_of
+from bot.edge import defer, directors_only, directors_only_if, reply, scene_of
+from bot.options import ActorArg, actor_choices
 from bot.render import split_message
+from engine import Actor, Event, NotPlaying, StageChanged, WaitingForPlayer
 from engine import say as catalog_say
-from engine.errors import NotPlaying
-from engine.events import Event, StageChanged, WaitingForPlayer
 
 if TYPE_CHECKING:
     from bot.stage import Stage
@@ -78,43 +78,61 @@ async def render_stage_event(stage: Stage, event: Event) -> None:
 
 
 # ---------------------------------------------------------------------- the stage
-@app_commands.command(name="enter", description="An actor walks on stage")
-@app_commands.describe(actor="The actor")
-@app_commands.autocomplete(actor=actor_choices)
-async def enter(interaction: discord.Interaction, actor: str) -> None:
-    stage = directed(interaction)
+@app_commands.command(name="enter")
+@directors_only
+async def enter(interaction: discord.Interaction, actor: ActorArg) -> None:
+    """An actor walks on stage
+
+    Args:
+        actor: The actor
+    """
+    stage = scene_of(interaction)
     await defer(interaction)
     block = await stage.rehearsal.enter(actor)
     await reply(interaction, say_text("entered", stage.lang, actor=block.actor))
 
 
-@app_commands.command(name="exit", description="An actor walks off stage")
-@app_commands.describe(actor="The actor")
-@app_commands.autocomplete(actor=actor_choices)
-async def exit_(interaction: discord.Interaction, actor: str) -> None:
-    stage = directed(interaction)
+@app_commands.command(name="exit")
+@directors_only
+async def exit_(interaction: discord.Interaction, actor: ActorArg) -> None:
+    """An actor walks off stage
+
+    Args:
+        actor: The actor
+    """
+    stage = scene_of(interaction)
     await defer(interaction)
     block = await stage.rehearsal.exit(actor)
     await reply(interaction, say_text("exited", stage.lang, actor=block.actor))
 
 
-@app_commands.command(name="event", description="Something happens on stage, for everyone")
-@app_commands.describe(text="What happens (a phone rings, the lights fail…)")
+@app_commands.command(name="event")
+@directors_only
 async def event(interaction: discord.Interaction, text: app_commands.Range[str, 1, 1500]) -> None:
-    stage = directed(interaction)
+    """Something happens on stage, for everyone
+
+    Args:
+        text: What happens (a phone rings, the lights fail…)
+    """
+    stage = scene_of(interaction)
     await defer(interaction)
     await stage.rehearsal.event(text)
     await reply(interaction, say_text("evented", stage.lang))
 
 
 # ---------------------------------------------------------------------- players
-@app_commands.command(name="play", description="Play a character yourself (or hand it to someone)")
-@app_commands.describe(actor="The actor", user="Who plays them (default: you)")
-@app_commands.autocomplete(actor=actor_choices)
+@app_commands.command(name="play")
+@directors_only
 async def play(
-    interaction: discord.Interaction, actor: str, user: discord.User | None = None
+    interaction: discord.Interaction, actor: ActorArg, user: discord.User | None = None
 ) -> None:
-    stage = directed(interaction)
+    """Play a character yourself (or hand it to someone)
+
+    Args:
+        actor: The actor
+        user: Who plays them (default: you)
+    """
+    stage = scene_of(interaction)
     member = user or interaction.user
     if member.bot:
         raise _PlayRefused(stage.lang)
@@ -128,12 +146,15 @@ class _PlayRefused(app_commands.AppCommandError):
         super().__init__(say_text("play_bot", lang))
 
 
-@app_commands.command(name="unplay", description="Give a character back to its model")
-@app_commands.describe(actor="The actor (directors only; default: the one you play)")
-@app_commands.autocomplete(actor=actor_choices)
-async def unplay(interaction: discord.Interaction, actor: str | None = None) -> None:
-    # Giving back your own role needs no permission; taking someone else's is directing.
-    stage = directed(interaction) if actor else scene_of(interaction)
+@app_commands.command(name="unplay")
+@directors_only_if("actor")  # giving back your own role needs no permission; another's does
+async def unplay(interaction: discord.Interaction, actor: ActorArg | None = None) -> None:
+    """Give a character back to its model
+
+    Args:
+        actor: The actor (directors only; default: the one you play)
+    """
+    stage = scene_of(interaction)
     await defer(interaction)
     if actor:
         freed = await stage.rehearsal.unplay(actor)
@@ -143,14 +164,8 @@ async def unplay(interaction: discord.Interaction, actor: str | None = None) -> 
     await reply(interaction, say_text(key, stage.lang, actors=", ".join(freed)))
 
 
-@app_commands.command(name="say", description="Say your character's line")
-@app_commands.describe(
-    line="What your character says",
-    action="What your character visibly does",
-    cue="Who should speak next",
-    thought="A private thought (directors see it)",
-)
-@app_commands.autocomplete(cue=actor_choices)
+@app_commands.command(name="say")
+@app_commands.autocomplete(cue=actor_choices)  # a cue is typed text (ANY, or anyone): not resolved
 async def say(
     interaction: discord.Interaction,
     line: app_commands.Range[str, 1, 1900] | None = None,
@@ -158,6 +173,14 @@ async def say(
     cue: str | None = None,
     thought: app_commands.Range[str, 1, 1900] | None = None,
 ) -> None:
+    """Say your character's line
+
+    Args:
+        line: What your character says
+        action: What your character visibly does
+        cue: Who should speak next
+        thought: A private thought (directors see it)
+    """
     stage = scene_of(interaction)
     me = player_id(interaction.user)
     played = [a for a, p in (await stage.rehearsal.players()).items() if p == me]
@@ -166,10 +189,15 @@ async def say(
     await defer(interaction)
     actor = played[0]
     waiting = stage.rehearsal.waiting_for == actor
-    await stage.rehearsal.say(actor, line or "", action or "", cue or "", thought or "", player=me)
+    # The player's own actor, as the engine named it: the check inside `say` is all it needs.
+    await stage.rehearsal.say(
+        Actor(actor), line or "", action or "", cue or "", thought or "", player=me
+    )
     await reply(
         interaction, say_text("said_waiting" if waiting else "said", stage.lang, actor=actor)
     )
 
 
-COMMANDS: list[app_commands.Command] = [enter, exit_, event, play, unplay, say]
+def setup(tree: app_commands.CommandTree) -> None:
+    for command in (enter, exit_, event, play, unplay, say):
+        tree.add_command(command)

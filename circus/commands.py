@@ -91,7 +91,7 @@ async def cmd_note(args: argparse.Namespace) -> int:
     rehearsal = await open_scene(args.scene, args.config)
     actor = await rehearsal.resolve_actor(args.to) if args.to else None
     await rehearsal.note(" ".join(args.text), actor)
-    print(f"Noted for {actor + ' only' if actor else 'everyone'}; used from the next turn.")
+    print(f"Noted for {f'{actor} only' if actor else 'everyone'}; used from the next turn.")
     return EXIT_OK
 
 
@@ -209,7 +209,7 @@ async def cmd_enter(args: argparse.Namespace) -> int:
     from circus.render import format_block
 
     rehearsal = await open_scene(args.scene, args.config)
-    block = await rehearsal.enter(args.actor)
+    block = await rehearsal.enter(await rehearsal.resolve_actor(args.actor))
     print(format_block(block, (await rehearsal.view()).language))
     return EXIT_OK
 
@@ -218,7 +218,7 @@ async def cmd_exit(args: argparse.Namespace) -> int:
     from circus.render import format_block
 
     rehearsal = await open_scene(args.scene, args.config)
-    block = await rehearsal.exit(args.actor)
+    block = await rehearsal.exit(await rehearsal.resolve_actor(args.actor))
     print(format_block(block, (await rehearsal.view()).language))
     return EXIT_OK
 
@@ -237,7 +237,8 @@ async def cmd_say(args: argparse.Namespace) -> int:
 
     rehearsal = await open_scene(args.scene, args.config)
     line = " ".join(args.text).strip()
-    number = await rehearsal.say(args.actor, line, args.action, args.cue, args.thought)
+    actor = await rehearsal.resolve_actor(args.actor)
+    number = await rehearsal.say(actor, line, args.action, args.cue, args.thought)
     turn = (await rehearsal.view()).last_turn
     assert turn is not None and number == turn.number
     print(format_turn(turn.number, turn.actor, turn.action, turn.dialogue, turn.cue))
@@ -267,7 +268,7 @@ async def cmd_soul(args: argparse.Namespace) -> int:
     return await _edit_soul(rehearsal, actor)
 
 
-async def _edit_soul(rehearsal, actor: str) -> int:
+async def _edit_soul(rehearsal, actor) -> int:  # actor: engine.Actor
     import shlex
     import subprocess
     import tempfile

@@ -26,7 +26,7 @@ from circus.typed import (
     split_name,
     take_ref,
 )
-from engine import CONSOLE, is_everyone  # CONSOLE: the player id of a person at this console
+from engine import CONSOLE, Actor, is_everyone  # CONSOLE: the player id of a person here
 
 HELP = """\
 Director's console — verbs (case-insensitive):
@@ -200,7 +200,7 @@ class Console:
             raise ConsoleError(f"unknown command {verb!r} — HELP lists the verbs")
         await handler(rest)
 
-    async def _start(self, turns: int, start: str | None, mode: str, direction: str = "") -> None:
+    async def _start(self, turns: int, start: Actor | None, mode: str, direction: str = "") -> None:
         await self.rehearsal.start_run(turns, start, mode, direction)
 
     async def do_run(self, rest: str) -> None:
@@ -227,7 +227,7 @@ class Console:
         view = await self.rehearsal.view()
         return {name: (name, *aliases) for name, aliases in view.aliases.items()}
 
-    async def _actor_prefix(self, rest: str) -> tuple[str, str]:
+    async def _actor_prefix(self, rest: str) -> tuple[Actor, str]:
         """The actor a line starts with, and the rest of the line (the direction), kept whole.
 
         An exact name or alias first ("林小姐 動作：拍桌子", "Carol Lindqvist sits"), then a
@@ -235,8 +235,8 @@ class Console:
         looks at the first word only, so it can never swallow the direction.
         """
         found = split_actor(rest, await self._forms())
-        if found is not None:
-            return found
+        if found is not None:  # matched against the cast itself: that was the resolve
+            return Actor(found[0]), found[1]
         name, remainder, colon = split_name(rest)
         if colon:
             return await self.rehearsal.resolve_actor(name), remainder
@@ -258,7 +258,7 @@ class Console:
         # everyone-word before the colon) is for everyone; any other head before a colon must
         # name an actor or the note is refused; `ACTOR text` is private; a line that merely
         # starts with a name is refused as ambiguous; anything else is for everyone.
-        actor: str | None = None
+        actor: Actor | None = None
         text = rest
         stripped = rest.strip()
         if stripped[0] in "@＠":
@@ -276,16 +276,16 @@ class Console:
         if not text.strip():
             raise ConsoleError("NOTE needs some text after the name: NOTE ACTOR: text")
         await self.rehearsal.note(text, actor)
-        self.say(f"Noted for {actor + ' only' if actor else 'everyone'}; used from the next turn.")
+        self.say(f"Noted for {f'{actor} only' if actor else 'everyone'}; used from the next turn.")
 
-    async def _leading_actor(self, text: str) -> tuple[str | None, str]:
+    async def _leading_actor(self, text: str) -> tuple[Actor | None, str]:
         """`NOTE 林小姐 text` whispers to 林小姐 (as `CUE 林小姐 text` cues her). A note that
         merely starts with a name ("林小姐你其實…") is ambiguous: refused, never sent to all."""
         view = await self.rehearsal.view()
         names = {n: n for n in view.cast} | {a: n for n, al in view.aliases.items() for a in al}
         first, _, remainder = text.partition(" ")
         if first in names and remainder.strip():
-            return names[first], remainder.strip()
+            return Actor(names[first]), remainder.strip()
         if any(text.startswith(n) for n in names):
             raise ConsoleError(
                 "Whom is this for? Write NOTE ACTOR: text for one actor, or NOTE all: text for"
@@ -293,7 +293,7 @@ class Console:
             )
         return None, text
 
-    async def _whisper_target(self, name: str) -> str:
+    async def _whisper_target(self, name: str) -> Actor:
         from engine import UnknownActor
 
         try:
@@ -421,10 +421,9 @@ class Console:
         if not rest.strip():
             raise ConsoleError("PLAY needs an actor, e.g. PLAY 林小姐")
         actor, _ = await self._actor_prefix(rest)
-        await self.rehearsal.play(actor, CONSOLE)
-        self.playing = actor
+        self.playing = await self.rehearsal.play(actor, CONSOLE)
         self.say(
-            f"You play {actor}: plain lines are their lines — (action) line → NAME. "
+            f"You play {self.playing}: plain lines are their lines — (action) line → NAME. "
             "A run waits for you when the ball reaches them. UNPLAY to stop."
         )
 
@@ -443,7 +442,7 @@ class Console:
             self._held = (action, dialogue, cue)
             self.renderer.info(f"(held: it is said when the ball reaches {self.playing})")
             return
-        await self.rehearsal.say(self.playing, dialogue, action, cue, player=CONSOLE)
+        await self.rehearsal.say(Actor(self.playing), dialogue, action, cue, player=CONSOLE)
 
     async def _say_held(self) -> None:
         from engine import CircusError
@@ -453,7 +452,7 @@ class Console:
             return
         action, dialogue, cue = held
         try:
-            await self.rehearsal.say(self.playing, dialogue, action, cue, player=CONSOLE)
+            await self.rehearsal.say(Actor(self.playing), dialogue, action, cue, player=CONSOLE)
         except CircusError as exc:
             self.renderer.info(f"circus: {exc}")
 

@@ -48,7 +48,7 @@ from engine.scene_commands import SceneCommands
 from engine.stage import after_event, quiet
 from engine.stage_commands import PlayedLine, StageCommands
 from engine.turns import render_decision
-from engine.view import SceneView, view_of
+from engine.view import Actor, SceneView, view_of
 
 log = logging.getLogger("circus.engine")
 TURN_DEADLINE_FACTOR = 3  # a turn may span a few model calls (retry, repair, fallback)
@@ -88,7 +88,7 @@ class Rehearsal(StageCommands, HarvestCommands, SceneCommands):
     async def start_run(
         self,
         turns: int = DEFAULT_TURNS,
-        start: str | None = None,
+        start: Actor | None = None,
         mode: str = "run",
         direction: str = "",
     ) -> asyncio.Task[RunResult]:
@@ -103,7 +103,7 @@ class Rehearsal(StageCommands, HarvestCommands, SceneCommands):
         # Check everything before taking the lock, so a refused run writes nothing at all.
         state = await self.state()
         self._language = state.language
-        first = await self.resolve_actor(start) if start else None
+        first = state.member(start) if start is not None else None
         await self._check_start(state, first)
         await self.refuse_if_spent(state)
         if self.running and self._waiting is not None:
@@ -118,7 +118,7 @@ class Rehearsal(StageCommands, HarvestCommands, SceneCommands):
         await asyncio.sleep(0)
         return self._task
 
-    async def run(self, turns: int = DEFAULT_TURNS, start: str | None = None) -> RunResult:
+    async def run(self, turns: int = DEFAULT_TURNS, start: Actor | None = None) -> RunResult:
         """RUN mode: let the scene go `turns` turns by itself, optionally from `start`."""
         return await (await self.start_run(turns, start, "run"))
 
@@ -126,7 +126,7 @@ class Rehearsal(StageCommands, HarvestCommands, SceneCommands):
         """Back to RUN mode from where the scene stopped."""
         return await (await self.start_run(turns, None, "resume"))
 
-    async def cue(self, actor: str, direction: str = "") -> RunResult:
+    async def cue(self, actor: Actor, direction: str = "") -> RunResult:
         """CUE mode: one turn by `actor`; `direction` is private to them for this turn."""
         return await (await self.start_run(1, actor, "cue", direction.strip()))
 

@@ -12,10 +12,10 @@ import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from engine import frontmatter
-from engine.errors import BadSceneFile, SceneNotFound
+from engine.errors import BadSceneFile, SceneNotFound, UnknownActor
 from engine.names import check_name, check_unique
 from engine.notes import Whispers, parse_notes
 from engine.settings import MAX_FILE_BYTES, context_settings
@@ -23,6 +23,9 @@ from engine.soul import Soul, parse_soul
 from engine.stage import Item, StageBlock, configured, merge, on_stage, parse_blocks
 from engine.store import SceneStore, Signature
 from engine.turns import Turn, parse_backstage, parse_transcript
+
+if TYPE_CHECKING:
+    from engine.view import Actor
 
 CONTEXT = "context.md"
 NOTES = "director_notes.md"
@@ -95,6 +98,17 @@ class SceneState:
     def aliases(self) -> dict[str, tuple[str, ...]]:
         return {name: soul.aliases for name, soul in self.souls.items()}
 
+    def member(self, actor: Actor) -> str:
+        """The name of an actor resolved earlier (`Rehearsal.resolve_actor`), if they are still
+        in the cast (the folder may have changed since); UnknownActor otherwise. Never matches
+        names or aliases: that was the resolve's job, done once."""
+        name = getattr(actor, "name", None)
+        if not isinstance(name, str):  # a plain name here is a caller's bug, not a user's
+            raise TypeError(f"expected an Actor (Rehearsal.resolve_actor), not {actor!r}")
+        if name not in self.souls:
+            raise UnknownActor(name, self.cast)
+        return name
+
     @property
     def record(self) -> list[Item]:
         """Turns and stage blocks in the order they happened."""
@@ -131,6 +145,7 @@ class SceneFiles:
         self.store = SceneStore(self.root)
         self.name = self.root.name
         self._cache: dict[str, tuple[Signature, Any]] = {}
+        self.loads = 0  # how many times the scene was loaded (tests count reloads with it)
 
     def exists(self) -> bool:
         return (self.root / CONTEXT).is_file()
@@ -167,6 +182,7 @@ class SceneFiles:
         return value
 
     async def load(self) -> SceneState:
+        self.loads += 1
         if not self.exists():
             raise SceneNotFound(self.root)
         folders = self.actor_names()

@@ -32,6 +32,7 @@ from engine.scene import (
 )
 from engine.takes import take_dir, take_numbers
 from engine.turns import Turn, render_thought, render_turn
+from engine.view import Actor
 
 
 class SceneAccess:
@@ -65,12 +66,15 @@ class SceneAccess:
     async def state(self) -> SceneState:
         return await self.files.load()
 
-    async def resolve_actor(self, name: str) -> str:
+    async def resolve_actor(self, name: str) -> Actor:
+        """The cast member `name` means (a name or an alias, `@` and honorifics tolerated);
+        UnknownActor otherwise. The one resolve: commands take the Actor it returns and only
+        check that they are still in the cast (`SceneState.member`)."""
         state = await self.state()
         matched = match_cue(name, state.aliases())
         if matched is None or matched not in state.cast:
             raise UnknownActor(name, state.cast)
-        return matched
+        return Actor(matched)
 
     async def current_take(self) -> int:
         """The working take's number: the last saved take's + 1."""

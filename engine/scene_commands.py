@@ -48,6 +48,7 @@ from engine.takes import (
     take_numbers,
 )
 from engine.turns import parse_transcript
+from engine.view import Actor
 
 
 @dataclass(frozen=True)
@@ -104,12 +105,12 @@ class SceneCommands(SceneAccess):
     """Whispers, souls, takes, replay and status for one scene folder."""
 
     # ----------------------------------------------------------------- whispers
-    async def note(self, text: str, actor: str | None = None) -> None:
+    async def note(self, text: str, actor: Actor | None = None) -> None:
         """Whisper to everyone (actor None) or to one actor; used from the next turn."""
         if not text or not text.strip():
             raise BadRequest("error.note_empty")
         state = await self.state()
-        target = await self.resolve_actor(actor) if actor else None
+        target = state.member(actor) if actor is not None else None
         async with self.files.store.file_lock("notes"):  # the bot and a terminal may both whisper
             current = await self.files.store.read(NOTES)
             if current is None:
@@ -120,11 +121,11 @@ class SceneCommands(SceneAccess):
         self.events.emit(NoteAdded(self.name, target, text.strip()))
 
     # ----------------------------------------------------------------- souls
-    async def soul_text(self, actor: str) -> str:
-        name = await self.resolve_actor(actor)
+    async def soul_text(self, actor: Actor) -> str:
+        name = (await self.state()).member(actor)
         return await self.files.store.read(soul_path(name)) or ""
 
-    async def set_soul(self, actor: str, text: str, *, origin: str = "operator") -> None:
+    async def set_soul(self, actor: Actor, text: str, *, origin: str = "operator") -> None:
         """Replace an actor's soul.md; refused (nothing written) if its front matter is broken.
 
         `origin="discord"`: the text came from an untrusted member, so it may not set
@@ -132,7 +133,7 @@ class SceneCommands(SceneAccess):
         """
         if origin not in ORIGINS:
             raise ValueError(f"origin must be one of {ORIGINS}, not {origin!r}")
-        name = await self.resolve_actor(actor)
+        name = (await self.state()).member(actor)
         rel = soul_path(name)
         path = self.root / rel
         text = text.removeprefix(BOM)
@@ -163,12 +164,12 @@ class SceneCommands(SceneAccess):
         except CircusError:
             return None
 
-    async def summarize_for(self, actor: str, full_history: str, write: bool = True) -> str:
+    async def summarize_for(self, actor: Actor, full_history: str, write: bool = True) -> str:
         """Draft part 2 of `actor`'s soul (what they know) from the director's full backstory."""
         if not full_history.strip():
             raise BadRequest("error.backstory_empty")
-        name = await self.resolve_actor(actor)
         state = await self.state()
+        name = state.member(actor)
         soul = state.souls[name]
         config = self.config
         model = stage_manager_model(state.settings, config)

@@ -33,6 +33,7 @@ from engine.sanitize import clean_text
 from engine.scene import PLAYERS, TRANSCRIPT, SceneState
 from engine.scene_access import SceneAccess
 from engine.stage import ENTER, EVENT, EXIT, OPENING, PRESENT, StageBlock, next_key, render_block
+from engine.view import Actor
 
 CONSOLE = "console"  # the player id of a person at the local console
 
@@ -54,14 +55,14 @@ class StageCommands(SceneAccess):
     _waiting: tuple[str, asyncio.Future[PlayedLine | None]] | None = None
 
     # ----------------------------------------------------------------- the stage
-    async def enter(self, actor: str) -> StageBlock:
+    async def enter(self, actor: Actor) -> StageBlock:
         """`actor` walks on; everyone present (and the actor) sees it happen."""
-        name = await self.resolve_actor(actor)
+        name = (await self.state()).member(actor)
         return await self._add_block(StageBlock(0, 0, ENTER, actor=name))
 
-    async def exit(self, actor: str) -> StageBlock:
+    async def exit(self, actor: Actor) -> StageBlock:
         """`actor` walks off; from now on they learn only that time passes."""
-        name = await self.resolve_actor(actor)
+        name = (await self.state()).member(actor)
         return await self._add_block(StageBlock(0, 0, EXIT, actor=name))
 
     async def event(self, text: str) -> StageBlock:
@@ -134,17 +135,17 @@ class StageCommands(SceneAccess):
         state = await self.state()
         return {a: p for a, p in state.players.items() if a in state.souls}
 
-    async def play(self, actor: str, player: str = CONSOLE) -> str:
+    async def play(self, actor: Actor, player: str = CONSOLE) -> str:
         """`player` plays `actor` from now on (and no other actor in this scene)."""
-        name = await self.resolve_actor(actor)
+        name = (await self.state()).member(actor)
         await self._rewrite_players(
             lambda current: {a: p for a, p in current.items() if p != player} | {name: player}
         )
         return name
 
-    async def unplay(self, actor: str | None = None, player: str | None = None) -> list[str]:
+    async def unplay(self, actor: Actor | None = None, player: str | None = None) -> list[str]:
         """Give actors back to their models: `actor`, or every actor `player` plays."""
-        name = await self.resolve_actor(actor) if actor else None
+        name = (await self.state()).member(actor) if actor is not None else None
         freed: list[str] = []
 
         def drop(current: dict[str, str]) -> dict[str, str]:
@@ -177,7 +178,7 @@ class StageCommands(SceneAccess):
     # ----------------------------------------------------------------- lines
     async def say(
         self,
-        actor: str,
+        actor: Actor,
         dialogue: str = "",
         action: str = "",
         cue: str = "",
@@ -188,8 +189,8 @@ class StageCommands(SceneAccess):
         """A line for `actor`, written by a person. `player` (when given) must be the one
         playing them. While a run waits for this actor, the line is its turn and the run goes
         on; with no run, it lands now. Returns the turn number when it landed here."""
-        name = await self.resolve_actor(actor)
         state = await self.state()
+        name = state.member(actor)
         # A person's text is data like a model's: no controls, bidi overrides or broken Unicode.
         action, dialogue, cue, thought = (
             clean_text(x).strip() for x in (action, dialogue, cue, thought)

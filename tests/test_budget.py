@@ -18,7 +18,7 @@ import pytest
 from conftest import CAST, write_scene
 
 from bot.render import render_status
-from engine import Rehearsal, budget, llm
+from engine import Actor, Rehearsal, budget, llm
 from engine.budget import Budget, Limit, Spend, SpendGuard
 from engine.config import Config
 from engine.errors import BadSceneFile, BudgetExceeded, CircusError
@@ -269,7 +269,7 @@ async def test_a_run_stops_before_the_call_that_would_cross_the_scene_budget(
     )
     rehearsal = Rehearsal(scene, models=scripted)
     events = collect(rehearsal)
-    result = await rehearsal.run(10, start="林小姐")
+    result = await rehearsal.run(10, start=Actor("林小姐"))
 
     assert result.reason == "budget"
     landed = transcript(scene)
@@ -310,7 +310,7 @@ async def test_a_stage_manager_call_that_would_cross_stops_the_run_before_it(
     )
     rehearsal = Rehearsal(scene, models=scripted)
     events = collect(rehearsal)
-    result = await rehearsal.run(3, start="律師")
+    result = await rehearsal.run(3, start=Actor("律師"))
 
     assert result.reason == "budget" and result.turns_done == 1
     assert [t.actor for t in transcript(scene)] == ["律師"]
@@ -330,7 +330,7 @@ async def test_a_repair_reask_that_would_cross_drops_the_whole_turn(scene, scrip
         .replace("model: scripted/improv", f"model: {model}", 1)
     )
     (scene / "context.md").write_text(text, "utf-8")
-    result = await Rehearsal(scene, models=scripted).cue("林小姐")
+    result = await Rehearsal(scene, models=scripted).cue(Actor("林小姐"))
 
     assert result.reason == "budget"
     assert len(scripted.calls) == 1  # the first answer came; the re-ask was never sent
@@ -357,7 +357,7 @@ async def test_a_fallback_model_that_would_cross_is_never_called(scene, scripted
     scripted.register("down", down)
     rehearsal = Rehearsal(scene, models=scripted)
     events = collect(rehearsal)
-    result = await rehearsal.cue("林小姐")
+    result = await rehearsal.cue(Actor("林小姐"))
     assert result.reason == "budget"
     assert [c.model for c in scripted.calls] == ["down"] * 3  # retried, then no fallback call
     assert "budget_usd" in next(e for e in events if isinstance(e, ErrorEvent)).message
@@ -367,7 +367,7 @@ async def test_a_fallback_model_that_would_cross_is_never_called(scene, scripted
 async def test_a_token_budget_bounds_models_without_a_price(scene, scripted, monkeypatch):
     monkeypatch.setenv("CIRCUS_MAX_REPLY_TOKENS", "100")
     set_context(scene, budget_tokens=3000)
-    result = await Rehearsal(scene, models=scripted).run(20, start="刑警")
+    result = await Rehearsal(scene, models=scripted).run(20, start=Actor("刑警"))
     assert result.reason == "budget"
     rows = usage(scene)
     assert sum(r["prompt_tokens"] + r["completion_tokens"] for r in rows) <= 3000
@@ -389,7 +389,7 @@ async def test_a_used_up_budget_refuses_a_run_before_it_starts(scene, scripted):
 
 
 async def test_a_scene_without_a_budget_runs_as_before(scene, scripted):
-    result = await Rehearsal(scene, models=scripted).run(3, start="刑警")
+    result = await Rehearsal(scene, models=scripted).run(3, start=Actor("刑警"))
     assert result.reason == "completed"
     status = await Rehearsal(scene, models=scripted).status()
     assert status.budgets == () and status.scene_usd_left is None
@@ -407,7 +407,7 @@ async def test_usage_rows_say_take_time_reason_and_whether_a_turn_was_repaired(s
 
     scripted.register("improv", script)
     rehearsal = Rehearsal(scene, models=scripted)
-    await rehearsal.run(3, start="林小姐")
+    await rehearsal.run(3, start=Actor("林小姐"))
 
     rows = usage(scene)
     assert [r["role"] for r in rows] == ["林小姐", "刑警", "律師", "stage_manager"]
@@ -450,7 +450,7 @@ async def test_the_stage_managers_row_carries_take_and_time(scene, scripted):
         "NEXT: 律師\nREASON: x" if r.shape.kind == "stage_manager"
         else "<thought>想</thought><dialogue>嗯。</dialogue><cue>ANY</cue>"
     ))  # fmt: skip
-    await Rehearsal(scene, models=scripted).run(2, start="刑警")
+    await Rehearsal(scene, models=scripted).run(2, start=Actor("刑警"))
     sm = [r for r in usage(scene) if r["role"] == "stage_manager"]
     assert sm and sm[0]["take"] == 1 and "at" in sm[0]
     actor = [r for r in usage(scene) if r["role"] == "律師"]
@@ -467,7 +467,9 @@ async def test_a_servers_daily_budget_is_shared_by_its_scenes_and_survives_a_res
     second = write_scene(tmp_path / "scenes" / "二", model=model)
     other_server = write_scene(tmp_path / "scenes" / "三", model=model)
 
-    result = await Rehearsal(first, models=scripted, account="discord-1").run(10, start="林小姐")
+    result = await Rehearsal(first, models=scripted, account="discord-1").run(
+        10, start=Actor("林小姐")
+    )
     assert result.reason == "budget"
     ledger = tmp_path / "scenes" / ".circus" / "spend" / "discord-1"
     files = list(ledger.iterdir())
@@ -484,7 +486,7 @@ async def test_a_servers_daily_budget_is_shared_by_its_scenes_and_survives_a_res
     assert status.daily_usd_left == pytest.approx(0.0215 - spent)
     assert status.scene_usd_left is None
     events = collect(again)
-    result = await again.run(5, start="刑警")
+    result = await again.run(5, start=Actor("刑警"))
     assert result.reason == "budget" and transcript(second) == []
     message = next(e for e in events if isinstance(e, ErrorEvent)).message
     assert "CIRCUS_DAILY_BUDGET_USD" in message and "明天" in message

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from conftest import CAST
 
-from engine import Rehearsal
+from engine import Actor, Rehearsal
 from engine.turns import parse_backstage, parse_transcript
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -78,7 +78,7 @@ def check_size(scene: Path) -> int:
 
 async def test_a_turn_torn_mid_append_is_completed_from_the_journal(scene):
     """The exact state a kill between two appends leaves behind, recovered on open."""
-    await Rehearsal(scene).run(1, start="林小姐")
+    await Rehearsal(scene).run(1, start=Actor("林小姐"))
     good = (scene / "transcript.md").read_text(encoding="utf-8")
     store = Rehearsal(scene).files.store
     block = "## 2 · 刑警\n**台詞**: 「說吧。」\n**cue**: 律師\n\n"
@@ -96,7 +96,7 @@ async def test_a_turn_torn_mid_append_is_completed_from_the_journal(scene):
 
 
 def test_a_torn_journal_means_the_turn_never_started(scene):
-    asyncio.run(Rehearsal(scene).run(1, start="林小姐"))
+    asyncio.run(Rehearsal(scene).run(1, start=Actor("林小姐")))
     (scene / ".circus" / "pending.json.tmp").write_text('[{"path": "transc', encoding="utf-8")
     assert not Rehearsal(scene).recovered
     assert check_consistent(scene) == 1
@@ -104,7 +104,7 @@ def test_a_torn_journal_means_the_turn_never_started(scene):
 
 async def test_a_long_lived_engine_finishes_another_processs_crashed_turn_before_its_own(scene):
     bot = Rehearsal(scene)  # e.g. the Discord bot, open for days
-    await bot.run(1, start="林小姐")
+    await bot.run(1, start=Actor("林小姐"))
     good = (scene / "transcript.md").read_text(encoding="utf-8")
     block, thought = (
         "## 2 · 刑警\n**台詞**: 「說吧。」\n**cue**: 律師\n\n",

@@ -13,7 +13,7 @@ import pytest
 from aiohttp import web
 from conftest import write_scene
 
-from engine import Rehearsal, llm
+from engine import Actor, Rehearsal, llm
 from engine.config import Config
 from engine.errors import ModelError
 from engine.models import actor_model, api_base, extra_params, stage_manager_model
@@ -139,7 +139,7 @@ async def test_an_openai_compatible_server_gets_the_exact_prompt_and_usage_is_co
             encoding="utf-8",
         )
         rehearsal = Rehearsal(http_scene)
-        await rehearsal.cue("林小姐", "看著他")
+        await rehearsal.cue(Actor("林小姐"), "看著他")
         status = await rehearsal.status()
     sent = server.requests[0]
     assert sent["model"] == "gpt-4o-mini"

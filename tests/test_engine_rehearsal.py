@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from conftest import CAST
 
-from engine import Rehearsal
+from engine import Actor, Rehearsal
 from engine.errors import (
     BadName,
     BadRequest,
@@ -64,7 +64,7 @@ def line(actor_cue: str, n: int = 0) -> str:
 async def test_a_run_writes_the_transcript_and_each_actors_backstage(scene):
     rehearsal = Rehearsal(scene)
     events = collect(rehearsal)
-    result = await rehearsal.run(6, start="律師")
+    result = await rehearsal.run(6, start=Actor("律師"))
     assert (result.turns_done, result.reason, result.last_turn) == (6, "completed", 6)
     turns = transcript(scene)
     assert [t.number for t in turns] == [1, 2, 3, 4, 5, 6]
@@ -83,7 +83,7 @@ async def test_actors_throw_the_ball_to_each_other_without_the_stage_manager(sce
     order = {"林小姐": "刑警", "刑警": "律師", "律師": "林小姐"}
     scripted.register("improv", lambda r: line(order[r.shape.speaker], r.index))
     rehearsal = Rehearsal(scene, models=scripted)
-    await rehearsal.run(6, start="林小姐")
+    await rehearsal.run(6, start=Actor("林小姐"))
     assert [t.actor for t in transcript(scene)] == ["林小姐", "刑警", "律師"] * 2
     assert all(c.shape.kind == "actor" for c in scripted.calls)
 
@@ -97,7 +97,7 @@ async def test_an_open_cue_goes_to_the_stage_manager_whose_choice_is_director_on
     scripted.register("improv", script)
     rehearsal = Rehearsal(scene, models=scripted)
     events = collect(rehearsal)
-    await rehearsal.run(2, start="林小姐")
+    await rehearsal.run(2, start=Actor("林小姐"))
     assert [t.actor for t in transcript(scene)] == ["林小姐", "律師"]
     decision = next(e for e in events if isinstance(e, StageManagerDecided))
     assert decision.private and decision.actor == "律師" and "她剛被提到" in decision.reason
@@ -113,7 +113,7 @@ async def test_an_invalid_stage_manager_answer_is_reasked_once_then_falls_back(s
     scripted.register("improv", script)
     rehearsal = Rehearsal(scene, models=scripted)
     events = collect(rehearsal)
-    await rehearsal.run(2, start="林小姐")
+    await rehearsal.run(2, start=Actor("林小姐"))
     sm_calls = [c for c in scripted.calls if c.shape.kind == "stage_manager"]
     assert len(sm_calls) == 2
     reask = sm_calls[1].messages[-1]["content"]
@@ -129,7 +129,7 @@ async def test_neglect_protection_gives_the_silent_actor_the_floor_with_a_note(s
     scripted.register("improv", lambda r: line(ping[r.shape.speaker], r.index))
     rehearsal = Rehearsal(scene, models=scripted)
     events = collect(rehearsal)
-    await rehearsal.run(4, start="林小姐")
+    await rehearsal.run(4, start=Actor("林小姐"))
     assert [t.actor for t in transcript(scene)] == ["林小姐", "刑警", "林小姐", "律師"]
     assert [e.reason for e in events if isinstance(e, TurnStarted)][-1] == "neglect"
     lawyer_prompt = [c for c in scripted.calls if c.shape.speaker == "律師"][0].prompt
@@ -140,7 +140,7 @@ async def test_a_malformed_reply_is_repaired_once_naming_the_problem(scene, scri
     scripted.register("improv", replies("<action>只有動作</action><cue>刑警</cue>", line("刑警")))
     rehearsal = Rehearsal(scene, models=scripted)
     events = collect(rehearsal)
-    await rehearsal.cue("林小姐")
+    await rehearsal.cue(Actor("林小姐"))
     assert len(scripted.calls) == 2
     assert "<thought> is missing" in scripted.calls[1].messages[-1]["content"]
     done = next(e for e in events if isinstance(e, TurnCompleted))
@@ -152,7 +152,7 @@ async def test_a_reply_that_stays_broken_falls_back_to_silence_and_never_publish
 ):
     scripted.register("improv", replies("I secretly know the lawyer lied. No tags for you."))
     rehearsal = Rehearsal(scene, models=scripted)
-    await rehearsal.cue("林小姐")
+    await rehearsal.cue(Actor("林小姐"))
     turn = transcript(scene)[0]
     assert (turn.actor, turn.action, turn.dialogue) == ("林小姐", "（沉默）", "")
     assert "secretly" in backstage(scene, "林小姐")[1]  # the director can still read it
@@ -170,7 +170,7 @@ async def test_rate_limits_are_retried_and_a_dead_model_skips_the_turn_intact(sc
 
     scripted.register("improv", flaky)
     rehearsal = Rehearsal(scene, models=scripted)
-    await rehearsal.cue("林小姐")
+    await rehearsal.cue(Actor("林小姐"))
     assert len(transcript(scene)) == 1 and len(scripted.calls) == 3
 
     def dead(request: ScriptedRequest) -> str:
@@ -199,14 +199,14 @@ async def test_a_fallback_model_takes_over_when_the_actors_model_fails(scene, sc
 
     scripted.register("down", down)
     scripted.register("backup", lambda r: line("刑警"))
-    await Rehearsal(scene, models=scripted).cue("林小姐")
+    await Rehearsal(scene, models=scripted).cue(Actor("林小姐"))
     assert [c.model for c in scripted.calls] == ["down", "backup"]  # 401 is not retried
     assert transcript(scene)[0].dialogue == "台詞0"
 
 
 async def test_cue_gives_one_turn_with_a_private_direction(scene, scripted):
     rehearsal = Rehearsal(scene, models=scripted)
-    await rehearsal.cue("張律師", "動作：拍桌子")  # an alias works
+    await rehearsal.cue(await rehearsal.resolve_actor("張律師"), "動作：拍桌子")  # an alias works
     assert [t.actor for t in transcript(scene)] == ["律師"]
     assert "動作：拍桌子" in scripted.calls[0].prompt
 
@@ -214,11 +214,11 @@ async def test_cue_gives_one_turn_with_a_private_direction(scene, scripted):
 async def test_a_note_is_used_from_the_next_turn(scene, scripted):
     rehearsal = Rehearsal(scene, models=scripted)
     events = collect(rehearsal)
-    await rehearsal.cue("林小姐")
-    await rehearsal.note("NEW-PRIVATE-NOTE 你開始懷疑律師", "林小姐")
+    await rehearsal.cue(Actor("林小姐"))
+    await rehearsal.note("NEW-PRIVATE-NOTE 你開始懷疑律師", Actor("林小姐"))
     await rehearsal.note("NEW-ALL-NOTE 加快節奏")
-    await rehearsal.cue("林小姐")
-    await rehearsal.cue("刑警")
+    await rehearsal.cue(Actor("林小姐"))
+    await rehearsal.cue(Actor("刑警"))
     first, second, third = (c.prompt for c in scripted.calls)
     assert "NEW-PRIVATE-NOTE" not in first and "NEW-PRIVATE-NOTE" in second
     assert "NEW-PRIVATE-NOTE" not in third and "NEW-ALL-NOTE" in third
@@ -229,7 +229,7 @@ async def test_a_note_is_used_from_the_next_turn(scene, scripted):
 
 async def test_a_writers_edits_between_turns_are_honoured(scene, scripted):
     rehearsal = Rehearsal(scene, models=scripted)
-    await rehearsal.cue("林小姐")
+    await rehearsal.cue(Actor("林小姐"))
     soul = scene / "actors" / "刑警" / "soul.md"
     soul.write_text(
         soul.read_text(encoding="utf-8") + "\nEDITED-SOUL 他其實很累。\n", encoding="utf-8"
@@ -238,7 +238,7 @@ async def test_a_writers_edits_between_turns_are_honoured(scene, scripted):
     path.write_text(
         path.read_text(encoding="utf-8").replace("台詞", "改過的台詞"), encoding="utf-8"
     )
-    await rehearsal.cue("刑警")
+    await rehearsal.cue(Actor("刑警"))
     prompt = scripted.calls[-1].prompt
     assert "EDITED-SOUL" in prompt and "改過的台詞" in prompt
 
@@ -246,7 +246,7 @@ async def test_a_writers_edits_between_turns_are_honoured(scene, scripted):
 async def test_a_restarted_engine_continues_numbering_and_silence_from_the_files(scene, scripted):
     ping = {"林小姐": "刑警", "刑警": "林小姐", "律師": "林小姐"}
     scripted.register("improv", lambda r: line(ping[r.shape.speaker], r.index))
-    await Rehearsal(scene, models=scripted).run(2, start="林小姐")
+    await Rehearsal(scene, models=scripted).run(2, start=Actor("林小姐"))
     again = Rehearsal(scene, models=scripted)  # a new process would build exactly this
     events = collect(again)
     await again.resume(2)
@@ -270,7 +270,7 @@ async def test_cut_mid_call_stops_the_run_and_nothing_half_made_lands(scene, scr
             third_started.set()
 
     rehearsal.events.listen(watch)
-    task = await rehearsal.start_run(50, start="林小姐")
+    task = await rehearsal.start_run(50, start=Actor("林小姐"))
     await two_landed.wait()
     await third_started.wait()  # turn 3's model call is in flight (it takes 0.3 s)
     assert await rehearsal.cut()
@@ -285,10 +285,10 @@ async def test_cut_mid_call_stops_the_run_and_nothing_half_made_lands(scene, scr
     assert not rehearsal.running and not await rehearsal.cut()
 
 
-async def test_one_run_per_scene_and_many_scenes_at_once(scene, tmp_path, scripted):
-    scripted.latency = 0.05
+async def test_one_run_per_scene_and_many_scenes_at_once(scene, tmp_path, scripted, monkeypatch):
+    monkeypatch.setenv("CIRCUS_SCRIPTED_LATENCY", "0.05")
     rehearsal = Rehearsal(scene, models=scripted)
-    task = await rehearsal.start_run(3, start="林小姐")
+    task = await rehearsal.start_run(3, start=Actor("林小姐"))
     with pytest.raises(SceneBusy, match="already running"):
         await rehearsal.start_run(1)
     with pytest.raises(SceneBusy):
@@ -299,13 +299,13 @@ async def test_one_run_per_scene_and_many_scenes_at_once(scene, tmp_path, script
     shutil.copytree(
         scene, other, ignore=shutil.ignore_patterns(".circus", "transcript.md", "backstage")
     )
-    await asyncio.gather(task, Rehearsal(other, models=scripted).run(3, start="刑警"))
+    await asyncio.gather(task, Rehearsal(other, models=scripted).run(3, start=Actor("刑警")))
     assert len(transcript(scene)) == 3 and len(transcript(other)) == 3
 
 
 async def test_takes_are_snapshots_and_replay_starts_over_with_current_souls(scene, scripted):
     rehearsal = Rehearsal(scene, models=scripted)
-    await rehearsal.run(4, start="林小姐")
+    await rehearsal.run(4, start=Actor("林小姐"))
     assert await rehearsal.save_take() == 1
     assert (scene / "takes" / "take_1" / "actors" / "林小姐" / "soul.md").exists()
     assert not (scene / "takes" / "take_1" / "takes").exists()
@@ -320,7 +320,7 @@ async def test_takes_are_snapshots_and_replay_starts_over_with_current_souls(sce
     assert len(parse_transcript((scene / "takes/take_2/transcript.md").read_text("utf-8"))) == 6
     assert [t.number for t in transcript(scene)] == [1, 2]
     assert all(n <= 2 for a in CAST for n in backstage(scene, a))
-    await rehearsal.cue("刑警")
+    await rehearsal.cue(Actor("刑警"))
     assert [t.number for t in transcript(scene)] == [1, 2, 3]
     assert "REVISED-SOUL" in scripted.calls[-1].prompt
     assert (await rehearsal.status()).take == 3
@@ -328,7 +328,7 @@ async def test_takes_are_snapshots_and_replay_starts_over_with_current_souls(sce
 
 async def test_status_reports_turns_takes_tokens_and_cost(scene):
     rehearsal = Rehearsal(scene)
-    await rehearsal.run(3, start="林小姐")
+    await rehearsal.run(3, start=Actor("林小姐"))
     status = await rehearsal.status()
     assert (status.turns, status.take, status.mode) == (3, 1, "idle")
     assert status.cast == CAST
@@ -340,7 +340,7 @@ async def test_summarize_for_drafts_only_the_prior_story(scene, scripted):
     scripted.register("improv", lambda r: "林小姐親眼看見刑警收下信封。")
     rehearsal = Rehearsal(scene, models=scripted)
     story = await rehearsal.summarize_for(
-        "林小姐", "全知前情：刑警收賄，林小姐看見了，律師不知情。"
+        Actor("林小姐"), "全知前情：刑警收賄，林小姐看見了，律師不知情。"
     )
     assert story == "林小姐親眼看見刑警收下信封。"
     soul = (scene / "actors" / "林小姐" / "soul.md").read_text(encoding="utf-8")
@@ -353,13 +353,13 @@ async def test_summarize_for_drafts_only_the_prior_story(scene, scripted):
 @pytest.mark.parametrize(
     "command, error, says",
     [
-        (lambda r: r.cue("王五"), UnknownActor, "the cast is 林小姐, 刑警, 律師"),
-        (lambda r: r.note("x", "王五"), UnknownActor, "王五"),
+        (lambda r: r.cue(Actor("王五")), UnknownActor, "the cast is 林小姐, 刑警, 律師"),
+        (lambda r: r.note("x", Actor("王五")), UnknownActor, "王五"),
         (lambda r: r.note("   "), BadRequest, "needs some text"),
         (lambda r: r.run(0), BadRequest, "between 1 and"),
-        (lambda r: r.run(1, start="王五"), UnknownActor, "王五"),
+        (lambda r: r.run(1, start=Actor("王五")), UnknownActor, "王五"),
         (lambda r: r.replay("take_9"), TakeNotFound, "none yet"),
-        (lambda r: r.set_soul("林小姐", "---\nmodel: [\n---\nx"), BadSceneFile, "soul.md"),
+        (lambda r: r.set_soul(Actor("林小姐"), "---\nmodel: [\n---\nx"), BadSceneFile, "soul.md"),
     ],
 )
 async def test_refused_commands_say_why_and_change_nothing(scene, command, error, says):
@@ -395,7 +395,7 @@ async def test_every_cut_lands_even_when_many_scenes_are_cut_at_once(scene, tmp_
         shutil.copytree(scene, copy, ignore=shutil.ignore_patterns(".circus"))
         scenes.append(copy)
     rehearsals = [Rehearsal(s, models=scripted) for s in scenes]
-    tasks = [await r.start_run(200, start="林小姐") for r in rehearsals]
+    tasks = [await r.start_run(200, start=Actor("林小姐")) for r in rehearsals]
     for round_ in range(3):
         await asyncio.sleep(0.05 + 0.013 * round_)
         await asyncio.gather(*(r.cut() for r in rehearsals))
@@ -416,7 +416,7 @@ async def test_every_cut_lands_even_when_many_scenes_are_cut_at_once(scene, tmp_
 async def test_an_open_cue_in_a_two_hander_needs_no_stage_manager(scene, scripted):
     shutil.rmtree(scene / "actors" / "律師")
     scripted.register("improv", lambda r: line("ANY", r.index))
-    await Rehearsal(scene, models=scripted).run(4, start="林小姐")
+    await Rehearsal(scene, models=scripted).run(4, start=Actor("林小姐"))
     assert [t.actor for t in transcript(scene)] == ["林小姐", "刑警"] * 2
     assert all(c.shape.kind == "actor" for c in scripted.calls)
 
@@ -431,7 +431,7 @@ async def test_a_soul_broken_mid_run_ends_the_run_with_a_message_naming_the_file
     scripted.register("improv", break_a_soul)
     rehearsal = Rehearsal(scene, models=scripted)
     events = collect(rehearsal)
-    result = await rehearsal.run(5, start="林小姐")
+    result = await rehearsal.run(5, start=Actor("林小姐"))
     assert (result.reason, result.turns_done, result.last_turn) == ("error", 1, 1)
     error = next(e for e in events if isinstance(e, ErrorEvent))
     assert "刑警/soul.md" in error.message and "YAML" in error.message
@@ -449,7 +449,7 @@ async def test_an_edit_made_while_a_model_is_thinking_is_honoured_next_turn(scen
         return line("刑警" if request.shape.speaker != "刑警" else "林小姐", request.index)
 
     scripted.register("improv", edit_while_thinking)
-    await Rehearsal(scene, models=scripted).run(3, start="林小姐")
+    await Rehearsal(scene, models=scripted).run(3, start=Actor("林小姐"))
     assert "改寫過的台詞" in scripted.calls[2].prompt
     assert [t.number for t in transcript(scene)] == [1, 2, 3]
 
@@ -472,7 +472,7 @@ async def test_a_turn_has_one_deadline_across_retries_and_fallbacks(scene, scrip
     scripted.register("improv", slow_failure)
     rehearsal = Rehearsal(scene, models=scripted)
     events = collect(rehearsal)
-    result = await rehearsal.cue("林小姐")
+    result = await rehearsal.cue(Actor("林小姐"))
     error = next(e for e in events if isinstance(e, ErrorEvent))
     assert "the turn took longer than" in error.message
     assert result.reason == "error" and len(scripted.calls) < 6  # ...but not the whole turn

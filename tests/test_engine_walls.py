@@ -6,7 +6,7 @@ from pathlib import Path
 
 from conftest import ALL_WHISPER, CAST, PUBLIC_CONTEXT, SOUL_MARKER, WHISPER_MARKER
 
-from engine import Rehearsal
+from engine import Actor, Rehearsal
 from engine.scripted import ScriptedRequest
 
 DIRECTION = "DIRECTION-MARKER 拍桌子"
@@ -34,8 +34,8 @@ def leaky_actor(request: ScriptedRequest) -> str:
 async def rehearse(scene: Path, scripted) -> list[ScriptedRequest]:
     scripted.register("improv", leaky_actor)
     rehearsal = Rehearsal(scene, models=scripted)
-    await rehearsal.run(9, start="林小姐")
-    await rehearsal.cue("刑警", DIRECTION)
+    await rehearsal.run(9, start=Actor("林小姐"))
+    await rehearsal.cue(Actor("刑警"), DIRECTION)
     await rehearsal.run(3)
     return list(scripted.calls)
 

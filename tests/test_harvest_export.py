@@ -13,7 +13,7 @@ import pytest
 from screenplain.parsers import fountain
 from screenplain.types import Action, Dialog, Slug
 
-from engine import Rehearsal
+from engine import Actor, Rehearsal
 from engine.errors import BadRequest, TakeNotFound, UnknownFormat
 from engine.export import ExportLine, ScriptMeta, to_fountain
 from engine.scripted import ScriptedRequest
@@ -76,7 +76,7 @@ async def play_plan(root: Path, scripted) -> Rehearsal:
     scripted.register("plan", script)
     rehearsal = Rehearsal(root, models=scripted)
     for actor, *_ in PLAN:
-        await rehearsal.cue(actor)
+        await rehearsal.cue(Actor(actor))
     return rehearsal
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from engine import Rehearsal
+from engine import Actor, Rehearsal
 from engine.errors import NotPicked, TakeNotFound, TurnNotFound
 from engine.picks import Pick, parse_picks, render_picks
 from engine.turns import parse_transcript
@@ -49,7 +49,7 @@ def test_picks_md_tolerates_a_writers_edits() -> None:
 
 async def test_pick_vote_and_unpick(scene: Path) -> None:
     rehearsal = Rehearsal(scene)
-    await rehearsal.run(3, start="律師")
+    await rehearsal.run(3, start=Actor("律師"))
     said = parse_transcript((scene / "transcript.md").read_text(encoding="utf-8"))[1]
 
     pick = await rehearsal.pick(2, by="alice", note="好句")
@@ -82,7 +82,7 @@ async def test_pick_vote_and_unpick(scene: Path) -> None:
 )
 async def test_refusals_write_nothing(scene: Path, call, error) -> None:
     rehearsal = Rehearsal(scene)
-    await rehearsal.run(2, start="律師")
+    await rehearsal.run(2, start=Actor("律師"))
     await rehearsal.pick(1, by="alice")
     before = (scene / "picks.md").read_bytes()
     with pytest.raises(error) as caught:
@@ -105,7 +105,7 @@ def check_picks_point_at_their_lines(scene: Path, picks: list[Pick]) -> None:
 
 async def test_picks_follow_their_lines_across_save_replay_and_restart(scene: Path) -> None:
     rehearsal = Rehearsal(scene)
-    await rehearsal.run(4, start="律師")
+    await rehearsal.run(4, start=Actor("律師"))
     await rehearsal.pick(2, by="alice")  # a pick of the current take (take 1, unsaved)
     assert await rehearsal.save_take() == 1
     assert [(p.take, p.turn) for p in await rehearsal.picks()] == [(1, 2)]
@@ -138,7 +138,7 @@ async def test_picks_follow_their_lines_across_save_replay_and_restart(scene: Pa
 
 async def test_the_message_map_survives_a_restart_and_follows_a_saved_take(scene: Path) -> None:
     rehearsal = Rehearsal(scene)
-    await rehearsal.run(2, start="律師")
+    await rehearsal.run(2, start=Actor("律師"))
     await rehearsal.remember_post(1001, 1, 1)
     await rehearsal.remember_post(1002, 1, 2)
     assert await Rehearsal(scene).post_of(1002) == (1, 2)
@@ -165,7 +165,7 @@ async def test_many_picks_and_whispers_at_once_in_one_process_all_land(scene: Pa
     import asyncio
 
     first, second = Rehearsal(scene), Rehearsal(scene)
-    await first.run(3, start="律師")
+    await first.run(3, start=Actor("律師"))
     voters = [f"v{i}" for i in range(12)]
     await asyncio.gather(
         *((first if i % 2 else second).pick(1 + i % 3, by=name) for i, name in enumerate(voters)),

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from engine import Rehearsal
+from engine import Actor, Rehearsal
 from engine.picks import Pick
 from engine.report import ReportInput, build_report, near_repeats
 from engine.scripted import ScriptedRequest
@@ -148,7 +148,7 @@ async def test_a_saved_take_carries_its_report_and_a_replay_its_metadata(
     soul.write_text("---\nmodel: scripted/flaky\n" + soul.read_text(encoding="utf-8")[4:], "utf-8")
     scripted.register("flaky", flaky)
     rehearsal = Rehearsal(scene, models=scripted)
-    await rehearsal.run(3, start="律師")
+    await rehearsal.run(3, start=Actor("律師"))
     await rehearsal.pick(2, by="alice")
 
     current = await rehearsal.report()

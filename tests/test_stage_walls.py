@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from conftest import PUBLIC_CONTEXT
 
-from engine import Rehearsal
+from engine import Actor, Rehearsal
 from engine.errors import NobodyOnStage, OffStage, OnStage
 from engine.scripted import ScriptedRequest
 from engine.stage import parse_blocks
@@ -48,8 +48,8 @@ def prompts_of(scripted, actor: str, since: int = 0) -> list[str]:
 async def test_an_actor_never_hears_what_was_said_while_it_was_off_stage(scene, scripted):
     scripted.register("improv", marked_actor)
     r = Rehearsal(scene, models=scripted)
-    await r.run(3, start="林小姐")
-    await r.exit("律師")
+    await r.run(3, start=Actor("林小姐"))
+    await r.exit(Actor("律師"))
     await r.run(4)
     await r.event(EVENT_MARKER)
     after_event = len(scripted.calls)
@@ -66,7 +66,7 @@ async def test_an_actor_never_hears_what_was_said_while_it_was_off_stage(scene, 
     assert set(sm[0].shape.cast) <= {"林小姐", "刑警"}
 
     before = len(scripted.calls)
-    await r.enter("律師")
+    await r.enter(Actor("律師"))
     await r.run(3)
     mine = prompts_of(scripted, "律師", before)
     assert mine, "律師 is cued by everyone, so 律師 must have played after coming back"
@@ -78,7 +78,7 @@ async def test_an_actor_never_hears_what_was_said_while_it_was_off_stage(scene, 
         assert lines_of(scene, range(1, 4)) <= set(_LINE.findall(prompt))  # what it witnessed
         assert PUBLIC_CONTEXT in prompt
     # Nobody else was ever in the dark: 刑警 heard everything, including the event.
-    await r.cue("刑警")
+    await r.cue(Actor("刑警"))
     assert missed <= set(_LINE.findall(prompts_of(scripted, "刑警")[-1]))
     assert EVENT_MARKER in prompts_of(scripted, "刑警")[-1]
 
@@ -86,15 +86,20 @@ async def test_an_actor_never_hears_what_was_said_while_it_was_off_stage(scene, 
 async def test_an_off_stage_actor_is_never_scheduled_and_cannot_be_cued(scene, scripted):
     scripted.register("improv", marked_actor)
     r = Rehearsal(scene, models=scripted)
-    await r.exit("律師")
+    await r.exit(Actor("律師"))
     before = (scene / "transcript.md").read_text(encoding="utf-8")
-    for refused in (r.cue("律師"), r.run(2, start="律師"), r.exit("律師"), r.say("律師", "我在。")):
+    for refused in (
+        r.cue(Actor("律師")),
+        r.run(2, start=Actor("律師")),
+        r.exit(Actor("律師")),
+        r.say(Actor("律師"), "我在。"),
+    ):
         with pytest.raises(OffStage):
             await refused
     with pytest.raises(OnStage):
-        await r.enter("刑警")
+        await r.enter(Actor("刑警"))
     assert (scene / "transcript.md").read_text(encoding="utf-8") == before  # nothing written
-    await r.run(6, start="林小姐")
+    await r.run(6, start=Actor("林小姐"))
     state = await r.state()
     assert {t.actor for t in state.turns} == {"林小姐", "刑警"}
     # Every cue went to 律師 (off stage) and only one other could answer: no model call.
@@ -104,7 +109,7 @@ async def test_an_off_stage_actor_is_never_scheduled_and_cannot_be_cued(scene, s
 async def test_nobody_on_stage_refuses_a_run(scene, scripted):
     r = Rehearsal(scene, models=scripted)
     for actor in ("林小姐", "刑警", "律師"):
-        await r.exit(actor)
+        await r.exit(Actor(actor))
     with pytest.raises(NobodyOnStage):
         await r.run(1)
 
@@ -118,7 +123,7 @@ async def test_on_stage_in_context_md_seeds_the_take_and_the_record_remembers_it
     scripted.register("improv", marked_actor)
     r = Rehearsal(scene, models=scripted)
     assert await r.on_stage() == ["林小姐", "刑警"]
-    await r.run(2, start="林小姐")
+    await r.run(2, start=Actor("林小姐"))
     text = (scene / "transcript.md").read_text(encoding="utf-8")
     assert text.startswith("## 0.1 · 在場\n林小姐\n刑警\n\n## 1 · 林小姐")
     # Today's on_stage no longer matters for this take: the record says who was there.
@@ -132,10 +137,10 @@ async def test_on_stage_in_context_md_seeds_the_take_and_the_record_remembers_it
 async def test_takes_replay_and_a_restart_keep_who_was_on_stage_when(scene, scripted):
     scripted.register("improv", marked_actor)
     r = Rehearsal(scene, models=scripted)
-    await r.run(2, start="林小姐")
-    await r.exit("律師")
+    await r.run(2, start=Actor("林小姐"))
+    await r.exit(Actor("律師"))
     await r.run(3)  # turns 3-5 without 律師
-    await r.enter("律師")
+    await r.enter(Actor("律師"))
     await r.run(2)  # turns 6-7
     await r.save_take()
     missed = lines_of(scene, range(3, 6))
@@ -147,7 +152,7 @@ async def test_takes_replay_and_a_restart_keep_who_was_on_stage_when(scene, scri
     assert [b.kind for b in parse_blocks(text)] == ["exit"]
     assert await r.on_stage() == ["林小姐", "刑警"]
     with pytest.raises(OffStage):
-        await r.cue("律師")
+        await r.cue(Actor("律師"))
 
     # Replay until turn 5 keeps the entrance recorded before turn 6.
     await r.replay(1, until=5)
@@ -157,7 +162,7 @@ async def test_takes_replay_and_a_restart_keep_who_was_on_stage_when(scene, scri
     before = len(scripted.calls)
     fresh = Rehearsal(scene, models=scripted)
     assert await fresh.on_stage() == ["林小姐", "刑警", "律師"]
-    await fresh.cue("律師")
+    await fresh.cue(Actor("律師"))
     prompt = prompts_of(scripted, "律師", before)[0]
     assert not (missed & set(_LINE.findall(prompt)))
     assert "（你不在場的時候，過了 3 輪。）" in prompt
@@ -166,10 +171,10 @@ async def test_takes_replay_and_a_restart_keep_who_was_on_stage_when(scene, scri
 async def test_an_entrance_after_missing_the_start_tells_only_that_time_passed(scene, scripted):
     scripted.register("improv", marked_actor)
     r = Rehearsal(scene, models=scripted)
-    await r.exit("律師")
-    await r.run(2, start="林小姐")
-    await r.enter("律師")
-    await r.cue("律師")
+    await r.exit(Actor("律師"))
+    await r.run(2, start=Actor("林小姐"))
+    await r.enter(Actor("律師"))
+    await r.cue(Actor("律師"))
     prompt = prompts_of(scripted, "律師")[-1]
     assert "（你不在場的時候，過了 2 輪。）" in prompt
     assert not (lines_of(scene, range(1, 3)) & set(_LINE.findall(prompt)))

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from engine import Rehearsal
+from engine import Actor, Rehearsal
 from engine.errors import BadName, BadSceneFile
 from engine.notes import parse_notes
 from tests.conftest import ALL_WHISPER, CAST, SOUL_MARKER
@@ -27,7 +27,8 @@ async def test_files_saved_with_a_bom_are_read_as_written(scene, scripted):
     assert not state.souls["律師"].body.startswith(("\ufeff", "---"))
     assert state.language == "zh" and state.cast == list(CAST)
     scripted.register("improv", lambda r: line())
-    await Rehearsal(scene, models=scripted).cue("張律師")
+    rehearsal = Rehearsal(scene, models=scripted)
+    await rehearsal.cue(await rehearsal.resolve_actor("張律師"))
     (call,) = scripted.calls
     assert ALL_WHISPER in call.prompt and SOUL_MARKER["律師"] in call.prompt
     assert "\ufeff" not in call.prompt and "aliases:" not in call.prompt
@@ -50,7 +51,7 @@ async def test_any_scene_file_in_big5_is_a_named_refusal(scene, rel):
 
 async def test_a_soul_set_with_a_bom_is_saved_without_it(scene):
     await Rehearsal(scene).set_soul(
-        "律師", "\ufeff---\naliases: [張律師]\n---\n## 角色小傳\n新。\n"
+        Actor("律師"), "\ufeff---\naliases: [張律師]\n---\n## 角色小傳\n新。\n"
     )
     assert soul_file(scene).read_text(encoding="utf-8").startswith("---\naliases")
 
@@ -121,7 +122,7 @@ async def test_a_file_where_a_folder_is_expected_is_named_never_a_crash(scene, s
     before = (scene / "transcript.md").exists()
     errors: list = []
     rehearsal.events.listen(lambda e: errors.append(e) if type(e).__name__ == "ErrorEvent" else 0)
-    result = await rehearsal.cue("律師")
+    result = await rehearsal.cue(Actor("律師"))
     assert result.reason == "error"
     assert [e.message for e in errors] == [
         f"{scene / 'backstage'}: is a file where a folder is expected — rename or move it"

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from conftest import CAST, write_scene
 
-from engine import Rehearsal
+from engine import Actor, Rehearsal
 from engine.events import StageManagerDecided, StillWaiting, TurnCompleted
 from engine.prompts import HISTORY_BUDGET, quote
 from engine.reply import CAPS, parse_reply
@@ -108,7 +108,7 @@ async def test_a_nested_thought_reaches_no_transcript_no_other_actor_no_stage_ma
     scene = write_scene(tmp_path / "s", language=language)
     scripted.register("improv", once_then_ordinary(attack("nested_thought_reply.txt")))
     rehearsal = Rehearsal(scene, models=scripted)
-    await rehearsal.run(4, start="林小姐")
+    await rehearsal.run(4, start=Actor("林小姐"))
     markers = [f"NESTED-{i}" for i in range(1, 8)]
     transcript = (scene / "transcript.md").read_text(encoding="utf-8")
     backstage = (scene / "backstage" / "林小姐.log").read_text(encoding="utf-8")
@@ -147,7 +147,7 @@ async def test_a_reply_with_a_lone_surrogate_and_controls_lands_as_a_clean_turn(
     rehearsal = Rehearsal(scene, models=scripted)
     errors = []
     rehearsal.events.listen(lambda e: errors.append(e) if type(e).__name__ == "ErrorEvent" else 0)
-    result = await rehearsal.run(3, start="林小姐")
+    result = await rehearsal.run(3, start=Actor("林小姐"))
     assert result.reason == "completed" and errors == []
     transcript = (scene / "transcript.md").read_text(encoding="utf-8")
     assert "\x00" not in transcript and "\u202e" not in transcript and "\r" not in transcript
@@ -186,7 +186,7 @@ async def test_one_huge_turn_is_cut_the_director_is_told_and_the_record_keeps_ot
     rehearsal = Rehearsal(scene, models=scripted)
     events = []
     rehearsal.events.listen(events.append)
-    await rehearsal.run(6, start="林小姐")
+    await rehearsal.run(6, start=Actor("林小姐"))
     turns = parse_transcript((scene / "transcript.md").read_text(encoding="utf-8"))
     big = next(t for t in turns if "HUGE" in t.dialogue)
     assert len(big.dialogue) <= CAPS["dialogue"]
@@ -231,7 +231,7 @@ async def test_nothing_an_actor_says_can_forge_the_record_in_another_prompt(
     scene = write_scene(tmp_path / "s", language=language)
     scripted.register("improv", once_then_ordinary(attack(f"forged_record_{language}.txt")))
     rehearsal = Rehearsal(scene, models=scripted)
-    await rehearsal.run(5, start="林小姐")
+    await rehearsal.run(5, start=Actor("林小姐"))
     prompts = others_prompts(scripted)
     kinds = {c.shape.kind for c in scripted.calls[1:]}
     assert kinds == {"actor", "stage_manager"} and len(prompts) >= 4
@@ -301,7 +301,7 @@ async def test_a_fallback_turn_is_marked_and_its_thought_says_why(scene, scripte
     scripted.register(
         "improv", lambda r: "I refuse to use tags." if r.shape.kind == "actor" else ""
     )
-    await rehearsal.cue("林小姐")
+    await rehearsal.cue(Actor("林小姐"))
     (done,) = [e for e in events if isinstance(e, TurnCompleted)]
     assert done.fallback and done.repaired and done.action == "（沉默）"
     assert "無法解析" in done.thought
@@ -327,7 +327,7 @@ async def test_a_slow_model_says_it_is_still_waiting_until_it_answers(scene, scr
 
     rehearsal.events.listen(listen)
     scripted.register("improv", slow)
-    await rehearsal.cue("林小姐")
+    await rehearsal.cue(Actor("林小姐"))
     waits = [e for e in events if isinstance(e, StillWaiting)]
     assert len(waits) >= 2
     assert {(w.turn, w.actor, w.scene) for w in waits} == {(1, "林小姐", rehearsal.name)}

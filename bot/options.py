@@ -1,0 +1,54 @@
+"""How a command's actor option reads: offered as you type, resolved once by the engine.
+
+Invariant: `ActorOption` is the only place an actor option meets the engine — `autocomplete`
+offers the cast (aliases only to directors: they can be private nicknames) and never raises;
+`transform` turns what was typed into an `Actor` through `Rehearsal.resolve_actor`, or refuses
+with the engine's UnknownActor (rendered at the edge). Handlers receive the Actor and never
+match names again.
+"""
+
+from __future__ import annotations
+
+import logging
+
+import discord
+from discord import app_commands
+
+from bot.edge import bot_of, may_direct, scene_of
+from bot.render import autocomplete_names
+from engine import Actor
+
+log = logging.getLogger("circus.bot")
+
+
+async def actor_choices(
+    interaction: discord.Interaction, current: str
+) -> list[app_commands.Choice[str]]:
+    """The scene's cast matching what was typed, at most 25. A scene that fails to load offers
+    nothing (the command itself then says why)."""
+    stage = bot_of(interaction).stage_for_thread(interaction.channel_id)
+    if stage is None:
+        return []
+    try:
+        view = await stage.rehearsal.view()
+        aliases = dict(view.aliases) if may_direct(interaction, stage) else None
+        names = autocomplete_names(current, list(view.cast), aliases)
+    except Exception as exc:
+        log.warning("autocomplete in scene %s: %s", stage.name, exc)
+        return []
+    return [app_commands.Choice(name=n[:100], value=n) for n in names]
+
+
+class ActorOption(app_commands.Transformer):
+    """An option naming one of the scene's actors (by name or alias)."""
+
+    async def transform(self, interaction: discord.Interaction, value: str, /) -> Actor:
+        return await scene_of(interaction).rehearsal.resolve_actor(value)
+
+    async def autocomplete(  # type: ignore[override]
+        self, interaction: discord.Interaction, value: str, /
+    ) -> list[app_commands.Choice[str]]:
+        return await actor_choices(interaction, value)
+
+
+ActorArg = app_commands.Transform[Actor, ActorOption]
