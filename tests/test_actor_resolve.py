@@ -31,7 +31,7 @@ async def test_from_a_typed_name_to_the_prompt_is_one_resolve_and_no_extra_reloa
     """What /cue does: resolve the typed alias, then cue the Actor. Counted at the moment the
     model is asked: the resolve (1), the run's check before it starts (1), the take opened
     under the run lock (1), and the turn's own read of the scene (1)."""
-    rehearsal = Rehearsal(scene)
+    rehearsal = Rehearsal(scene, models=scripted)
     seen: list[int] = []
 
     def script(request: ScriptedRequest) -> str:
@@ -67,13 +67,13 @@ async def test_commands_never_match_names_again(scene, scripted, command):
     nothing is written."""
     before = sorted(p.relative_to(scene) for p in scene.rglob("*"))
     with pytest.raises(UnknownActor, match="No actor called 張律師"):
-        await command(Rehearsal(scene), Actor("張律師"))
+        await command(Rehearsal(scene, models=scripted), Actor("張律師"))
     assert sorted(p.relative_to(scene) for p in scene.rglob("*")) == before
     assert scripted.calls == []
 
 
 async def test_an_actor_removed_since_the_resolve_is_refused_with_todays_cast(scene, scripted):
-    rehearsal = Rehearsal(scene)
+    rehearsal = Rehearsal(scene, models=scripted)
     lawyer = await rehearsal.resolve_actor("律師")
     shutil.rmtree(scene / "actors" / "律師")  # a writer deleted the folder meanwhile
     with pytest.raises(UnknownActor, match="the cast is 林小姐, 刑警"):

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import pytest
 
-from engine import scripted
 from tests.botkit import finished, room
 
 
@@ -20,8 +19,8 @@ def transcript(r, scene: str) -> str:
     return (r.scenes_dir / scene / "transcript.md").read_text(encoding="utf-8")
 
 
-async def test_a_cue_by_alias_is_performed_by_the_actor_it_means(tmp_path):
-    async with room(tmp_path) as r:
+async def test_a_cue_by_alias_is_performed_by_the_actor_it_means(tmp_path, scripted):
+    async with room(tmp_path, models=scripted) as r:
         thread = await r.new_scene("審訊室")
         answer = await r.ask("cue", {"actor": "張律師", "direction": "慢一點"}, channel=thread)
         assert "律師" in answer and "張律師" not in answer
@@ -31,8 +30,10 @@ async def test_a_cue_by_alias_is_performed_by_the_actor_it_means(tmp_path):
         assert call.shape.speaker == "律師" and "慢一點" in call.prompt
 
 
-async def test_someone_who_may_not_direct_is_refused_before_the_name_is_looked_up(tmp_path):
-    async with room(tmp_path) as r:
+async def test_someone_who_may_not_direct_is_refused_before_the_name_is_looked_up(
+    tmp_path, scripted
+):
+    async with room(tmp_path, models=scripted) as r:
         thread = await r.new_scene("審訊室")
         before = transcript(r, "審訊室")
         for command, options in [
@@ -48,8 +49,8 @@ async def test_someone_who_may_not_direct_is_refused_before_the_name_is_looked_u
         assert scripted.calls == []
 
 
-async def test_an_unknown_actor_is_refused_with_the_cast_in_the_scenes_language(tmp_path):
-    async with room(tmp_path) as r:
+async def test_an_unknown_actor_is_refused_with_the_cast_in_the_scenes_language(tmp_path, scripted):
+    async with room(tmp_path, models=scripted) as r:
         thread = await r.new_scene("審訊室")
         before = transcript(r, "審訊室")
         for command in ("cue", "enter", "exit", "play", "soul show", "soul edit", "note"):
@@ -62,8 +63,8 @@ async def test_an_unknown_actor_is_refused_with_the_cast_in_the_scenes_language(
         assert scripted.calls == []
 
 
-async def test_a_director_command_outside_a_scene_thread_says_where_it_works(tmp_path):
-    async with room(tmp_path) as r:
+async def test_a_director_command_outside_a_scene_thread_says_where_it_works(tmp_path, scripted):
+    async with room(tmp_path, models=scripted) as r:
         await r.new_scene("審訊室")
         for command, options in [("cue", {"actor": "律師"}), ("take save", {})]:
             text = await r.ask(command, options)  # in the channel, not the scene's thread

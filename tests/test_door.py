@@ -9,7 +9,7 @@ from pathlib import Path
 
 from conftest import write_scene
 
-from engine import Config, Rehearsal
+from engine import Actor, Config, Rehearsal
 from engine.scripted import ScriptedFailure, ScriptedModels, ScriptedRequest
 from engine.turns import parse_transcript
 
@@ -40,7 +40,7 @@ async def test_two_scenes_with_two_doors_never_see_each_others_scripts_or_prompt
     a = Rehearsal(own_context(write_scene(tmp_path / "a"), "A"), models=a_door)
     b = Rehearsal(own_context(write_scene(tmp_path / "b"), "B"), models=b_door)
 
-    results = await asyncio.gather(a.run(4, start="刑警"), b.run(4, start="律師"))
+    results = await asyncio.gather(a.run(4, start=Actor("刑警")), b.run(4, start=Actor("律師")))
 
     assert [r.reason for r in results] == ["completed", "completed"]
     for door, mine, theirs in ((a_door, "A", "B"), (b_door, "B", "A")):
@@ -58,7 +58,7 @@ async def test_two_scenes_with_two_doors_never_see_each_others_scripts_or_prompt
 
 async def test_a_scene_without_a_door_uses_the_built_in_scripts_and_no_test_door(scene, scripted):
     scripted.register("improv", speaks("NOT-ME"))
-    result = await Rehearsal(scene).run(2, start="刑警")  # the default door, as `circus run`
+    result = await Rehearsal(scene).run(2, start=Actor("刑警"))  # the default door, as `circus run`
     assert result.reason == "completed"
     assert scripted.calls == []
     lines = parse_transcript((scene / "transcript.md").read_text("utf-8"))
@@ -66,7 +66,7 @@ async def test_a_scene_without_a_door_uses_the_built_in_scripts_and_no_test_door
 
 
 async def test_the_reply_shape_reaches_the_provider_with_each_call(scene, scripted):
-    await Rehearsal(scene, models=scripted).cue("律師")
+    await Rehearsal(scene, models=scripted).cue(Actor("律師"))
     (call,) = scripted.calls
     assert (call.shape.kind, call.shape.speaker) == ("actor", "律師")
     assert set(call.shape.cast) == {"林小姐", "刑警", "律師"}
@@ -76,7 +76,7 @@ async def test_a_config_handed_to_a_scene_is_the_one_it_uses(scene, monkeypatch)
     monkeypatch.setenv("CIRCUS_MODEL_RETRIES", "5")  # the environment now: not read again
     config = Config(model_retries=0)
     door = ScriptedModels({"improv": down}, config=config)
-    result = await Rehearsal(scene, models=door, config=config).cue("刑警")
+    result = await Rehearsal(scene, models=door, config=config).cue(Actor("刑警"))
     assert result.reason == "error"
     assert len(door.calls) == 1  # no retry: the scene's own config said so
 

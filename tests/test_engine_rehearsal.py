@@ -285,8 +285,8 @@ async def test_cut_mid_call_stops_the_run_and_nothing_half_made_lands(scene, scr
     assert not rehearsal.running and not await rehearsal.cut()
 
 
-async def test_one_run_per_scene_and_many_scenes_at_once(scene, tmp_path, scripted, monkeypatch):
-    monkeypatch.setenv("CIRCUS_SCRIPTED_LATENCY", "0.05")
+async def test_one_run_per_scene_and_many_scenes_at_once(scene, tmp_path, scripted):
+    scripted.latency = 0.05
     rehearsal = Rehearsal(scene, models=scripted)
     task = await rehearsal.start_run(3, start=Actor("林小姐"))
     with pytest.raises(SceneBusy, match="already running"):
