@@ -14,6 +14,8 @@ import sys
 
 from circus.exits import EXIT_CUT, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, UsageError, print_error
 
+# The terminal's documented default for run/resume/replay/RUN (README); Discord and the
+# engine's own default is engine.DEFAULT_TURNS (5). Kept apart on purpose: no behaviour changes.
 DEFAULT_TURNS = 6
 DEMO_TURNS = 4
 # English by default: SmolLM2's tokenizer spends ~3 tokens per CJK character, so the Chinese

@@ -3,8 +3,10 @@
 A frontend imports only the names below, always `from engine import X` (tests/test_seams.py
 and ruff's banned-api rule refuse engine submodules in bot/ and circus/):
 
-- commands: `Rehearsal(root)`, one per scene folder — run/cue/cut/note/takes/picks/stage; an
-  `Actor` is a cast member already resolved. `new_scene` and the templates; `list_scenes` and
+- commands: `Rehearsal(root, models=…, config=…)`, one per scene folder: run/cue/cut/note/
+  takes/picks/stage. `models` is the model door (`LiteLLMModels` by default; tests pass a
+  scripted one), `config` the operator's `Config`, read once from the environment. An `Actor`
+  is a cast member already resolved (`rehearsal.resolve_actor`). `new_scene` and the templates; `list_scenes` and
   `is_scene` for a scenes folder. Commands return small frozen results (`RunResult`,
   `ReplayResult`, `Status`, `TakeInfo`, `Pick`).
 - reads: `await rehearsal.view()` gives a frozen `SceneView` (cast, aliases, language,
