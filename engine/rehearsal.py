@@ -33,7 +33,6 @@ from engine.events import (
     RunStarted,
     StageManagerDecided,
     StillWaiting,
-    TurnCompleted,
     TurnStarted,
     WaitingForPlayer,
 )
@@ -314,27 +313,8 @@ class Rehearsal(StageCommands, HarvestCommands, SceneCommands):
             result=result,
             sm_log=sm_log,
             sm_usage=sm_usage,
-        )
-        reply = result.reply
-        self.events.emit(
-            TurnCompleted(
-                self.name,
-                take=take,
-                turn=number,
-                actor=actor,
-                action=reply.action,
-                dialogue=reply.dialogue,
-                cue=reply.cue,
-                thought=reply.thought,
-                repaired=result.repaired,
-                fallback=result.fallback,
-                prompt_tokens=result.usage.prompt_tokens,
-                completion_tokens=result.usage.completion_tokens,
-                cost_usd=result.usage.cost_usd,
-                index=index,
-                total=total,
-                cut=reply.cut,
-            )
+            index=index,
+            total=total,
         )
         if cut_during_commit:
             raise asyncio.CancelledError  # the turn landed whole; now honour the cut

@@ -17,7 +17,7 @@ from engine.budget import SpendGuard, utcnow
 from engine.casting import match_cue
 from engine.config import Config, default_config
 from engine.errors import UnknownActor
-from engine.events import EventHub
+from engine.events import EventHub, TurnCompleted
 from engine.ledger import Ledger
 from engine.llm import LiteLLMModels, Models
 from engine.performance import Performance, Usage
@@ -110,8 +110,11 @@ class SceneAccess:
         result: Performance,
         sm_log: str,
         sm_usage: Usage | None,
+        index: int = 1,
+        total: int = 1,
     ) -> bool:
-        """Land the turn whole. Returns True if a cut arrived meanwhile (honoured after)."""
+        """Land the turn whole, then announce it (TurnCompleted), for a model's turn and a
+        person's line alike. Returns True if a cut arrived meanwhile (honoured after)."""
         reply = result.reply
         turn = Turn(number, actor, reply.action, reply.dialogue, reply.cue)
         at = utcnow().isoformat(timespec="seconds")
@@ -171,4 +174,25 @@ class SceneAccess:
                 self.files.remember_append(backstage_path(actor), state.thoughts[actor])
         else:
             self.files.forget()
+        self.events.emit(
+            TurnCompleted(
+                self.name,
+                take=take,
+                turn=number,
+                actor=actor,
+                action=reply.action,
+                dialogue=reply.dialogue,
+                cue=reply.cue,
+                thought=reply.thought,
+                repaired=result.repaired,
+                fallback=result.fallback,
+                prompt_tokens=result.usage.prompt_tokens,
+                completion_tokens=result.usage.completion_tokens,
+                cost_usd=result.usage.cost_usd,
+                index=index,
+                total=total,
+                cut=reply.cut,
+                played=reason == "played",
+            )
+        )
         return cut

@@ -26,7 +26,7 @@ from engine.errors import (
     SceneBusy,
     UnknownActor,
 )
-from engine.events import StageChanged, TurnCompleted
+from engine.events import StageChanged
 from engine.performance import Performance, Usage
 from engine.reply import Reply
 from engine.sanitize import clean_text
@@ -246,7 +246,7 @@ class StageCommands(SceneAccess):
         A stage-manager decision that handed them the ball lands with it."""
         reply = Reply(line.thought, line.action, line.dialogue, line.cue, bool(line.cue))
         result = Performance(reply, Usage(model="", calls=0))
-        cut = await self._commit(
+        return await self._commit(
             state,
             take=take,
             number=number,
@@ -255,23 +255,9 @@ class StageCommands(SceneAccess):
             result=result,
             sm_log=sm_log,
             sm_usage=sm_usage,
+            index=index,
+            total=total,
         )
-        self.events.emit(
-            TurnCompleted(
-                self.name,
-                take=take,
-                turn=number,
-                actor=actor,
-                action=line.action,
-                dialogue=line.dialogue,
-                cue=line.cue,
-                thought=line.thought,
-                index=index,
-                total=total,
-                played=True,
-            )
-        )
-        return cut
 
     async def _check_start(self, state: SceneState, first: str | None) -> None:
         """A run needs someone on stage, and a named opener who is on stage."""
