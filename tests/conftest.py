@@ -71,3 +71,38 @@ def models():
 def scripted(models):
     """The same door under the name most tests use (`scripted.register`, `scripted.calls`)."""
     return models
+
+
+@pytest.fixture
+def priced():
+    """Give scripted models a price in litellm's cost map; removed again after the test."""
+    from engine import llm
+
+    litellm = llm.litellm_module()
+    added: list[str] = []
+
+    def register(model: str, input_per_m: float, output_per_m: float) -> str:
+        litellm.register_model(
+            {
+                model: {
+                    "input_cost_per_token": input_per_m * 1e-6,
+                    "output_cost_per_token": output_per_m * 1e-6,
+                    "mode": "chat",
+                }
+            }
+        )
+        added.append(model)
+        return model
+
+    yield register
+    for model in added:
+        litellm.model_cost.pop(model, None)
+
+
+@pytest.fixture
+def no_operator_budgets(monkeypatch):
+    """No budget, reply cap or price file from the operator's environment (budget tests)."""
+    from engine import budget
+
+    for key in (*budget.DAILY_ENV.values(), "CIRCUS_MAX_REPLY_TOKENS", "CIRCUS_MODEL_PRICES"):
+        monkeypatch.delenv(key, raising=False)
