@@ -16,6 +16,7 @@ from typing import Any
 
 from bot.app import CircusBot
 from engine import Models
+from engine.scripted import ScriptedRequest, improv
 from tests.fakediscord import FakeDiscord, InteractionHandle
 
 TEMPLATES = Path(__file__).resolve().parent.parent / "scenes" / "templates"
@@ -174,3 +175,20 @@ async def room(tmp_path: Path, *, start: bool = True, models: Models | None = No
 def copy_template(name: str, dest: Path) -> Path:
     shutil.copytree(TEMPLATES / name, dest)
     return dest
+
+
+class Gate:
+    """A script whose second actor call waits until released (a model taking forever)."""
+
+    def __init__(self) -> None:
+        self.waiting = asyncio.Event()
+        self.release = asyncio.Event()
+        self.actor_calls = 0
+
+    async def __call__(self, request: ScriptedRequest) -> str:
+        if request.shape.kind == "actor":
+            self.actor_calls += 1
+            if self.actor_calls >= 2:
+                self.waiting.set()
+                await self.release.wait()
+        return improv(request)
