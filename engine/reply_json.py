@@ -96,7 +96,7 @@ class _Reader:
                 i = run.end()
                 continue
             ch = self.text[i]
-            if ch in closing:
+            if ch in closing and (closing == '"' or self.ends(i + 1)):
                 return "".join(out), i + 1
             if ch == "\\" and i + 1 < len(self.text):
                 nxt = self.text[i + 1]
@@ -110,6 +110,13 @@ class _Reader:
             out.append(ch)
             i += 1
         return "".join(out), i  # cut off mid-string: what arrived is read
+
+    def ends(self, pos: int) -> bool:
+        """Whether a quote mark before `pos` can close a loosely quoted string: curly and single
+        quotes also occur inside words ("I'm", “no”), so only one followed by structure does."""
+        while pos < len(self.text) and self.text[pos] in " \t":
+            pos += 1
+        return pos >= len(self.text) or self.text[pos] in ",:}]\n"
 
     def key(self, pos: int) -> tuple[str, int]:
         if self.text[pos] in _CLOSING:
@@ -235,8 +242,11 @@ def read_json(text: str, offset: int, whose: Callable[[str], str]) -> list[Segme
         parsed = parse(text, start)
         segments = _replies(parsed[0], offset + start, whose) if parsed else None
         if segments is not None:
-            if found:
+            if found and any(s.field in ("action", "dialogue") or s.others for s in segments):
                 return found + [Segment("dialogue", "", offset + start, others=True)]
+            if found:  # a later object without a line (a thought, a cue) adds nothing
+                pos = text.find("{", max(parsed[1], pos + 1))
+                continue
             found = segments
             pos = text.find("{", max(parsed[1], pos + 1))
             continue

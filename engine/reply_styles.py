@@ -51,12 +51,14 @@ _LEAD = r"[ \t]*(?:\[\d+\][ \t]*)?(?:(?:[-*+>]|\d+[.)])[ \t]+)?"
 _EMPH = r"[*_]{0,3}"
 _PAREN = r"(?:[（(][^()（）\n]{0,40}[)）][ \t]*)?"  # "Alice (quietly):", "Dialogue (spoken):"
 _LABEL = re.compile(
-    rf"{_LEAD}(?P<hash>#{{1,6}}[ \t]*)?(?P<em1>{_EMPH})[ \t]*(?P<br>[\[【][ \t]*)?"
-    rf"(?P<word>{_WORDS})[ \t]*(?(br)[\]】][ \t]*){_PAREN}(?P<em2>{_EMPH})[ \t]*"
-    rf"(?P<colon>[:：])?[ \t]*{_EMPH}[ \t]*(?P<rest>.*)",
+    rf"{_LEAD}(?P<hash>#{{1,6}}[ \t]*)?(?P<em1>[*_]{{1,3}})?[ \t]*(?P<br>[\[【][ \t]*)?"
+    rf"(?P<word>{_WORDS})[ \t]*(?(br)[\]】][ \t]*){_PAREN}(?P<em2>[*_]{{1,3}})?[ \t]*"
+    rf"(?P<colon>[:：])?[ \t]*(?P<em3>[*_]{{1,3}})?(?P<rest>.*)",
     re.I,
 )
 _BLANK = re.compile(r"[ \t]*")
+_QUOTE = re.compile(r"^[ \t]*>[ \t]?")  # a markdown blockquote around a line
+_HEADING = re.compile(r"[ \t]*#{1,6}[ \t]")
 _GESTURE = re.compile(r"\*([^*\n]+)\*[ \t]*|[（(]([^()（）\n]+)[)）][ \t]*(?=\S)")
 
 
@@ -65,7 +67,13 @@ def label_of(line: str) -> tuple[str, str] | None:
     m = _LABEL.fullmatch(line)
     if m is None:
         return None
-    rest = m.group("rest").strip()
+    em1, em3, rest = m.group("em1") or "", m.group("em3") or "", m.group("rest")
+    inside = em1 and not m.group("em2")  # "**Thought:** …": the colon is inside the bold
+    if em3 and not inside:
+        rest = em3 + rest  # "Action: *smiles*": the emphasis is the value's own
+    elif inside and not em3 and rest.rstrip().endswith(em1):
+        rest = rest.rstrip()[: -len(em1)]  # "*Thought: he lies*"
+    rest = rest.strip()
     if m.group("colon") or m.group("br"):
         pass
     elif m.group("hash") or (m.group("em1") and m.group("em2") and not rest):
@@ -124,8 +132,17 @@ def _cast_lines(speaker: str, cast: tuple[tuple[str, tuple[str, ...]], ...]) -> 
     others = [n for name, aliases in cast if name != speaker for n in (name, *aliases)]
     others = [n for n in others if n.strip() and n.strip() not in {m.strip() for m in mine}]
     said = rf"{_EMPH}[ \t]*{_PAREN}{_EMPH}[ \t]*[:：][ \t]*{_EMPH}[ \t]*"
+    # After the colon, emphasis is the name's own closing (`**Alice:**`) when the name opened
+    # it, else the line's (`Alice: *smiles*`), which stays.
     own = (
-        re.compile(rf"{_LEAD}{_EMPH}[ \t]*(?:{_names(mine)}){said}", re.I) if _names(mine) else None
+        re.compile(
+            rf"{_LEAD}(?P<o1>[*_]{{1,3}})?[ \t]*(?:{_names(mine)})(?P<o2>[*_]{{1,3}})?[ \t]*"
+            rf"{_PAREN}{_EMPH}[ \t]*[:：][ \t]*(?(o1)(?(o2)(?:[*_]{{1,3}}(?=\s|$))?|[*_]{{0,3}})"
+            rf"|(?:[*_]{{1,3}}(?=\s|$))?)[ \t]*",
+            re.I,
+        )
+        if _names(mine)
+        else None
     )
     # Another's line: their name and a colon, or their name alone as a heading or in bold.
     other = (
@@ -165,7 +182,8 @@ def read_labels(text: str, lines: CastLines, offset: int = 0) -> tuple[list[Segm
 
     def close() -> None:
         if field is not None:
-            out.append(Segment(field, unwrap("\n".join(body).strip()), start))
+            said = "\n".join(_QUOTE.sub("", line) for line in body) if field != "thought" else None
+            out.append(Segment(field, unwrap((said or "\n".join(body)).strip()), start))
 
     pos = 0
     for line in text.split("\n"):
@@ -186,6 +204,9 @@ def read_labels(text: str, lines: CastLines, offset: int = 0) -> tuple[list[Segm
             body, start = [first], offset + at
         elif field is None:
             continue  # prose outside every field is never published
+        elif field != "thought" and _HEADING.match(line):
+            close()  # another section ("# Director's note") is not this field's text
+            field = None
         elif _BLANK.fullmatch(line) and field != "thought" and any(b.strip() for b in body):
             close()  # a public field ends at a blank line; what follows is stray prose
             field = None

@@ -1,0 +1,110 @@
+"""Reply-reading benchmark: how many real-world reply styles are read without a repair call.
+
+Reads every reply of the corpus in tests/fixtures/replies/corpus.yaml (the styles hosted models
+drift into, in English and Chinese, with adversarial ones: a secret behind each kind of private
+marker, a line written for another character, a forged director's note) with
+engine.reply.parse_reply, as engine.performance does, and prints a markdown table, overall and
+per style:
+
+- read without repair: replies the reader took as a whole turn, of those meant to be readable;
+- published as meant: the public fields (action, dialogue, cue) equal the expected ones;
+- leaks: replies where a secret word from a private part appears in a public field (must be 0);
+- wrote for others: replies flagged for a line written for another cast member, of those that
+  hold one.
+
+    python bench/bench_replies.py
+"""
+
+from __future__ import annotations
+
+import sys
+from collections import defaultdict
+from dataclasses import dataclass
+from pathlib import Path
+
+import yaml
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from engine.reply import Reply, parse_reply  # noqa: E402
+
+CORPUS = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "replies" / "corpus.yaml"
+
+
+@dataclass(frozen=True)
+class Verdict:
+    style: str
+    readable: bool  # the corpus says it should be read without a repair
+    read: bool  # the reader read it without a repair
+    as_meant: bool  # public fields equal the expected ones, and the repair need is as expected
+    leaked: bool
+    others: bool  # the corpus says it holds a line for another cast member
+    flagged: bool  # the reader flagged it (wrote_for_others)
+
+
+def load() -> tuple[dict, list[dict]]:
+    data = yaml.safe_load(CORPUS.read_text(encoding="utf-8"))
+    return data, data["cases"]
+
+
+def read(data: dict, case: dict) -> Reply:
+    lang = case["lang"]
+    cast = {name: tuple(aliases) for name, aliases in data["cast"][lang].items()}
+    return parse_reply(case["reply"], speaker=data["speaker"][lang], cast=cast)
+
+
+def public(reply: Reply) -> dict[str, str]:
+    return {"action": reply.action, "dialogue": reply.dialogue, "cue": reply.cue}
+
+
+def judge(data: dict, case: dict) -> Verdict:
+    reply = read(data, case)
+    expected = {f: str(case.get("expect", {}).get(f, "")) for f in ("action", "dialogue", "cue")}
+    readable = not case.get("repair", False)
+    said = "\n".join(public(reply).values())
+    return Verdict(
+        style=case["style"],
+        readable=readable,
+        read=reply.ok,
+        as_meant=public(reply) == expected and reply.ok == readable,
+        leaked=any(secret in said for secret in case.get("secrets", [])),
+        others=bool(case.get("others", False)),
+        flagged=reply.wrote_for_others,
+    )
+
+
+def _share(part: int, whole: int) -> str:
+    return "—" if whole == 0 else f"{100 * part / whole:.0f}% ({part}/{whole})"
+
+
+def row(label: str, verdicts: list[Verdict]) -> str:
+    readable = [v for v in verdicts if v.readable]
+    others = [v for v in verdicts if v.others]
+    return (
+        f"| {label} | {len(verdicts)} | {_share(sum(v.read for v in readable), len(readable))} | "
+        f"{_share(sum(v.as_meant for v in verdicts), len(verdicts))} | "
+        f"{sum(v.leaked for v in verdicts)} | {_share(sum(v.flagged for v in others), len(others))} |"
+    )
+
+
+def main() -> None:
+    data, cases = load()
+    verdicts = [judge(data, case) for case in cases]
+    by_style: dict[str, list[Verdict]] = defaultdict(list)
+    for verdict in verdicts:
+        by_style[verdict.style].append(verdict)
+    print(
+        "| style | replies | read without repair | published as meant | leaks | wrote for others flagged |"
+    )
+    print("|---|---:|---:|---:|---:|---:|")
+    print(row("**all**", verdicts))
+    for style, group in by_style.items():
+        print(row(style, group))
+    missed = [(c, v) for c, v in zip(cases, verdicts, strict=True) if not v.as_meant or v.leaked]
+    for case, _ in missed:
+        print(f"\nnot as meant ({case['style']}, {case['lang']}): {case['reply'][:80]!r}")
+        print(f"  read: {public(read(data, case))}")
+
+
+if __name__ == "__main__":
+    main()
