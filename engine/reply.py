@@ -15,6 +15,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from engine.casting import match_cue
 from engine.reply_json import read_json
 from engine.reply_private import is_private_tag, remove_markers, split_private
 from engine.reply_styles import CastLines, Segment, cast_lines, read_labels
@@ -172,7 +173,16 @@ def _assemble(
         later = segments[i:]
         if seg.others or (stop is not None and seg.pos >= stop):
             return found, moved, True
-        if cued and any(s.field in ("action", "dialogue") for s in later):
+        lines_later = any(s.field in ("action", "dialogue") for s in later[1:])
+        spoke = "action" in found or "dialogue" in found
+        if (
+            cued
+            and spoke
+            and (
+                (seg.field in ("action", "dialogue") and seg.field in found)
+                or (seg.field == "thought" and lines_later)
+            )
+        ):
             return found, moved, True  # a second reply block after the first one closed
         if seg.field == "thought":
             found.setdefault("thought", []).append(seg.text)
@@ -215,6 +225,11 @@ def parse_reply(
     if moved:
         values["thought"] = "\n".join([values["thought"], *moved]).strip()
     values["cue"] = values["cue"].split("\n")[0].strip() if values["cue"] else ""
+    if cast and values["cue"] and match_cue(values["cue"], cast) is None:
+        # A cue that names nobody ("Next: make him confess") is the model's note, not a name:
+        # private, like any other text a label put in the wrong place.
+        values["thought"] = "\n".join([values["thought"], values["cue"]]).strip()
+        values["cue"] = ""
     for field, cap in CAPS.items():
         values[field], was_cut = clip(values[field], cap, "" if field == "cue" else "…")
         if was_cut:

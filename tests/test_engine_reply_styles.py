@@ -256,3 +256,20 @@ def test_json_like_noise_never_raises(text):
 )
 def test_the_stage_managers_pick_is_read_from_prose_markdown_and_json(cast, answer, expected):
     assert read_stage_manager(answer, cast) == expected
+
+
+@pytest.mark.parametrize(
+    "read, text, expected",
+    [
+        # fields in another order are one turn, not a second block
+        (en, "Cue: Bob\nThought: t\nDialogue: Hi.", ("t", "", "Hi.", "Bob")),
+        (zh, "丟球：刑警\n想法：想\n台詞：「好。」", ("想", "", "「好。」", "刑警")),
+        # a cue that names nobody is the model's note: private, the stage manager decides
+        (en, "Thought: t\nNext: make him confess.\nDialogue: Hi.", ("t\nmake him confess.", "", "Hi.", "")),
+        (zh, "想法：想\n下一位：讓他先認罪\n台詞：「好。」", ("想\n讓他先認罪", "", "「好。」", "")),
+        (en, "<thought>t</thought><dialogue>Hi.</dialogue><cue>@Robert</cue>", ("t", "", "Hi.", "@Robert")),
+    ],
+)  # fmt: skip
+def test_a_cue_is_a_name_wherever_it_stands(read, text, expected):
+    reply = read(text)
+    assert reply.ok and fields(reply) == expected and not reply.wrote_for_others
