@@ -10,14 +10,19 @@ per style:
 - published as meant: the public fields (action, dialogue, cue) equal the expected ones;
 - leaks: replies where a secret word from a private part appears in a public field (must be 0);
 - wrote for others: replies flagged for a line written for another cast member, of those that
-  hold one.
+  hold one;
+
+then a second table: milliseconds to read runaway replies of MAX_REPLY_CHARS characters (the
+shapes that make a careless parser quadratic), by the actor reader and the stage manager's.
 
     python bench/bench_replies.py
 """
 
 from __future__ import annotations
 
+import statistics
 import sys
+import time
 from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,7 +31,8 @@ import yaml
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from engine.reply import Reply, parse_reply  # noqa: E402
+from engine.casting import read_stage_manager  # noqa: E402
+from engine.reply import MAX_REPLY_CHARS, Reply, parse_reply  # noqa: E402
 
 CORPUS = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "replies" / "corpus.yaml"
 
@@ -87,6 +93,40 @@ def row(label: str, verdicts: list[Verdict]) -> str:
     )
 
 
+N = MAX_REPLY_CHARS
+RUNAWAY = {
+    "40k blank lines": "\n" * N,
+    "40k label lines": "Thought: x\n" * (N // 11),
+    "4k opening tags": "<dialogue>" * (N // 10),
+    "40k braces": "{" * N,
+    "unterminated JSON strings": '{"a": "' * (N // 7),
+    "a 10k-item JSON list": '{"dialogue": [' + '"a",' * (N // 4) + "]}",
+    "40k open brackets": "(" * N,
+    "40k asterisks": "*" * N,
+    "40k name prefixes": "Alice:" * (N // 6),
+}
+
+
+def _ms(read, text: str) -> float:
+    runs = []
+    for _ in range(3):
+        start = time.perf_counter()
+        read(text)
+        runs.append(1000 * (time.perf_counter() - start))
+    return statistics.median(runs)
+
+
+def runaway_table(data: dict) -> list[str]:
+    cast = {name: tuple(aliases) for name, aliases in data["cast"]["en"].items()}
+    out = ["| runaway reply | actor reader (ms) | stage manager reader (ms) |", "|---|---:|---:|"]
+    for name, text in RUNAWAY.items():
+        actor = _ms(lambda t: parse_reply(t, speaker="Alice", cast=cast), text)
+        out.append(
+            f"| {name} | {actor:.0f} | {_ms(lambda t: read_stage_manager(t, cast), text):.0f} |"
+        )
+    return out
+
+
 def main() -> None:
     data, cases = load()
     verdicts = [judge(data, case) for case in cases]
@@ -100,6 +140,8 @@ def main() -> None:
     print(row("**all**", verdicts))
     for style, group in by_style.items():
         print(row(style, group))
+    print()
+    print("\n".join(runaway_table(data)))
     missed = [(c, v) for c, v in zip(cases, verdicts, strict=True) if not v.as_meant or v.leaked]
     for case, _ in missed:
         print(f"\nnot as meant ({case['style']}, {case['lang']}): {case['reply'][:80]!r}")

@@ -10,6 +10,7 @@ secret. Pure functions.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 # Words a model uses for private text: bracketed (`(reasoning: …)`, 【內心】) or as a label.
 _EN_WORDS = (
@@ -71,12 +72,14 @@ def _distance(a: str, b: str) -> int:
     return row[-1]
 
 
+@lru_cache(maxsize=4096)
 def is_private_tag(name: str) -> bool:
     """A tag name a model uses for private text, in any case and with near-miss spellings."""
     key = re.sub(r"[^a-z]", "", name.lower())
     if key in _PRIVATE_WORDS:
         return True
-    return len(key) >= 5 and any(
+    # Within two edits of "thinking" a name has at most 10 letters: longer ones are not checked.
+    return 5 <= len(key) <= 10 and any(
         _distance(key, word) <= (1 if len(word) <= 5 else 2)
         for word in ("thought", "think", "thinking")
     )

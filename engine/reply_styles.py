@@ -56,7 +56,7 @@ _LABEL = re.compile(
     rf"(?P<colon>[:：])?[ \t]*(?P<em3>[*_]{{1,3}})?(?P<rest>.*)",
     re.I,
 )
-_BLANK = re.compile(r"[ \t]*")
+_BY_WORD = {word.lower(): field for word, field in LABELS.items()}
 _QUOTE = re.compile(r"^[ \t]*>[ \t]?")  # a markdown blockquote around a line
 _HEADING = re.compile(r"[ \t]*#{1,6}[ \t]")
 _GESTURE = re.compile(r"\*([^*\n]+)\*[ \t]*|[（(]([^()（）\n]+)[)）][ \t]*(?=\S)")
@@ -80,9 +80,7 @@ def label_of(line: str) -> tuple[str, str] | None:
         pass  # "### Dialogue" or "**Dialogue**" alone on its line
     else:
         return None
-    word = re.sub(r"\s+", " ", m.group("word")).lower()
-    field = next(v for k, v in LABELS.items() if k.lower() == word)
-    return field, rest
+    return _BY_WORD[" ".join(m.group("word").split()).lower()], rest
 
 
 def unwrap(text: str) -> str:
@@ -182,12 +180,20 @@ def read_labels(text: str, lines: CastLines, offset: int = 0) -> tuple[list[Segm
 
     def close() -> None:
         if field is not None:
-            said = "\n".join(_QUOTE.sub("", line) for line in body) if field != "thought" else None
-            out.append(Segment(field, unwrap((said or "\n".join(body)).strip()), start))
+            kept = body if field == "thought" else [_QUOTE.sub("", line) for line in body]
+            out.append(Segment(field, unwrap("\n".join(kept).strip()), start))
 
     pos = 0
+    spoken = False  # the open public field has text (a blank line after it ends it)
     for line in text.split("\n"):
         at, pos = pos, pos + len(line) + 1
+        if not line.strip():
+            if field is not None and field != "thought" and spoken:
+                close()  # a public field ends at a blank line; what follows is stray prose
+                field = None
+            elif field is not None:
+                body.append(line)
+            continue
         if field != "thought" and lines.others_line(line) == 0:
             close()
             return out, offset + at
@@ -201,16 +207,14 @@ def read_labels(text: str, lines: CastLines, offset: int = 0) -> tuple[list[Segm
                 # A script line: "Alice: *leans in* I know." acts, then speaks.
                 out.append(Segment("action", gesture.group(1) or gesture.group(2), offset + at))
                 first = first[gesture.end() :]
-            body, start = [first], offset + at
+            body, start, spoken = [first], offset + at, bool(first.strip())
         elif field is None:
             continue  # prose outside every field is never published
         elif field != "thought" and _HEADING.match(line):
             close()  # another section ("# Director's note") is not this field's text
             field = None
-        elif _BLANK.fullmatch(line) and field != "thought" and any(b.strip() for b in body):
-            close()  # a public field ends at a blank line; what follows is stray prose
-            field = None
         else:
             body.append(line)
+            spoken = True
     close()
     return out, None
