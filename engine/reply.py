@@ -144,7 +144,7 @@ def _read(text: str, lines: CastLines) -> tuple[list[Segment], int | None]:
     was tagged) or labelled lines. Private tags and comments there go to the thought.
     """
     segments, gaps = _read_tags(text, lines)
-    tagged_public = any(s.field in PUBLIC for s in segments)
+    tagged_public = any(s.field in ("action", "dialogue") for s in segments)
     stop: int | None = None
     for a, b in gaps:
         public, private = remove_markers(text[a:b])

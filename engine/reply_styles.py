@@ -52,18 +52,31 @@ _EMPH = r"[*_]{0,3}"
 _PAREN = r"(?:[（(][^()（）\n]{0,40}[)）][ \t]*)?"  # "Alice (quietly):", "Dialogue (spoken):"
 _LABEL = re.compile(
     rf"{_LEAD}(?P<hash>#{{1,6}}[ \t]*)?(?P<em1>[*_]{{1,3}})?[ \t]*(?P<br>[\[【][ \t]*)?"
-    rf"(?P<word>{_WORDS})[ \t]*(?(br)[\]】][ \t]*){_PAREN}(?P<em2>[*_]{{1,3}})?[ \t]*"
+    rf"(?:(?P<owner>[^\s:：*_\[\]【】]{{1,24}}?)(?:['’]s[ \t]+|[ \t]*的))?(?P<word>{_WORDS})[ \t]*(?(br)[\]】][ \t]*){_PAREN}(?P<em2>[*_]{{1,3}})?[ \t]*"
     rf"(?P<colon>[:：])?[ \t]*(?P<em3>[*_]{{1,3}})?(?P<rest>.*)",
     re.I,
 )
+_BRACKETED = re.compile(r"[ \t]*[\[(（【][ \t]*(.+?)[ \t]*[\])）】][ \t]*")
+_COLON = re.compile(r"[:：]")
 _BY_WORD = {word.lower(): field for word, field in LABELS.items()}
 _QUOTE = re.compile(r"^[ \t]*>[ \t]?")  # a markdown blockquote around a line
 _HEADING = re.compile(r"[ \t]*#{1,6}[ \t]")
 _GESTURE = re.compile(r"\*([^*\n]+)\*[ \t]*|[（(]([^()（）\n]+)[)）][ \t]*(?=\S)")
 
 
-def label_of(line: str) -> tuple[str, str] | None:
-    """(field, text after the label) when `line` opens a field, else None."""
+def label_of(line: str) -> tuple[str, str, str] | None:
+    """(field, text after the label, whose label it is) when `line` opens a field, else None.
+
+    The owner is a name before the label ("Alice's thought:", "律師的台詞：", else ""); a line
+    wholly in brackets ("(Thinking: …)", "[Alice's thought: …]") is read without them.
+    """
+    found = _label(line)
+    if found is None and (inner := _BRACKETED.fullmatch(line)) is not None:
+        found = _label(inner.group(1)) if _COLON.search(inner.group(1)) else None
+    return found
+
+
+def _label(line: str) -> tuple[str, str, str] | None:
     m = _LABEL.fullmatch(line)
     if m is None:
         return None
@@ -80,7 +93,7 @@ def label_of(line: str) -> tuple[str, str] | None:
         pass  # "### Dialogue" or "**Dialogue**" alone on its line
     else:
         return None
-    return _BY_WORD[" ".join(m.group("word").split()).lower()], rest
+    return _BY_WORD[" ".join(m.group("word").split()).lower()], rest, m.group("owner") or ""
 
 
 def unwrap(text: str) -> str:
@@ -198,10 +211,16 @@ def read_labels(text: str, lines: CastLines, offset: int = 0) -> tuple[list[Segm
             close()
             return out, offset + at
         label = label_of(line)
+        owner = lines.whose(label[2]) if label is not None and label[2] else "own"
+        if owner == "other":
+            close()  # "Bob's line:" is Bob's
+            return out, offset + at
+        if not owner:
+            label = None  # "his line: …" inside a thought is the thought's text, not a label
         own = lines.own_prefix(line) if label is None else 0
         if label is not None or own:
             close()
-            field, first = label if label is not None else ("dialogue", line[own:].strip())
+            field, first = label[:2] if label is not None else ("dialogue", line[own:].strip())
             gesture = _GESTURE.match(first) if label is None else None
             if gesture is not None and not has_private(gesture.group(0)):
                 # A script line: "Alice: *leans in* I know." acts, then speaks.
