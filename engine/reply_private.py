@@ -153,7 +153,7 @@ def split_private(value: str) -> tuple[str, list[str]]:
     if label is not None:
         private.append(said[label.end() :])
         said = said[: label.start()]
-    if private:  # "Hi. (thinking: …) ok" reads "Hi. ok", not "Hi.  ok"
+    if len(said) != len(value):  # "Hi. (thinking: …) ok" reads "Hi. ok", not "Hi.  ok"
         said = _GAP.sub(" ", said)
     return said, [p.strip() for p in private if p.strip()]
 

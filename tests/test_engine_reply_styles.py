@@ -273,3 +273,19 @@ def test_the_stage_managers_pick_is_read_from_prose_markdown_and_json(cast, answ
 def test_a_cue_is_a_name_wherever_it_stands(read, text, expected):
     reply = read(text)
     assert reply.ok and fields(reply) == expected and not reply.wrote_for_others
+
+
+@pytest.mark.parametrize(
+    "aside",
+    [
+        "【scratchpad】SECRET", "<notes to self: SECRET>", "（推理：SECRET）", "[note to self: SECRET]",
+        "(Notes to self) SECRET", "【分析】SECRET", "<Analysis>SECRET", "[Scratchpad: SECRET]",
+        "(reasoning) SECRET", "(analysis: SECRET)", "(private note: SECRET)",
+        "<private-note>SECRET</private-note>", "<note_to_self>SECRET</note_to_self>",
+        "（心裡話：SECRET）", "【OS】SECRET", "(OS) SECRET",
+    ],
+)  # fmt: skip
+def test_reasoning_scratchpads_and_notes_to_self_in_any_bracket_are_private(aside):
+    reply = en(f"<thought>t</thought><dialogue>Hi. {aside} ok</dialogue>")
+    assert "SECRET" not in reply.dialogue and reply.dialogue.startswith("Hi.")
+    assert "  " not in reply.dialogue
