@@ -7,6 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from engine.reply import parse_reply
+from engine.reply_private import has_private
 from engine.sanitize import clean_text
 
 WELL_FORMED = "<thought>他在說謊。</thought>\n<action>拍桌子</action>\n<dialogue>「說！」</dialogue>\n<cue>律師</cue>"
@@ -124,6 +125,7 @@ safe_text = (
     )
     .map(str.strip)
     .filter(bool)
+    .filter(lambda s: not has_private(s))  # "OS:", "想法：": private labels have their tests
 )
 
 
@@ -146,7 +148,7 @@ def test_anything_said_inside_a_closed_dialogue_stays_dialogue(text):
     reply = parse_reply(f"<thought>t</thought><dialogue>{text}</dialogue>")
     lowered = text.lower().replace(" ", "")
     # Tags and brackets may be private markers (moved to the thought); those have their tests.
-    if not any(tag in lowered for tag in ("<", "(", "（", "【", "[")):
+    if not any(tag in lowered for tag in ("<", "(", "（", "【", "[")) and not has_private(text):
         said = clean_text(text)
         clean = "\n".join(line.rstrip() for line in said.strip().split("\n")).strip()
         assert reply.thought == "t"
