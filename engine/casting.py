@@ -194,18 +194,20 @@ def read_stage_manager(text: str, cast: Mapping[str, Sequence[str]]) -> tuple[st
     text = text.strip()
     reason_match = _REASON.search(text)
     reason = reason_match.group(1).strip() if reason_match else ""
-    candidates: list[str] = []
-    if (found := _json_pick(text)) is not None:
-        candidates.append(found[0])
-        reason = found[1] or reason
-    if (next_match := _NEXT.search(text)) is not None:
-        candidates.append((next_match.group(1) or next_match.group(2)).split("\n")[0])
-    candidates.append(text.split("\n")[0])
-    candidates.extend(a or b for a, b in _BOLD.findall(text))
+    found = _json_pick(text)
+    next_match = _NEXT.search(text) if found is None else None
+    if found is not None:  # an explicit answer is the only candidate
+        candidates, reason = [found[0]], found[1] or reason
+    elif next_match is not None:
+        candidates = [(next_match.group(1) or next_match.group(2)).split("\n")[0]]
+    else:
+        candidates = [text.split("\n")[0], *(a or b for a, b in _BOLD.findall(text))]
     for candidate in candidates:
         picked = match_cue(candidate, cast)
         if picked is not None:
             return (None if picked == ANY else picked), reason
+    if found is not None or next_match is not None:
+        return None, reason  # it named someone who cannot answer: ask again, do not guess
     body = text[: reason_match.start()] if reason_match and reason_match.start() else text
     return _named(body, cast), reason
 

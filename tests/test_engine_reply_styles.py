@@ -247,6 +247,8 @@ def test_json_like_noise_never_raises(text):
         (EN, "Alice and Bob both could.", (None, "")),
         (EN, '{"next": "ANY"}', (None, "")),
         (EN, '{"next": 3, "reason": "x"}', (None, "")),
+        (EN, "NEXT: Dave\nAlice might also do.", (None, "")),  # a label naming nobody: re-ask
+        (EN, '{"next": "Dave", "reason": "Bob is busy"}', (None, "Bob is busy")),
         (ZH, "下一位：林小姐\n理由：她被點名", ("林小姐", "她被點名")),
         (ZH, "**律師**應該接話，因為刑警剛指控了他。", ("律師", "")),
         (ZH, "我覺得應該由刑警回應，因為林小姐剛剛指控了他。", ("刑警", "")),
