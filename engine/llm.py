@@ -19,6 +19,8 @@ import threading
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
+from engine import caching
+from engine.caching import Pieces
 from engine.catalog import Phrase
 from engine.config import DEFAULT_RETRIES, DEFAULT_TURN_TIMEOUT, Config, default_config
 from engine.errors import CircusError, ModelError
@@ -64,15 +66,21 @@ class ModelCall:
     max_tokens: int | None = None
     retries: int = DEFAULT_RETRIES
     extra: dict[str, Any] = field(default_factory=dict)
+    # The messages cut where they stay identical call to call (engine.caching): models whose
+    # prompt cache needs breakpoints get them as marked content blocks; others read the text.
+    pieces: tuple[Pieces | None, ...] = ()
 
 
 @dataclass(frozen=True)
 class ModelReply:
     text: str
     model: str
-    prompt_tokens: int = 0
+    prompt_tokens: int = 0  # all of them, read from the provider's cache or not
     completion_tokens: int = 0
-    cost_usd: float | None = None
+    cost_usd: float | None = None  # at the provider's cache read and write rates
+    cached_tokens: int = 0  # prompt tokens read from the provider's cache
+    cache_write_tokens: int = 0  # prompt tokens written to it (Anthropic bills them extra)
+    cache_saved_usd: float = 0.0  # what the call would have cost uncached, minus cost_usd
 
 
 @dataclass(frozen=True)
@@ -232,7 +240,7 @@ async def _call_once(
 ) -> ModelReply:
     kwargs: dict[str, Any] = {
         "model": model,
-        "messages": [dict(m) for m in call.messages],
+        "messages": caching.request_messages(call.messages, call.pieces, model),
         "timeout": call.timeout,
         "num_retries": 0,
     }
@@ -252,13 +260,42 @@ async def _call_once(
     usage = getattr(response, "usage", None)
     prompt_tokens = int(getattr(usage, "prompt_tokens", 0) or 0)
     completion_tokens = int(getattr(usage, "completion_tokens", 0) or 0)
+    cost = _cost(litellm, response, model)
+    cached, written = caching.cache_tokens(usage)
     return ModelReply(
         text=text,
         model=model,
         prompt_tokens=prompt_tokens,
         completion_tokens=completion_tokens,
-        cost_usd=_cost(litellm, response, model),
+        cost_usd=cost,
+        cached_tokens=cached,
+        cache_write_tokens=written,
+        cache_saved_usd=_saved(
+            litellm, model, prompt_tokens, completion_tokens, cost, cached, written
+        ),
     )
+
+
+def _saved(
+    litellm: Any,
+    model: str,
+    prompt: int,
+    completion: int,
+    cost: float | None,
+    read: int,
+    wrote: int,
+) -> float:
+    """What the provider's prompt cache saved on one call: its price with every prompt token at
+    the full input rate, minus what it cost (a cache write alone can make this negative)."""
+    if cost is None or not (read or wrote) or model.split("/", 1)[0] in LOCAL_PROVIDERS:
+        return 0.0
+    try:
+        full = litellm.cost_per_token(
+            model=model, prompt_tokens=prompt, completion_tokens=completion
+        )
+        return float(sum(full)) - cost
+    except Exception:  # no price for the model: nothing known to have been saved
+        return 0.0
 
 
 def _cost(litellm: Any, response: Any, model: str) -> float | None:
