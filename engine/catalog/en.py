@@ -241,6 +241,9 @@ TEXT: dict[str, str] = {
     "report.roles_table": "| Role | Model | Prompt tokens | Completion tokens | Cost |",
     "report.stage_manager": "stage manager",
     "report.no_calls": "(no model calls recorded for this take)",
+    # --- cache: the take report's prompt-cache table
+    "report.cache": "### Prompt cache",
+    "report.cache_table": "| Model | Prompt tokens | Read from cache | Cached share | Written to cache | Saved |",
     "report.picks": "## Picks",
     "report.none_yet": "(none yet)",
     "report.turn": "turn {turn}",
