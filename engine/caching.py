@@ -66,10 +66,9 @@ def request_messages(
         left -= len(chosen)
         blocks: list[dict[str, Any]] = []
         for j, part in enumerate(cut.parts):
-            if not part:
-                continue  # Anthropic refuses an empty text block; an empty piece adds nothing
-            blocks.append({"type": "text", "text": part})
-            if j in chosen:
+            if part:  # Anthropic refuses an empty text block; an empty piece adds nothing
+                blocks.append({"type": "text", "text": part})
+            if j in chosen and blocks:  # a prefix ending at an empty piece ends a block earlier
                 blocks[-1]["cache_control"] = dict(EPHEMERAL)
         out.append({**message, "content": blocks})
     return out
