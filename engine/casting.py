@@ -13,6 +13,8 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 
 from engine.names import is_everyone
+from engine.reply_json import parse
+from engine.reply_private import split_private
 from engine.turns import ANY
 
 _HONORIFICS = (
@@ -111,21 +113,101 @@ def next_speaker(
     return Choice(None, "stage_manager")
 
 
-_NEXT = re.compile(r"(?:NEXT|下一位|next speaker)\s*[:：]\s*(.+)", re.I)
-_REASON = re.compile(r"(?:REASON|理由|原因)\s*[:：]\s*(.+)", re.I | re.S)
+# The stage manager's pick, as models write it: a `NEXT:` label (bold, a heading, Chinese), a
+# JSON object, a name in bold, or a sentence naming who should speak.
+_NEXT = re.compile(
+    r"(?:^|\n)[ \t>*_#-]*(?:next(?:\s+speaker)?|pick|choice|下一位|下一個|下一个|接話|接话)"
+    r"[ \t*_]*(?:is[ \t]*)?(?:[:：][ \t*_]*(.+)|\n+[ \t*_]*(.+))",
+    re.I,
+)
+_REASON = re.compile(
+    r"(?:^|\n)[ \t>*_#-]*(?:REASON|why|理由|原因)[ \t*_]*[:：][ \t*_]*(.+)", re.I | re.S
+)
+_BOLD = re.compile(r"\*\*([^*\n]{1,64})\*\*|__([^_\n]{1,64})__")
+_NEXT_KEYS = {"next", "nextspeaker", "speaker", "pick", "choice", "actor", "name", "下一位"}
+_REASON_KEYS = {"reason", "why", "because", "理由", "原因"}
+# Words around a name that say "this one speaks next", in the sentences models write.
+_AFTER = re.compile(
+    r"\W{0,3}(?:should|would|could|must|needs? to|ought|is best|is next|speaks?|goes|answers?|"
+    r"responds?|repl(?:y|ies)|takes? the floor|next|應該|应该|接|回答|回應|回应|發言|发言|說|说|來|来)",
+    re.I,
+)
+_BEFORE = re.compile(
+    r"(?:next (?:speaker )?(?:is|should be)|let|pick|choose|go with|over to|turn to|由|讓|让|請|请|"
+    r"輪到|轮到|選|选|交給|交给|是)\W{0,3}$",
+    re.I,
+)
+
+
+def _json_pick(text: str) -> tuple[str, str] | None:
+    pos = text.find("{")
+    for _ in range(10):
+        if pos < 0:
+            return None
+        parsed = parse(text, pos)
+        if parsed is not None and isinstance(parsed[0], dict):
+            keys = {re.sub(r"[\W_]+", "", str(k)).casefold(): v for k, v in parsed[0].items()}
+            pick = next(
+                (v for k, v in keys.items() if k in _NEXT_KEYS and isinstance(v, str)), None
+            )
+            if pick is not None:
+                why = next(
+                    (v for k, v in keys.items() if k in _REASON_KEYS and isinstance(v, str)), ""
+                )
+                return pick, why.strip()
+        pos = text.find("{", pos + 1)
+    return None
+
+
+def _named(text: str, cast: Mapping[str, Sequence[str]]) -> str | None:
+    """The one cast member a sentence says should speak next (None when it is not clear)."""
+    forms = sorted(
+        ((form, name) for name, aliases in cast.items() for form in (name, *aliases) if form),
+        key=lambda f: -len(f[0]),
+    )
+    seen: dict[str, int] = {}
+    taken: list[tuple[int, int]] = []
+    for form, name in forms:
+        edge = r"(?<![A-Za-z])" if form[:1].isascii() else ""
+        tail = r"(?![A-Za-z])" if form[-1:].isascii() else ""
+        for m in re.finditer(edge + re.escape(form) + tail, text, re.I):
+            if any(a < m.end() and m.start() < b for a, b in taken):
+                continue  # part of a longer name already counted ("林小姐" holds "林")
+            taken.append((m.start(), m.end()))
+            score = bool(_AFTER.match(text, m.end())) + bool(_BEFORE.search(text[: m.start()]))
+            seen[name] = max(seen.get(name, 0), score)
+    if len(seen) == 1:
+        return next(iter(seen))
+    best = max(seen.values(), default=0)
+    top = [name for name, score in seen.items() if score == best]
+    return top[0] if best > 0 and len(top) == 1 else None
 
 
 def read_stage_manager(text: str, cast: Mapping[str, Sequence[str]]) -> tuple[str | None, str]:
-    """The stage manager's pick (a cast name or None when invalid) and its stated reason."""
-    text = (text or "").strip()
+    """The stage manager's pick (a cast name or None when invalid) and its stated reason.
+
+    Reads `NEXT:`/`REASON:` labels in any markdown, a JSON object (`next`, `reason`), a name in
+    bold, or a sentence that names one cast member to speak. Private reasoning (`<think>`) is
+    not read for names.
+    """
+    text, _ = split_private((text or "").strip())
+    text = text.strip()
     reason_match = _REASON.search(text)
     reason = reason_match.group(1).strip() if reason_match else ""
-    next_match = _NEXT.search(text)
-    candidate = next_match.group(1).split("\n")[0] if next_match else text.split("\n")[0]
-    picked = match_cue(candidate, cast)
-    if picked == ANY:
-        picked = None
-    return picked, reason
+    candidates: list[str] = []
+    if (found := _json_pick(text)) is not None:
+        candidates.append(found[0])
+        reason = found[1] or reason
+    if (next_match := _NEXT.search(text)) is not None:
+        candidates.append((next_match.group(1) or next_match.group(2)).split("\n")[0])
+    candidates.append(text.split("\n")[0])
+    candidates.extend(a or b for a, b in _BOLD.findall(text))
+    for candidate in candidates:
+        picked = match_cue(candidate, cast)
+        if picked is not None:
+            return (None if picked == ANY else picked), reason
+    body = text[: reason_match.start()] if reason_match and reason_match.start() else text
+    return _named(body, cast), reason
 
 
 def next_on_stage(

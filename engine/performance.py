@@ -92,6 +92,7 @@ class Performance:
     repaired: bool = False
     fallback: bool = False
     raw: str = ""
+    wrote_for_others: bool = False  # a reply held a line for another cast member (cut off)
 
 
 def fallback_reply(best: Reply, raw: str, language: str) -> Reply:
@@ -104,7 +105,9 @@ def fallback_reply(best: Reply, raw: str, language: str) -> Reply:
     action = best.action
     if not action and not best.dialogue:
         action = say("prompt.stays_silent", language)
-    return Reply(thought, action, best.dialogue, best.cue, best.has_cue, (), best.cut)
+    return Reply(
+        thought, action, best.dialogue, best.cue, best.has_cue, (), best.cut, best.wrote_for_others
+    )
 
 
 def _score(reply: Reply) -> int:
@@ -164,9 +167,11 @@ async def perform(
     )
     first = await models.complete(call, gate=gate)
     usage = _usage(first)
-    reply = parse_reply(first.text)
+    # Knowing who speaks and the cast, the reader strips "Name:" and cuts lines for others.
+    cast = state.aliases()
+    reply = parse_reply(first.text, speaker=actor, cast=cast)
     if reply.ok:
-        return Performance(reply, usage, raw=first.text)
+        return Performance(reply, usage, raw=first.text, wrote_for_others=reply.wrote_for_others)
     again = await models.complete(
         replace(
             call,
@@ -181,11 +186,12 @@ async def perform(
         gate=gate,
     )
     usage = usage + _usage(again)
-    second = parse_reply(again.text)
+    second = parse_reply(again.text, speaker=actor, cast=cast)
+    others = reply.wrote_for_others or second.wrote_for_others
     if second.ok:
-        return Performance(second, usage, repaired=True, raw=again.text)
+        return Performance(second, usage, repaired=True, raw=again.text, wrote_for_others=others)
     best, raw = (second, again.text) if _score(second) >= _score(reply) else (reply, first.text)
-    return Performance(fallback_reply(best, raw, state.language), usage, True, True, raw)
+    return Performance(fallback_reply(best, raw, state.language), usage, True, True, raw, others)
 
 
 @dataclass(frozen=True)

@@ -1,25 +1,33 @@
-"""Reading an actor's reply: `<thought>`, `<action>`, `<dialogue>`, `<cue>`, tolerantly.
+"""Reading an actor's reply into `thought`, `action`, `dialogue` and `cue`, in any common style.
 
-Models break formats, so the parser accepts missing closing tags, code fences, stray prose,
-upper case and near-miss tag names, and reports each problem in words a repair prompt can
-quote. A field ends at its own closing tag when there is one; untagged prose is never
-published. Private markers inside a public field (a nested `<thought>`, `<think>`, an HTML
-comment, a bracketed inner voice such as 「（內心：…）」) are moved to the thought, never published.
-Every string is sanitised (engine.sanitize) and cut at a documented cap. Pure functions.
+Models drift from the taught tags, so the reader also takes tags with attributes, markdown
+labels and headings, `Label:` lines, the speaker's name as a script prefix, and JSON (see
+engine.reply_styles and engine.reply_json), in English and Chinese, and names each problem in
+words a repair prompt can quote. Invariants: untagged prose is never published; whatever is
+marked private, in any style, goes to the thought (engine.reply_private); a line written for
+another cast member is cut off with all that follows and flagged (`wrote_for_others`). Every
+string is sanitised (engine.sanitize) and cut at a documented cap. Pure functions.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from engine.reply_json import read_json
+from engine.reply_private import is_private_tag, remove_markers, split_private
+from engine.reply_styles import CastLines, Segment, cast_lines, read_labels
 from engine.sanitize import clean_text, clip
+
+__all__ = ["CAPS", "MAX_REPLY_CHARS", "Reply", "is_private_tag", "parse_reply", "split_private"]
 
 # Caps on what one reply may put on the record (characters). A line longer than ~1500
 # characters is a monologue no five-minute scene needs, and at Discord's 2000-character limit a
 # whole turn still fits in two posts. The thought is private and may run longer. A cue is a name.
 CAPS = {"thought": 4000, "action": 600, "dialogue": 1500, "cue": 64}
 MAX_REPLY_CHARS = 40_000  # read no further into a runaway reply (a 5 MB answer is cut here)
+PUBLIC = ("action", "dialogue", "cue")
 
 _FIELDS = {
     "thought": "thought",
@@ -34,7 +42,9 @@ _FIELDS = {
     "cue": "cue",
 }
 _NAMES = "|".join(sorted(_FIELDS, key=len, reverse=True))
-_OPEN = re.compile(rf"<\s*({_NAMES})\s*(/)?\s*>", re.I)
+# A field's opening tag, in any case, with attributes (`<dialogue speaker="Alice">`) or closed
+# on itself (`<cue/>`).
+_OPEN = re.compile(rf"<\s*({_NAMES})(?![\w-])((?:\s[^<>]*?)?)\s*(/)?\s*>", re.I)
 _CLOSE = {
     field: re.compile(
         rf"<\s*/\s*(?:{'|'.join(k for k, v in _FIELDS.items() if v == field)})\s*>", re.I
@@ -47,91 +57,11 @@ _ANY_CLOSE = re.compile(rf"<\s*/\s*(?:{_NAMES})\s*>", re.I)
 _PUBLIC_CLOSE = re.compile(
     rf"<\s*/\s*(?:{'|'.join(k for k, v in _FIELDS.items() if v != 'thought')})\s*>", re.I
 )
+_SPEAKER_ATTR = re.compile(
+    r"\b(?:speaker|name|character|actor|role|by|from|who)\s*=\s*[\"'“‘]?([^\"'”’<>]+)", re.I
+)
 _FENCE = re.compile(r"^\s*```[\w-]*\s*$", re.M)
 _BLANK = re.compile(r"\n[ \t]*\n")
-
-# Where private text may start inside a public field: an HTML comment, any tag (checked by
-# name below), or a bracketed inner voice as Chinese scripts write it.
-_MARKER = re.compile(
-    r"<!--"
-    r"|<\s*(/)?\s*([A-Za-z][\w|-]*)([^<>]*)>"
-    r"|[（(【\[]\s*(?:內心|内心|心聲|心声|心想|心裡話|心里话|OS\s*[:：]|inner (?:thought|voice|monologue)s?)",
-    re.I,
-)
-_BRACKET_CLOSE = re.compile(r"[）)】\]]")
-_PRIVATE_WORDS = {
-    "think", "thinking", "thought", "thoughts", "innerthought", "innerthoughts", "inner",
-    "innermonologue", "innervoice", "monologue", "reasoning", "reflection", "scratchpad",
-    "internal", "private", "backstage", "os", "secret",
-}  # fmt: skip
-
-
-def _distance(a: str, b: str) -> int:
-    row = list(range(len(b) + 1))
-    for i, ca in enumerate(a, 1):
-        prev, row[0] = row[0], i
-        for j, cb in enumerate(b, 1):
-            prev, row[j] = row[j], min(row[j] + 1, row[j - 1] + 1, prev + (ca != cb))
-    return row[-1]
-
-
-def is_private_tag(name: str) -> bool:
-    """A tag name a model uses for private text, in any case and with near-miss spellings."""
-    key = re.sub(r"[^a-z]", "", name.lower())
-    if key in _PRIVATE_WORDS:
-        return True
-    return len(key) >= 5 and any(
-        _distance(key, word) <= (1 if len(word) <= 5 else 2)
-        for word in ("thought", "think", "thinking")
-    )
-
-
-def split_private(value: str) -> tuple[str, list[str]]:
-    """A public field's text without its private parts, and those parts in order.
-
-    An opened private tag runs to its closing tag or, unclosed, to the end of the field; a stray
-    closing private tag makes everything before it private (the model forgot to open it).
-    """
-    public: list[str] = []
-    private: list[str] = []
-    pos = 0
-    while (m := _MARKER.search(value, pos)) is not None:
-        if m.group(0) == "<!--":
-            end = value.find("-->", m.end())
-            stop = len(value) if end < 0 else end + 3
-            public.append(value[pos : m.start()])
-            private.append(value[m.end() : len(value) if end < 0 else end])
-            pos = stop
-        elif m.group(2) is not None:
-            if not is_private_tag(m.group(2)):
-                public.append(value[pos : m.end()])
-                pos = m.end()
-                continue
-            public.append(value[pos : m.start()])
-            if m.group(1):  # a stray closing tag: what came before it was private
-                private.append("".join(public))
-                public = []
-                pos = m.end()
-                continue
-            if m.group(3).strip().endswith("/"):  # <thought/> holds nothing
-                pos = m.end()
-                continue
-            close = _MARKER.search(value, m.end())
-            while close is not None and not (
-                close.group(1) and close.group(2) and is_private_tag(close.group(2))
-            ):
-                close = _MARKER.search(value, close.end())
-            end = close.start() if close is not None else len(value)
-            private.append(value[m.end() : end])
-            pos = close.end() if close is not None else len(value)
-        else:
-            public.append(value[pos : m.start()])
-            close = _BRACKET_CLOSE.search(value, m.end())
-            end = close.end() if close is not None else len(value)
-            private.append(value[m.start() : end])
-            pos = end
-    public.append(value[pos:])
-    return "".join(public), [p.strip() for p in private if p.strip()]
 
 
 @dataclass(frozen=True)
@@ -143,6 +73,7 @@ class Reply:
     has_cue: bool = False
     problems: tuple[str, ...] = ()
     cut: tuple[str, ...] = ()  # fields cut at their cap ("reply" when the whole reply was)
+    wrote_for_others: bool = False  # a line for another cast member was cut off, unpublished
 
     @property
     def ok(self) -> bool:
@@ -154,22 +85,18 @@ def _clean(text: str) -> str:
     return "\n".join(lines).strip()
 
 
-def parse_reply(text: str) -> Reply:
-    """Parse one model reply into its four fields and a list of problems (empty when fine)."""
-    text = clean_text(text or "")
-    cut: list[str] = []
-    if len(text) > MAX_REPLY_CHARS:
-        text, cut = text[:MAX_REPLY_CHARS], ["reply"]
-    text = _FENCE.sub("", text)
-    found: dict[str, list[str]] = {}
+def _read_tags(text: str, lines: CastLines) -> tuple[list[Segment], list[tuple[int, int]]]:
+    """The tagged fields in order, and the stretches of text outside every field."""
+    segments: list[Segment] = []
+    gaps: list[tuple[int, int]] = []
     pos = 0
-    while True:
-        opening = _OPEN.search(text, pos)
-        if opening is None:
-            break
+    while (opening := _OPEN.search(text, pos)) is not None:
+        gaps.append((pos, opening.start()))
         field = _FIELDS[opening.group(1).lower()]
-        if opening.group(2):  # a self-closing tag such as <cue/> is an empty field
-            found.setdefault(field, []).append("")
+        attr = _SPEAKER_ATTR.search(opening.group(2) or "")
+        others = attr is not None and lines.whose(attr.group(1).strip()) == "other"
+        if opening.group(3):  # a self-closing tag such as <cue/> is an empty field
+            segments.append(Segment(field, "", opening.start(), others))
             pos = opening.end()
             continue
         start = opening.end()
@@ -182,7 +109,8 @@ def parse_reply(text: str) -> Reply:
                 if _FIELDS[later.group(1).lower()] == field:
                     same_reopened = later
                     break
-        if closing is not None and same_reopened is None:
+        closed = closing is not None and same_reopened is None
+        if closed:
             end, pos = closing.start(), closing.end()
         else:
             end = pos = reopened.start() if reopened is not None else len(text)
@@ -193,20 +121,96 @@ def parse_reply(text: str) -> Reply:
                 gap = _BLANK.search(text, body, end)
                 if gap is not None:
                     end = gap.start()
+                    gaps.append((end, pos))
         value = text[start:end]
         if closing is None:
             value = (_ANY_CLOSE if field == "thought" else _PUBLIC_CLOSE).sub("", value)
-        found.setdefault(field, []).append(_clean(value))
+        segments.append(Segment(field, _clean(value), opening.start(), others, closed))
+    gaps.append((pos, len(text)))
+    return segments, [(a, b) for a, b in gaps if b > a]
 
+
+def _read(text: str, lines: CastLines) -> tuple[list[Segment], int | None]:
+    """Every field the reply gives, in order, and where a line for someone else starts.
+
+    Tags are read first; the text outside them may hold a JSON object (when no public field
+    was tagged) or labelled lines. Private tags and comments there go to the thought.
+    """
+    segments, gaps = _read_tags(text, lines)
+    tagged_public = any(s.field in PUBLIC for s in segments)
+    stop: int | None = None
+    for a, b in gaps:
+        public, private = remove_markers(text[a:b])
+        if private:
+            segments.append(Segment("thought", "\n".join(private), a))
+        if not tagged_public and (found := read_json(public, a, lines.whose)) is not None:
+            segments.extend(found)
+            tagged_public = True
+            continue
+        labelled, others = read_labels(public, lines, a)
+        segments.extend(labelled)
+        if others is not None:
+            stop = others if stop is None else min(stop, others)
+    segments.sort(key=lambda s: s.pos)
+    return segments, stop
+
+
+def _own_line(text: str, lines: CastLines) -> str:
+    """A public field without the speaker's own name before its lines ("Alice: Hello.")."""
+    return "\n".join(line[lines.own_prefix(line) :] for line in text.split("\n"))
+
+
+def _assemble(
+    segments: list[Segment], stop: int | None, lines: CastLines
+) -> tuple[dict[str, list[str]], list[str], bool]:
+    """The public values per field, the private text moved out of them, and whether the reply
+    wrote for another cast member (that field, or all that follows, is cut off there)."""
+    found: dict[str, list[str]] = {}
     moved: list[str] = []
-    for field in ("action", "dialogue", "cue"):
-        kept = []
-        for value in found.get(field, []):
-            public, private = split_private(value)
-            kept.append(_clean(public))
-            moved.extend(private)
-        if field in found:
-            found[field] = kept
+    cued = wrote = False
+    for i, seg in enumerate(segments):
+        later = segments[i:]
+        if seg.others or (stop is not None and seg.pos >= stop):
+            return found, moved, True
+        if cued and any(s.field in ("action", "dialogue") for s in later):
+            return found, moved, True  # a second reply block after the first one closed
+        if seg.field == "thought":
+            found.setdefault("thought", []).append(seg.text)
+            continue
+        public, private = split_private(seg.text)
+        moved.extend(private)
+        cut = lines.others_line(public) if seg.field != "cue" else None
+        if cut is not None:
+            public = public[:cut]
+        if seg.field != "cue":
+            public = _own_line(public, lines)
+        found.setdefault(seg.field, []).append(_clean(public))
+        cued = cued or seg.field == "cue"
+        wrote = wrote or cut is not None
+        if cut is not None and not seg.closed:
+            # The other's line ran on into whatever came next: nothing after it is this
+            # speaker's. A field closed by its own tag ends that line; the next tag is theirs.
+            return found, moved, True
+    return found, moved, wrote or stop is not None
+
+
+def parse_reply(
+    text: str, *, speaker: str = "", cast: Mapping[str, Sequence[str]] | None = None
+) -> Reply:
+    """Parse one model reply into its four fields and a list of problems (empty when fine).
+
+    `speaker` is who the reply is for and `cast` maps every cast member to their aliases: with
+    them a line prefixed with the speaker's name is read as theirs, and one prefixed with
+    another's is cut off there (`wrote_for_others`).
+    """
+    text = clean_text(text or "")
+    cut: list[str] = []
+    if len(text) > MAX_REPLY_CHARS:
+        text, cut = text[:MAX_REPLY_CHARS], ["reply"]
+    text = _FENCE.sub("", text)
+    lines = cast_lines(speaker, cast)
+    segments, stop = _read(text, lines)
+    found, moved, others = _assemble(segments, stop, lines)
     values = {f: "\n".join(v for v in found.get(f, []) if v) for f in _CLOSE}
     if moved:
         values["thought"] = "\n".join([values["thought"], *moved]).strip()
@@ -215,7 +219,6 @@ def parse_reply(text: str) -> Reply:
         values[field], was_cut = clip(values[field], cap, "" if field == "cue" else "…")
         if was_cut:
             cut.append(field)
-    cue = values["cue"]
     problems: list[str] = []
     if not found:
         problems.append("the reply used none of the tags <thought>, <action>, <dialogue>, <cue>")
@@ -231,8 +234,9 @@ def parse_reply(text: str) -> Reply:
         thought=values["thought"],
         action=values["action"],
         dialogue=values["dialogue"],
-        cue=cue,
+        cue=values["cue"],
         has_cue="cue" in found,
         problems=tuple(problems),
         cut=tuple(cut),
+        wrote_for_others=others,
     )

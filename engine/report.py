@@ -243,6 +243,7 @@ def build_report(data: ReportInput) -> str:
             # A fallback reply was also a failed repair: count it once, as a fallback.
             m["repairs"] += bool(row.get("repaired")) and not row.get("fallback")
             m["fallbacks"] += bool(row.get("fallback"))
+            m["others"] += row.get("wrote_for_others") is True
         if row.get("cost_usd") is not None:
             costs[model] = (costs.get(model) or 0.0) + float(row["cost_usd"])
             role_costs[(role, model)] = (role_costs.get((role, model)) or 0.0) + float(
@@ -257,6 +258,10 @@ def build_report(data: ReportInput) -> str:
                 f"| {model} | {int(m['calls'])} | {int(m['repairs'])} | {int(m['fallbacks'])} | "
                 f"{int(m['prompt'])} | {int(m['completion'])} | {_cost(costs.get(model))} |"
             )
+        wrote = [(model, int(m["others"])) for model, m in sorted(models.items()) if m["others"]]
+        if wrote:
+            counts = ", ".join(f"{model} × {n}" for model, n in wrote)
+            out += ["", t("wrote_for_others", warn=WARN, counts=counts)]
         out += ["", t("per_role"), ""]
         out.append(t("roles_table"))
         out.append("|---|---|---:|---:|---:|")

@@ -130,6 +130,7 @@ class SceneAccess:
                 "reason": reason,
                 "repaired": result.repaired,
                 "fallback": result.fallback,
+                "wrote_for_others": result.wrote_for_others,
             }
         ]
         if sm_usage is not None:

@@ -263,6 +263,8 @@ TEXT: dict[str, str] = {
     "report.reason.start": "run start",
     "report.reason.played": "played by a person",
     "report.reason.unknown": "not recorded",
+    # --- reader: lines a model wrote for other characters (cut off, never published)
+    "report.wrote_for_others": "{warn} Wrote for others — turns whose reply also held a line for another character (cut off there, never published): {counts}",
     # --- two takes compared (engine/takediff.py)
     "diff.take": "take {take}",
     "diff.current": " (current)",

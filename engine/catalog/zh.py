@@ -262,6 +262,8 @@ TEXT: dict[str, str] = {
     "report.reason.start": "開場指定",
     "report.reason.played": "真人演出",
     "report.reason.unknown": "沒有紀錄",
+    # --- reader: 模型替別的角色寫的台詞（已截斷，從未公開）
+    "report.wrote_for_others": "{warn} 替別人寫戲——回覆裡還替別的角色寫了台詞的輪數（已從那裡截斷，從未公開）：{counts}",
     # --- two takes compared (engine/takediff.py)
     "diff.take": "排演 {take}",
     "diff.current": "（目前）",
