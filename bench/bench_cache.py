@@ -118,7 +118,7 @@ def _prompt_and_cached(usage: dict) -> tuple[int, int]:
 async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--turns", type=int, default=40)
-    parser.add_argument("--reply-format", default="tags", choices=("auto", "json", "tags"))
+    parser.add_argument("--reply-format", default="auto", choices=("auto", "json", "tags"))
     args = parser.parse_args()
     print(f"### Prompt caching, {args.turns}-turn take, 4 actors + stage manager\n")
     print(

@@ -272,8 +272,7 @@ async def ask_stage_manager(
             text = str(exc)
             break
         usage = _usage(answer) if usage is None else usage + _usage(answer)
-        # The reason goes to a log and to the director: sanitise. A JSON answer reads as lines.
-        said = clean_text(structured.stage_manager_lines(answer.text))
+        said = clean_text(answer.text)  # the reason goes to a log and to the director: sanitise
         picked, reason = read_stage_manager(said, aliases)
         if picked is not None:
             return Decision(picked, clip(reason or said.strip(), REASON_CAP)[0], usage)

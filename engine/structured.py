@@ -9,7 +9,6 @@ and the schema is sent only where the provider takes one. Pure functions.
 
 from __future__ import annotations
 
-import json
 from typing import Any, Literal
 
 REPLY_FORMATS = ("auto", "json", "tags")
@@ -53,22 +52,3 @@ def request_params(kind: str, fmt: Format, schema_support: bool) -> dict[str, An
             "json_schema": {"name": name, "schema": _schema(fields), "strict": True},
         }
     }
-
-
-def stage_manager_lines(text: str) -> str:
-    """A stage manager's JSON answer as the `NEXT:` / `REASON:` lines casting reads; any other
-    text unchanged (a model may still answer in lines)."""
-    start, end = text.find("{"), text.rfind("}")
-    if start < 0 or end <= start:
-        return text
-    try:
-        data = json.loads(text[start : end + 1])
-    except ValueError:
-        return text
-    if not isinstance(data, dict) or not isinstance(data.get("next"), str):
-        return text
-    reason = data.get("reason")
-    lines = [f"NEXT: {data['next'].strip()}"]
-    if isinstance(reason, str) and reason.strip():
-        lines.append(f"REASON: {reason.strip()}")
-    return "\n".join(lines)
