@@ -16,7 +16,7 @@ import logging
 import os
 import random
 import threading
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from engine import caching
@@ -260,42 +260,35 @@ async def _call_once(
     usage = getattr(response, "usage", None)
     prompt_tokens = int(getattr(usage, "prompt_tokens", 0) or 0)
     completion_tokens = int(getattr(usage, "completion_tokens", 0) or 0)
-    cost = _cost(litellm, response, model)
-    cached, written = caching.cache_tokens(usage)
-    return ModelReply(
+    reply = ModelReply(
         text=text,
         model=model,
         prompt_tokens=prompt_tokens,
         completion_tokens=completion_tokens,
-        cost_usd=cost,
-        cached_tokens=cached,
-        cache_write_tokens=written,
-        cache_saved_usd=_saved(
-            litellm, model, prompt_tokens, completion_tokens, cost, cached, written
-        ),
+        cost_usd=_cost(litellm, response, model),
     )
+    return _with_cache(litellm, reply, getattr(response, "usage", None))
 
 
-def _saved(
-    litellm: Any,
-    model: str,
-    prompt: int,
-    completion: int,
-    cost: float | None,
-    read: int,
-    wrote: int,
-) -> float:
-    """What the provider's prompt cache saved on one call: its price with every prompt token at
-    the full input rate, minus what it cost (a cache write alone can make this negative)."""
-    if cost is None or not (read or wrote) or model.split("/", 1)[0] in LOCAL_PROVIDERS:
-        return 0.0
-    try:
-        full = litellm.cost_per_token(
-            model=model, prompt_tokens=prompt, completion_tokens=completion
-        )
-        return float(sum(full)) - cost
-    except Exception:  # no price for the model: nothing known to have been saved
-        return 0.0
+def _with_cache(litellm: Any, reply: ModelReply, usage: Any) -> ModelReply:
+    """The reply with what the provider's prompt cache did (engine.caching reads the usage) and
+    what that saved: the call's price with every prompt token at the full input rate, minus
+    what it cost (a cache write alone makes it negative)."""
+    read, wrote = caching.cache_tokens(usage)
+    if not (read or wrote):
+        return reply
+    saved = 0.0
+    if reply.cost_usd is not None and reply.model.split("/", 1)[0] not in LOCAL_PROVIDERS:
+        try:
+            full = litellm.cost_per_token(
+                model=reply.model,
+                prompt_tokens=reply.prompt_tokens,
+                completion_tokens=reply.completion_tokens,
+            )
+            saved = float(sum(full)) - reply.cost_usd
+        except Exception:  # no price for the model: nothing known to have been saved
+            saved = 0.0
+    return replace(reply, cached_tokens=read, cache_write_tokens=wrote, cache_saved_usd=saved)
 
 
 def _cost(litellm: Any, response: Any, model: str) -> float | None:

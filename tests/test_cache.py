@@ -18,6 +18,8 @@ from fakeproviders import FakeAnthropic, FakeOpenAI, flatten
 from engine import Config, Rehearsal, llm
 from engine.caching import Pieces, cache_tokens, request_messages, takes_breakpoints
 from engine.prompts import ActorBrief, StageBrief, actor_prompt, stage_manager_prompt
+from engine.report import cache_lines
+from engine.takemeta import carried_rows
 from engine.templates import new_scene
 from engine.turns import Turn
 
@@ -290,3 +292,29 @@ async def test_an_openai_style_providers_cached_tokens_reach_the_usage_rows_and_
     assert (
         int(read) == sum(cached) and share.strip() == f"{round(100 * sum(cached) / int(prompt))}%"
     )
+
+
+ROWS = [
+    {"turn": 1, "take": 1, "model": "anthropic/claude-sonnet-4-5", "prompt_tokens": 1500,
+     "cached_tokens": 0, "cache_write_tokens": 1400, "cache_saved_usd": -0.00105},
+    {"turn": 2, "take": 1, "model": "anthropic/claude-sonnet-4-5", "prompt_tokens": 2500,
+     "cached_tokens": 2000, "cache_write_tokens": 400, "cache_saved_usd": 0.0051},
+    {"turn": 2, "take": 1, "role": "stage_manager", "model": "openai/gpt-4o-mini",
+     "prompt_tokens": 900},  # below any provider's minimum: nothing cached
+]  # fmt: skip
+
+
+def test_the_report_shows_each_caching_models_cached_share_and_savings():
+    assert cache_lines(ROWS, "en") == [
+        "",
+        "### Prompt cache",
+        "",
+        "| Model | Prompt tokens | Read from cache | Cached share | Written to cache | Saved |",
+        "|---|---:|---:|---:|---:|---:|",
+        "| anthropic/claude-sonnet-4-5 | 4000 | 2000 | 50% | 1800 | $0.0041 |",
+    ]
+    assert cache_lines(ROWS[2:], "en") == []  # no provider cached anything: no table
+
+
+def test_a_replays_kept_turns_bring_no_cached_tokens_or_savings_twice():
+    assert cache_lines(carried_rows(ROWS, 2, 2, 1), "en") == []
