@@ -47,6 +47,12 @@ def _float(env: Mapping[str, str], key: str, default: float) -> float:
         return default
 
 
+def _choice(env: Mapping[str, str], key: str, choices: tuple[str, ...]) -> str | None:
+    """One of `choices` (any case), or None — a mistyped value falls back to the default."""
+    value = (_text(env, key) or "").lower()
+    return value if value in choices else None
+
+
 def _strict(env: Mapping[str, str], key: str, default: float, whole: bool) -> float:
     """A number whose typo must not be guessed around (retry counts and their pacing)."""
     text = (env.get(key) or "").strip()
@@ -83,6 +89,7 @@ class Config:
     embedded_threads: int = EMBEDDED_THREADS  # CIRCUS_EMBEDDED_THREADS (at least 1)
     embedded_cache_mb: int = EMBEDDED_CACHE_MB  # CIRCUS_EMBEDDED_CACHE_MB (0: off)
     scripted_latency: float = 0.0  # CIRCUS_SCRIPTED_LATENCY: seconds each scripted call waits
+    reply_format: str | None = None  # CIRCUS_REPLY_FORMAT: auto, json or tags (else: auto)
 
     @classmethod
     def from_env(cls, env: Mapping[str, str]) -> Config:
@@ -110,6 +117,7 @@ class Config:
             embedded_threads=_int(env, "CIRCUS_EMBEDDED_THREADS", EMBEDDED_THREADS, 1),
             embedded_cache_mb=_int(env, "CIRCUS_EMBEDDED_CACHE_MB", EMBEDDED_CACHE_MB, 0),
             scripted_latency=_float(env, "CIRCUS_SCRIPTED_LATENCY", 0.0),
+            reply_format=_choice(env, "CIRCUS_REPLY_FORMAT", ("auto", "json", "tags")),
         )
 
 

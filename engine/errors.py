@@ -111,6 +111,8 @@ class Refused(CircusError):
         self.allowed = tuple(allowed)
         if key == "api_base":
             super().__init__("error.refused.api_base")
+        elif key == "reply_format":
+            super().__init__("error.refused.reply_format")
         else:
             super().__init__(
                 "error.refused.model",

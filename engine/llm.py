@@ -16,9 +16,11 @@ import logging
 import os
 import random
 import threading
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
+from engine import caching
+from engine.caching import Pieces
 from engine.catalog import Phrase
 from engine.config import DEFAULT_RETRIES, DEFAULT_TURN_TIMEOUT, Config, default_config
 from engine.errors import CircusError, ModelError
@@ -64,15 +66,21 @@ class ModelCall:
     max_tokens: int | None = None
     retries: int = DEFAULT_RETRIES
     extra: dict[str, Any] = field(default_factory=dict)
+    # The messages cut where they stay identical call to call (engine.caching): models whose
+    # prompt cache needs breakpoints get them as marked content blocks; others read the text.
+    pieces: tuple[Pieces | None, ...] = ()
 
 
 @dataclass(frozen=True)
 class ModelReply:
     text: str
     model: str
-    prompt_tokens: int = 0
+    prompt_tokens: int = 0  # all of them, read from the provider's cache or not
     completion_tokens: int = 0
-    cost_usd: float | None = None
+    cost_usd: float | None = None  # at the provider's cache read and write rates
+    cached_tokens: int = 0  # prompt tokens read from the provider's cache
+    cache_write_tokens: int = 0  # prompt tokens written to it (Anthropic bills them extra)
+    cache_saved_usd: float = 0.0  # what the call would have cost uncached, minus cost_usd
 
 
 @dataclass(frozen=True)
@@ -232,7 +240,7 @@ async def _call_once(
 ) -> ModelReply:
     kwargs: dict[str, Any] = {
         "model": model,
-        "messages": [dict(m) for m in call.messages],
+        "messages": caching.request_messages(call.messages, call.pieces, model),
         "timeout": call.timeout,
         "num_retries": 0,
     }
@@ -252,13 +260,35 @@ async def _call_once(
     usage = getattr(response, "usage", None)
     prompt_tokens = int(getattr(usage, "prompt_tokens", 0) or 0)
     completion_tokens = int(getattr(usage, "completion_tokens", 0) or 0)
-    return ModelReply(
+    reply = ModelReply(
         text=text,
         model=model,
         prompt_tokens=prompt_tokens,
         completion_tokens=completion_tokens,
         cost_usd=_cost(litellm, response, model),
     )
+    return _with_cache(litellm, reply, getattr(response, "usage", None))
+
+
+def _with_cache(litellm: Any, reply: ModelReply, usage: Any) -> ModelReply:
+    """The reply with what the provider's prompt cache did (engine.caching reads the usage) and
+    what that saved: the call's price with every prompt token at the full input rate, minus
+    what it cost (a cache write alone makes it negative)."""
+    read, wrote = caching.cache_tokens(usage)
+    if not (read or wrote):
+        return reply
+    saved = 0.0
+    if reply.cost_usd is not None and reply.model.split("/", 1)[0] not in LOCAL_PROVIDERS:
+        try:
+            full = litellm.cost_per_token(
+                model=reply.model,
+                prompt_tokens=reply.prompt_tokens,
+                completion_tokens=reply.completion_tokens,
+            )
+            saved = float(sum(full)) - reply.cost_usd
+        except Exception:  # no price for the model: nothing known to have been saved
+            saved = 0.0
+    return replace(reply, cached_tokens=read, cache_write_tokens=wrote, cache_saved_usd=saved)
 
 
 def _cost(litellm: Any, response: Any, model: str) -> float | None:

@@ -13,6 +13,7 @@ from typing import Any
 from engine.config import DEFAULT_TURN_TIMEOUT, Config, default_config
 from engine.llm import EMBEDDED_MODEL, litellm_module
 from engine.soul import Soul
+from engine.structured import IN_PROCESS, Format, chosen_format
 
 EMBEDDED_CONTEXT = 8192  # SmolLM2's trained context; engine.embedded runs it at this size
 UNKNOWN_CONTEXT = 8192  # a model whose context neither we nor litellm's model table know
@@ -67,6 +68,38 @@ def extra_params(model: str, config: Config | None = None) -> dict[str, Any]:
     if _is_ollama(model):
         return {"num_ctx": (config or default_config()).num_ctx}
     return {}
+
+
+def reply_format(
+    model: str,
+    soul: Soul | None,
+    scene: Mapping[str, Any],
+    config: Config | None = None,
+    schema: bool = False,
+) -> Format:
+    """JSON or tags for `model`: soul.md's `reply_format`, then context.md's, then
+    CIRCUS_REPLY_FORMAT, then auto (JSON where the provider holds replies to a schema: `schema`)."""
+    config = config or default_config()
+    setting = _first(
+        soul.settings.get("reply_format") if soul else None,
+        scene.get("reply_format"),
+        config.reply_format,
+    )
+    return chosen_format(model, setting, schema)
+
+
+@functools.lru_cache(maxsize=256)
+def schema_support(model: str) -> bool:
+    """Whether `model`'s provider can hold a reply to a JSON schema: Ollama's `format`, or what
+    litellm's model table says (read offline); never the in-process models."""
+    if model.startswith(IN_PROCESS):
+        return False
+    if _is_ollama(model):
+        return True
+    try:
+        return bool(litellm_module().supports_response_schema(model))
+    except Exception:  # a model litellm cannot place: ask for tags
+        return False
 
 
 def reply_cap(kind: str, config: Config | None = None) -> int:

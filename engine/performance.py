@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass, replace
 
-from engine import llm, tokens
+from engine import llm, structured, tokens
 from engine.casting import longest_silent, read_stage_manager, stage_manager_candidates
 from engine.catalog import say
 from engine.config import Config
@@ -21,6 +21,8 @@ from engine.models import (
     api_base,
     context_tokens,
     extra_params,
+    reply_format,
+    schema_support,
     sent_reply_cap,
     stage_manager_model,
     turn_timeout,
@@ -28,9 +30,9 @@ from engine.models import (
 from engine.prompts import (
     ActorBrief,
     StageBrief,
-    actor_messages,
+    actor_prompt,
     repair_messages,
-    stage_manager_messages,
+    stage_manager_prompt,
     stage_manager_reask,
 )
 from engine.reply import MAX_REPLY_CHARS, Reply, parse_reply
@@ -49,6 +51,9 @@ class Usage:
     completion_tokens: int = 0
     cost_usd: float | None = None
     calls: int = 1
+    cached_tokens: int = 0  # of prompt_tokens, read from the provider's prompt cache
+    cache_write_tokens: int = 0  # of prompt_tokens, written to it
+    cache_saved_usd: float = 0.0  # the uncached price minus cost_usd (engine.llm)
 
     def __add__(self, other: Usage) -> Usage:
         cost = (
@@ -62,11 +67,22 @@ class Usage:
             self.completion_tokens + other.completion_tokens,
             cost,
             self.calls + other.calls,
+            self.cached_tokens + other.cached_tokens,
+            self.cache_write_tokens + other.cache_write_tokens,
+            self.cache_saved_usd + other.cache_saved_usd,
         )
 
 
 def _usage(reply: llm.ModelReply) -> Usage:
-    return Usage(reply.model, reply.prompt_tokens, reply.completion_tokens, reply.cost_usd)
+    return Usage(
+        reply.model,
+        reply.prompt_tokens,
+        reply.completion_tokens,
+        reply.cost_usd,
+        cached_tokens=reply.cached_tokens,
+        cache_write_tokens=reply.cache_write_tokens,
+        cache_saved_usd=reply.cache_saved_usd,
+    )
 
 
 @dataclass(frozen=True)
@@ -114,6 +130,8 @@ async def perform(
     # The first count for a model loads its tokenizer (or litellm): off the event loop, so
     # every other scene and reply keeps going meanwhile.
     await asyncio.to_thread(tokens.counter, model)
+    schema = schema_support(model)
+    fmt = reply_format(model, soul, state.settings, config, schema)
     brief = ActorBrief(
         name=actor,
         soul=soul.body,
@@ -130,8 +148,10 @@ async def perform(
         on_stage=tuple(state.on_stage),
         model=model,
         context_tokens=context_tokens(model, config),
+        reply_format=fmt,
     )
-    messages = actor_messages(brief)
+    prompt = actor_prompt(brief)
+    messages = prompt.messages
     call = ModelCall(
         model=model,
         messages=messages,
@@ -141,8 +161,9 @@ async def perform(
         fallback_model=soul.fallback_model,
         shape=ReplyShape("actor", tuple(state.on_stage), actor),
         max_tokens=sent_reply_cap(model, "actor", config),
-        extra=extra_params(model, config),
+        extra={**extra_params(model, config), **structured.request_params("actor", fmt, schema)},
         retries=config.model_retries,
+        pieces=prompt.pieces,
     )
     first = await models.complete(call, gate=gate)
     usage = _usage(first)
@@ -155,7 +176,11 @@ async def perform(
         replace(
             call,
             messages=repair_messages(
-                messages, clean_text(first.text)[:MAX_REPLY_CHARS], reply.problems, state.language
+                messages,
+                clean_text(first.text)[:MAX_REPLY_CHARS],
+                reply.problems,
+                state.language,
+                fmt,
             ),
         ),
         gate=gate,
@@ -205,6 +230,8 @@ async def ask_stage_manager(
     start = state.cast if state.start is None else state.start
     model = stage_manager_model(state.settings, config)
     await asyncio.to_thread(tokens.counter, model)  # load its tokenizer off the event loop
+    schema = schema_support(model)
+    fmt = reply_format(model, None, state.settings, config, schema)
     brief = StageBrief(
         context=state.context,
         cast=tuple(present),
@@ -215,8 +242,10 @@ async def ask_stage_manager(
         quiet=quiet(state.cast, items, start),
         model=model,
         context_tokens=context_tokens(model, config),
+        reply_format=fmt,
     )
-    messages = stage_manager_messages(brief)
+    prompt = stage_manager_prompt(brief)
+    messages = prompt.messages
     call = ModelCall(
         model=model,
         messages=messages,
@@ -225,8 +254,12 @@ async def ask_stage_manager(
         timeout=turn_timeout(state.settings, config),
         shape=ReplyShape("stage_manager", tuple(a for a in state.cast if a not in barred)),
         max_tokens=sent_reply_cap(model, "stage_manager", config),
-        extra=extra_params(model, config),
+        extra={
+            **extra_params(model, config),
+            **structured.request_params("stage_manager", fmt, schema),
+        },
         retries=config.model_retries,
+        pieces=prompt.pieces,
     )
     speakers = [t.actor for t in state.turns]
     aliases = {a: s for a, s in state.aliases().items() if a not in barred}
@@ -246,7 +279,9 @@ async def ask_stage_manager(
         text = said
         call = replace(
             call,
-            messages=stage_manager_reask(messages, answer.text, tuple(aliases), state.language),
+            messages=stage_manager_reask(
+                messages, answer.text, tuple(aliases), state.language, fmt
+            ),
         )
     chosen = longest_silent(candidates, speakers)
     why = f"fallback: longest silent (stage manager said: {text.strip()[:200] or 'nothing'})"

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from engine import tokens
+from engine.caching import Pieces
 from engine.casting import silence
 from engine.catalog import say
 from engine.sanitize import ELLIPSIS, clean_text
@@ -133,7 +134,12 @@ def _missed_line(turns: int, language: str) -> str:
 def witnessed_lines(brief: ActorBrief) -> list[str]:
     """The record as `brief.name` witnessed it: what happened while it was on stage (with
     its own thoughts), and for a stretch it missed only how many turns passed — never what."""
-    lines: list[str] = []
+    return [text for text, _own in _witnessed(brief)]
+
+
+def _witnessed(brief: ActorBrief) -> list[tuple[str, bool]]:
+    """witnessed_lines, each with whether it is one of `brief.name`'s own turns."""
+    lines: list[tuple[str, bool]] = []
     missed = 0
     me = brief.name
     for item, before, after in walk(brief.cast, merge(brief.turns, brief.stage)):
@@ -141,18 +147,18 @@ def witnessed_lines(brief: ActorBrief) -> list[str]:
             missed += isinstance(item, Turn)
             continue
         if missed:
-            lines.append(_missed_line(missed, brief.language))
+            lines.append((_missed_line(missed, brief.language), False))
             missed = 0
         if isinstance(item, StageBlock):
-            lines.append(block_line(item, brief.language))
+            lines.append((block_line(item, brief.language), False))
             continue
         text = public_line(item, brief.language)
         thought = brief.own_thoughts.get(item.number) if item.actor == me else None
         if thought:
             text += "\n" + _thought_line(thought, brief.language)
-        lines.append(text)
+        lines.append((text, item.actor == me))
     if missed:
-        lines.append(_missed_line(missed, brief.language))
+        lines.append((_missed_line(missed, brief.language), False))
     return lines
 
 
@@ -214,21 +220,73 @@ class ActorBrief:
     on_stage: tuple[str, ...] | None = None  # who is on stage now (default: the cast)
     model: str = ""  # who reads the prompt: its tokenizer measures the window ("": estimate)
     context_tokens: int = 0  # that model's context size (0: DEFAULT_CONTEXT)
+    reply_format: str = "tags"  # or "json" (engine.structured): only the format paragraph differs
+
+
+# The format paragraph and the lines that name the format, per reply format (engine.structured).
+_FORMAT = {
+    "tags": {
+        "format": "prompt.format.tags",
+        "own_turn": "prompt.own_turn.tags",
+        "your_turn": "prompt.your_turn",
+        "repair": "prompt.repair",
+        "sm.system": "prompt.sm.system",
+        "sm.reask": "prompt.sm.reask",
+    },
+    "json": {
+        "format": "prompt.format.json",
+        "own_turn": "prompt.own_turn.json",
+        "your_turn": "prompt.your_turn.json",
+        "repair": "prompt.repair.json",
+        "sm.system": "prompt.sm.system.json",
+        "sm.reask": "prompt.sm.reask.json",
+    },
+}
+
+
+def _key(reply_format: str, what: str) -> str:
+    return _FORMAT.get(reply_format, _FORMAT["tags"])[what]
+
+
+@dataclass(frozen=True)
+class Prompt:
+    """The messages a model reads, and each one cut into pieces that stay identical from call
+    to call (engine.caching: what a provider's explicit prompt cache is told to keep)."""
+
+    messages: tuple[dict[str, str], ...]
+    pieces: tuple[Pieces | None, ...]
 
 
 def actor_messages(brief: ActorBrief) -> tuple[dict[str, str], ...]:
+    return actor_prompt(brief).messages
+
+
+def actor_prompt(brief: ActorBrief) -> Prompt:
+    """An actor's messages. The user message's pieces are the record's heading, one per line of
+    the record, then the turn's tail; the cached prefix may end after the system message, where
+    this actor's previous call ended (just before its own last turn), and at the record's end
+    (where its next call will find this one's)."""
     lang = brief.language
     present = brief.cast if brief.on_stage is None else brief.on_stage
+    fmt = brief.reply_format
+    rules = say(
+        "prompt.rules",
+        lang,
+        name=brief.name,
+        format=say(_key(fmt, "format"), lang),
+        own_turn=say(_key(fmt, "own_turn"), lang),
+    )
     system = "\n\n".join(
         [
-            say("prompt.rules", lang, name=brief.name),
+            rules,
             say("prompt.your_character", lang, soul=brief.soul),
             say("prompt.public_stage", lang, context=brief.context),
             say("prompt.on_stage", lang, cast=tuple(present)),
         ]
     )
     count = tokens.counter(brief.model)
-    lines = witnessed_lines(brief)
+    witnessed = _witnessed(brief)
+    lines = [text for text, _own in witnessed]
     costs = [count(text) + 1 for text in lines]  # + its newline
 
     tail: list[str] = []
@@ -240,24 +298,33 @@ def actor_messages(brief: ActorBrief) -> tuple[dict[str, str], ...]:
         tail.append(say("prompt.direction", lang, direction=brief.direction))
     if brief.neglected:
         tail.append(say("prompt.neglected", lang))
-    tail.append(say("prompt.your_turn", lang, name=brief.name))
+    tail.append(say(_key(fmt, "your_turn"), lang, name=brief.name))
     heading = say("prompt.scene_so_far", lang)
     omitted = say("prompt.omitted", lang, count="{}")  # its size, before a count fills it
     fixed = _fixed_cost(count, system + heading + omitted, "\n".join(tail))
     start = window_start(costs, record_budget(fixed, brief.context_tokens))
-    record = [heading]
-    if start:
-        record.append(say("prompt.omitted", lang, count=start))
-    record.extend(lines[start:])
-    user = "\n".join(record) + "\n\n" + "\n".join(tail)
-    return ({"role": "system", "content": system}, {"role": "user", "content": user})
+    head = heading + ("\n" + say("prompt.omitted", lang, count=start) if start else "")
+    shown = lines[start:]
+    parts = (head, *("\n" + line for line in shown), "\n\n" + "\n".join(tail))
+    own = [i for i, (_text, mine) in enumerate(witnessed[start:]) if mine]
+    # Part k + 1 holds shown line k: the previous call ended with the part before its own turn.
+    marks = (len(shown), own[-1]) if own else (len(shown),)
+    user = "".join(parts)
+    return Prompt(
+        ({"role": "system", "content": system}, {"role": "user", "content": user}),
+        (Pieces((system,), (0,)), Pieces(parts, marks)),
+    )
 
 
 def repair_messages(
-    messages: Sequence[Mapping[str, str]], bad_reply: str, problems: Sequence[str], language: str
+    messages: Sequence[Mapping[str, str]],
+    bad_reply: str,
+    problems: Sequence[str],
+    language: str,
+    reply_format: str = "tags",
 ) -> tuple[dict[str, str], ...]:
     """The one re-ask after a malformed reply, naming exactly what was wrong."""
-    ask = say("prompt.repair", language, problems="; ".join(problems))
+    ask = say(_key(reply_format, "repair"), language, problems="; ".join(problems))
     return tuple(dict(m) for m in messages) + (
         {"role": "assistant", "content": bad_reply},
         {"role": "user", "content": ask},
@@ -277,13 +344,21 @@ class StageBrief:
     quiet: Mapping[str, int] | None = None  # turns silent while on stage (default: silence)
     model: str = ""  # who reads the prompt: its tokenizer measures the window ("": estimate)
     context_tokens: int = 0  # that model's context size (0: DEFAULT_CONTEXT)
+    reply_format: str = "tags"  # or "json" (engine.structured)
 
 
 def stage_manager_messages(brief: StageBrief) -> tuple[dict[str, str], ...]:
+    return stage_manager_prompt(brief).messages
+
+
+def stage_manager_prompt(brief: StageBrief) -> Prompt:
+    """The stage manager's messages; the user message's pieces are the stage (with the note to
+    everyone) and the record's heading, one per line of the record, then the question. The
+    cached prefix ends at the record's end (its next call finds it within a few lines)."""
     lang = brief.language
     speakers = [t.actor for t in brief.turns]
     quiet = silence(brief.cast, speakers) if brief.quiet is None else brief.quiet
-    system = say("prompt.sm.system", lang)
+    system = say(_key(brief.reply_format, "sm.system"), lang)
     count = tokens.counter(brief.model)
     items = merge(brief.turns, brief.stage)
     lines = record_lines(items, brief.language)
@@ -311,17 +386,29 @@ def stage_manager_messages(brief: StageBrief) -> tuple[dict[str, str], ...]:
         [count(line) + 1 for line in lines], record_budget(fixed, brief.context_tokens)
     )
     shown = ([say("prompt.omitted", lang, count=start)] if start else []) + lines[start:]
-    parts.append(heading + ("\n".join(shown) or say("prompt.sm.nothing_yet", lang)))
-    parts.extend(tail)
-    return ({"role": "system", "content": system}, {"role": "user", "content": "\n\n".join(parts)})
+    record = [line if i == 0 else "\n" + line for i, line in enumerate(shown)]
+    pieces = (
+        "\n\n".join(parts) + "\n\n" + heading,
+        *(record or [say("prompt.sm.nothing_yet", lang)]),
+        "\n\n" + "\n\n".join(tail),
+    )
+    user = "".join(pieces)
+    return Prompt(
+        ({"role": "system", "content": system}, {"role": "user", "content": user}),
+        (Pieces((system,), (0,)), Pieces(pieces, (len(pieces) - 2,))),
+    )
 
 
 def stage_manager_reask(
-    messages: Sequence[Mapping[str, str]], answer: str, names: Sequence[str], language: str
+    messages: Sequence[Mapping[str, str]],
+    answer: str,
+    names: Sequence[str],
+    language: str,
+    reply_format: str = "tags",
 ) -> tuple[dict[str, str], ...]:
     """The stage manager's one re-ask after naming nobody on stage, listing who may answer."""
     said = answer.strip()[:80]
-    ask = say("prompt.sm.reask", language, said=said, names=tuple(names))
+    ask = say(_key(reply_format, "sm.reask"), language, said=said, names=tuple(names))
     return tuple(dict(m) for m in messages) + (
         {"role": "assistant", "content": answer},
         {"role": "user", "content": ask},

@@ -159,6 +159,29 @@ def _one_line(text: str, limit: int = 80) -> str:
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
 
+def cache_lines(rows: Sequence[Row], language: str) -> list[str]:
+    """The prompt-cache table: per model, the share of prompt tokens its provider read from
+    its cache and what that saved (engine.llm); nothing when no provider cached anything."""
+    per: dict[str, list[float]] = defaultdict(lambda: [0, 0, 0, 0.0])
+    for row in rows:
+        m = per[str(row.get("model") or "?")]
+        m[0] += int(row.get("prompt_tokens", 0) or 0)
+        m[1] += int(row.get("cached_tokens", 0) or 0)
+        m[2] += int(row.get("cache_write_tokens", 0) or 0)
+        m[3] += float(row.get("cache_saved_usd", 0.0) or 0.0)
+    used = {model: m for model, m in per.items() if m[1] or m[2]}
+    if not used:
+        return []
+    out = ["", say("report.cache", language), "", say("report.cache_table", language)]
+    out.append("|---|---:|---:|---:|---:|---:|")
+    for model, (prompt, read, wrote, saved) in sorted(used.items()):
+        share = _pct(read / prompt) if prompt else "—"
+        out.append(
+            f"| {model} | {int(prompt)} | {int(read)} | {share} | {int(wrote)} | {_cost(saved)} |"
+        )
+    return out
+
+
 def build_report(data: ReportInput) -> str:
     lang = data.language
 
@@ -248,6 +271,7 @@ def build_report(data: ReportInput) -> str:
                 f"| {name} | {model} | {int(r['prompt'])} | {int(r['completion'])} | "
                 f"{_cost(role_costs.get((role, model)))} |"
             )
+        out += cache_lines(data.rows, lang)
     else:
         out.append(t("no_calls"))
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import difflib
 import unicodedata
 from collections.abc import Mapping
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 from urllib.parse import urlsplit
 
 from pydantic import (
@@ -29,6 +29,7 @@ from engine.config import Config, default_config
 from engine.errors import BadSceneFile, Refused
 from engine.llm import EMBEDDED_MODEL
 from engine.names import is_everyone
+from engine.structured import REPLY_FORMATS
 
 MAX_FILE_BYTES = 256 * 1024  # soul.md / context.md: a real soul is 2–5 KB
 MAX_LIST = 32  # cast, on_stage
@@ -78,6 +79,7 @@ Name = Annotated[
     AfterValidator(_no_controls),
 ]
 Names = Annotated[list[Name], Field(max_length=MAX_LIST)]
+ReplyFormat = Literal[REPLY_FORMATS]
 
 
 class _Settings(BaseModel):
@@ -104,6 +106,7 @@ class SoulSettings(_Settings):
     ) = None
     avatar_url: Annotated[Url, _url(("https",))] | None = None
     api_base: Annotated[Url, _url(("http", "https"))] | None = None
+    reply_format: ReplyFormat | None = None  # engine.structured: auto, json or tags
 
 
 class ContextSettings(_Settings):
@@ -123,6 +126,7 @@ class ContextSettings(_Settings):
     turn_timeout: Annotated[float, Field(gt=0, le=3600)] | None = None
     budget_usd: Annotated[float, Field(ge=0, le=1_000_000)] | None = None
     budget_tokens: Annotated[int, Field(ge=0, le=10_000_000_000)] | None = None
+    reply_format: ReplyFormat | None = None  # the actors' and stage manager's default
 
 
 _MODEL_HELP = Phrase("error.setting.help.model")
@@ -144,6 +148,7 @@ HELP: dict[str, Phrase] = {
     "turn_timeout": Phrase("error.setting.help.turn_timeout"),
     "budget_usd": Phrase("error.setting.help.budget_usd"),
     "budget_tokens": Phrase("error.setting.help.budget_tokens"),
+    "reply_format": Phrase("error.setting.help.reply_format"),
 }
 
 
@@ -250,6 +255,8 @@ def check_untrusted_soul(
 
     if new.api_base is not None and not unchanged("api_base"):
         raise Refused("api_base", new.api_base)
+    if new.reply_format is not None and not unchanged("reply_format"):
+        raise Refused("reply_format", new.reply_format)  # the operator's choice, like api_base
     allowed = allowed_models(config)
     for key in ("model", "fallback_model"):
         value = getattr(new, key)

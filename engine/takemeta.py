@@ -74,6 +74,9 @@ def carried_rows(rows: list[Row], until: int, new_take: int, source: int) -> lis
                     "completion_tokens": 0,
                     "cost_usd": 0.0,
                     "calls": 0,
+                    "cached_tokens": 0,  # nor what their provider's prompt cache did
+                    "cache_write_tokens": 0,
+                    "cache_saved_usd": 0.0,
                     "carried_from": source,
                 }
             )

@@ -29,6 +29,8 @@ TEXT: dict[str, str] = {
     "error.refused.model": "`{key}: {shown}` isn't allowed from Discord — {allowed} (the operator sets CIRCUS_ALLOWED_MODELS). Pick one of them or remove the {key} line; nothing was written.",
     "error.refused.allowed": "the allowed models are {names}",
     "error.refused.none_allowed": "no model may be chosen from Discord on this server",
+    # --- cache: reply_format is the operator's, like model and api_base
+    "error.refused.reply_format": "`reply_format` can't be set from Discord — how a model is asked to reply is the operator's setting (soul.md on disk, context.md or CIRCUS_REPLY_FORMAT). Remove the reply_format line and send the soul again; nothing was written.",
     "error.unknown_actor": "No actor called {name} in this scene — the cast is {cast}.",
     "error.cast_nobody": "(nobody)",
     "error.scene_busy": "Scene {scene} is already running — wait for it to finish or cut it first.",
@@ -114,6 +116,7 @@ TEXT: dict[str, str] = {
     "error.setting.help.turn_timeout": "a number of seconds, more than 0 and at most 3600",
     "error.setting.help.budget_usd": "a number of US dollars, 0 or more",
     "error.setting.help.budget_tokens": "a whole number of tokens, 0 or more",
+    "error.setting.help.reply_format": "auto, json or tags",  # --- cache
     "error.setting.help.other": "a different value",
     "error.yaml.problem": "{problem}{where}",
     "error.yaml.line": " (line {line})",
@@ -130,13 +133,9 @@ TEXT: dict[str, str] = {
     # --- prompts (engine/prompts.py): what each model is told
     "prompt.rules": (
         "You are an actor in an improvised rehearsal and you play {name} only. Stay in character; never comment on the scene or speak or act for anyone else.\n"
-        "Each time it is your turn, write these four tags in order, with only the character's words inside them:\n"
-        "<thought>…</thought> inner monologue, required; only you and the director see it\n"
-        "<action>…</action> what you visibly do; give an action or a line, silence is an action\n"
-        "<dialogue>…</dialogue> what you say aloud, optional\n"
-        "<cue>…</cue> who should speak next, by name; ANY for anyone; may be empty\n"
+        "{format}\n"
         "Nobody else sees your thoughts, your character notes or the director's private words.\n"
-        "In the record, what each person did and said is shown in quotes (line breaks as \\n); write your own turn in the tags as usual, without quotes."
+        "In the record, what each person did and said is shown in quotes (line breaks as \\n); {own_turn}"
     ),
     "prompt.enters": "{at} ({actor} enters)",
     "prompt.exits": "{at} ({actor} exits)",
@@ -183,6 +182,31 @@ TEXT: dict[str, str] = {
     "prompt.unreadable": "(this turn's reply could not be read)",
     "prompt.raw_reply": ("\nRaw reply: {raw}"),
     "prompt.stays_silent": "(stays silent)",
+    # --- cache: the format paragraph of an actor's and the stage manager's prompt, tags or JSON
+    "prompt.format.tags": (
+        "Each time it is your turn, write these four tags in order, with only the character's words inside them:\n"
+        "<thought>…</thought> inner monologue, required; only you and the director see it\n"
+        "<action>…</action> what you visibly do; give an action or a line, silence is an action\n"
+        "<dialogue>…</dialogue> what you say aloud, optional\n"
+        "<cue>…</cue> who should speak next, by name; ANY for anyone; may be empty"
+    ),
+    "prompt.format.json": (
+        "Each time it is your turn, reply with one JSON object of four strings, with only the character's words in them:\n"
+        '"thought": inner monologue, required; only you and the director see it\n'
+        '"action": what you visibly do; give an action or a line, silence is an action\n'
+        '"dialogue": what you say aloud, may be empty\n'
+        '"cue": who should speak next, by name; ANY for anyone; may be empty'
+    ),
+    "prompt.own_turn.tags": "write your own turn in the tags as usual, without quotes.",
+    "prompt.own_turn.json": "write your own turn as the JSON object, as usual.",
+    "prompt.your_turn.json": "It is your turn, {name}. Reply with the JSON object.",
+    "prompt.repair.json": "Your reply had a problem: {problems}. Reply again with only one JSON object whose keys are thought, action, dialogue and cue.",
+    "prompt.sm.system.json": (
+        "You are the rehearsal's stage manager. You only decide who picks up next — who would most naturally answer. You never write lines and make no dramatic judgements. Answer only with one JSON object of two strings:\n"
+        '"next": a name\n'
+        '"reason": one sentence'
+    ),
+    "prompt.sm.reask.json": '“{said}” is not on stage. Pick exactly one of: {names}. Answer with the JSON object, its "next" one of those names.',
     # --- the record's labels in transcript.md, picks.md, notes.md, soul.md (parsed back in every language)
     "label.action": "Action",
     "label.dialogue": "Line",
@@ -217,6 +241,9 @@ TEXT: dict[str, str] = {
     "report.roles_table": "| Role | Model | Prompt tokens | Completion tokens | Cost |",
     "report.stage_manager": "stage manager",
     "report.no_calls": "(no model calls recorded for this take)",
+    # --- cache: the take report's prompt-cache table
+    "report.cache": "### Prompt cache",
+    "report.cache_table": "| Model | Prompt tokens | Read from cache | Cached share | Written to cache | Saved |",
     "report.picks": "## Picks",
     "report.none_yet": "(none yet)",
     "report.turn": "turn {turn}",

@@ -30,6 +30,8 @@ TEXT: dict[str, str] = {
     "error.refused.model": "不能從 Discord 設定 `{key}: {shown}`——{allowed}（由營運者以 CIRCUS_ALLOWED_MODELS 設定）。改用其中一個，或刪掉 {key} 那一行；什麼都沒寫入。",
     "error.refused.allowed": "可以用的模型是 {names}",
     "error.refused.none_allowed": "這台伺服器不允許從 Discord 選模型",
+    # --- cache: reply_format is the operator's, like model and api_base
+    "error.refused.reply_format": "不能從 Discord 設定 `reply_format`——模型用什麼格式回覆由營運者決定（磁碟上的 soul.md、context.md 或 CIRCUS_REPLY_FORMAT）。刪掉 reply_format 那一行再送一次；什麼都沒寫入。",
     "error.unknown_actor": "這場戲沒有叫「{name}」的角色——在場的是 {cast}。",
     "error.cast_nobody": "（沒有人）",
     "error.scene_busy": "「{scene}」正在排演中——等它跑完，或先喊 CUT。",
@@ -115,6 +117,7 @@ TEXT: dict[str, str] = {
     "error.setting.help.turn_timeout": "秒數，大於 0、最多 3600",
     "error.setting.help.budget_usd": "美元金額，0 或以上",
     "error.setting.help.budget_tokens": " token 數（整數），0 或以上",
+    "error.setting.help.reply_format": " auto、json 或 tags",  # --- cache
     "error.setting.help.other": "別的值",
     "error.yaml.problem": "{problem}{where}",
     "error.yaml.line": "（第 {line} 行）",
@@ -131,13 +134,9 @@ TEXT: dict[str, str] = {
     # --- prompts (engine/prompts.py): what each model is told
     "prompt.rules": (
         "你是即興劇排演中的演員，只扮演「{name}」。留在角色裡，不要跳出角色評論，不要替別人說話或行動。\n"
-        "每次輪到你，依序輸出四個標籤，標籤裡只寫角色的內容：\n"
-        "<thought>…</thought> 內心獨白，必填；只有你自己和導演看得到\n"
-        "<action>…</action> 看得見的動作；動作與台詞至少要有一個，沉默也是動作\n"
-        "<dialogue>…</dialogue> 說出口的台詞，可省略\n"
-        "<cue>…</cue> 下一位說話者的名字；誰都可以就寫 ANY；可留空\n"
+        "{format}\n"
         "別人看不到你的內心、你的角色設定和導演私下給你的話。\n"
-        "戲的紀錄裡，每個人的動作和台詞都放在引號裡（換行寫成 \\n）；你回覆時照常寫在標籤裡，不用加引號。"
+        "戲的紀錄裡，每個人的動作和台詞都放在引號裡（換行寫成 \\n）；{own_turn}"
     ),
     "prompt.enters": "{at} （{actor} 進場）",
     "prompt.exits": "{at} （{actor} 退場）",
@@ -184,6 +183,31 @@ TEXT: dict[str, str] = {
     "prompt.unreadable": "（這一輪的回覆無法解析）",
     "prompt.raw_reply": ("\n原文：{raw}"),
     "prompt.stays_silent": "（沉默）",
+    # --- cache: the format paragraph of an actor's and the stage manager's prompt, tags or JSON
+    "prompt.format.tags": (
+        "每次輪到你，依序輸出四個標籤，標籤裡只寫角色的內容：\n"
+        "<thought>…</thought> 內心獨白，必填；只有你自己和導演看得到\n"
+        "<action>…</action> 看得見的動作；動作與台詞至少要有一個，沉默也是動作\n"
+        "<dialogue>…</dialogue> 說出口的台詞，可省略\n"
+        "<cue>…</cue> 下一位說話者的名字；誰都可以就寫 ANY；可留空"
+    ),
+    "prompt.format.json": (
+        "每次輪到你，只回覆一個 JSON 物件，含四個字串，裡面只寫角色的內容：\n"
+        '"thought"：內心獨白，必填；只有你自己和導演看得到\n'
+        '"action"：看得見的動作；動作與台詞至少要有一個，沉默也是動作\n'
+        '"dialogue"：說出口的台詞，可留空\n'
+        '"cue"：下一位說話者的名字；誰都可以就寫 ANY；可留空'
+    ),
+    "prompt.own_turn.tags": "你回覆時照常寫在標籤裡，不用加引號。",
+    "prompt.own_turn.json": "你回覆時照常寫成那個 JSON 物件。",
+    "prompt.your_turn.json": "輪到你了，{name}。請用 JSON 物件回覆。",
+    "prompt.repair.json": "你的回覆格式有問題：{problems}。請重新回覆，只寫一個 JSON 物件，鍵是 thought、action、dialogue、cue。",
+    "prompt.sm.system.json": (
+        "你是排演的舞台監督。你只決定下一位由誰接話——誰接最自然。你不寫台詞，不做戲劇判斷。只回答一個 JSON 物件，含兩個字串：\n"
+        '"next"：一個名字\n'
+        '"reason"：一句話'
+    ),
+    "prompt.sm.reask.json": '「{said}」不是在場角色。只能從這些名字選一個：{names}。用 JSON 物件回答，"next" 是其中一個名字。',
     # --- the record's labels in transcript.md, picks.md, notes.md, soul.md (parsed back in every language)
     "label.action": "動作",
     "label.dialogue": "台詞",
@@ -216,6 +240,9 @@ TEXT: dict[str, str] = {
     "report.roles_table": "| 角色 | 模型 | 輸入 tokens | 輸出 tokens | 費用 |",
     "report.stage_manager": "場記",
     "report.no_calls": "（這次排演沒有模型呼叫紀錄）",
+    # --- cache: the take report's prompt-cache table
+    "report.cache": "### 提示快取",
+    "report.cache_table": "| 模型 | 輸入 tokens | 從快取讀取 | 快取比例 | 寫入快取 | 省下 |",
     "report.picks": "## 精選",
     "report.none_yet": "（還沒有）",
     "report.turn": "第 {turn} 輪",

@@ -1,0 +1,141 @@
+"""Prompt-cache benchmark: how much of each prompt a provider reads from its cache, and the bill.
+
+Runs a 40-turn, four-actor `interrogation` scene through litellm's real HTTP path against two
+loopback fakes (tests/fakeproviders): Anthropic's Messages API with its explicit caching rules
+(breakpoints, a 1024-token minimum, a five-minute lifetime, 20-block lookback) and an
+OpenAI-style server that caches repeated prefixes by itself in 128-token steps. Prints a
+markdown table per provider: calls, prompt tokens, the share read from the cache (all calls, and
+after each role's first call), and the take's cost at litellm's prices with and without caching.
+Targets (issue 16): ≥ 80% read from cache after each role's first call; the take costs ≤ 35% of
+its uncached price on the Anthropic fake.
+
+    python bench/bench_cache.py [--turns 40] [--reply-format auto|json|tags]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+os.environ.setdefault("LITELLM_OFFLINE_MODE", "true")
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("ANTHROPIC_API_KEY", "sk-ant-loopback")
+os.environ.setdefault("OPENAI_API_KEY", "sk-loopback")
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tests"))
+
+from fakeproviders import FakeAnthropic, FakeOpenAI  # noqa: E402
+
+from engine import Config, Rehearsal  # noqa: E402
+from engine.templates import new_scene  # noqa: E402
+
+PROVIDERS = {
+    "Anthropic (breakpoints)": ("anthropic/claude-sonnet-4-5", FakeAnthropic),
+    "OpenAI-style (automatic)": ("openai/gpt-4o-mini", FakeOpenAI),
+}
+
+
+def add_fourth_actor(scene: Path) -> None:
+    src = next((scene / "actors").iterdir())
+    shutil.copytree(src, scene / "actors" / "書記員")
+    ctx = scene / "context.md"
+    text = ctx.read_text(encoding="utf-8")
+    ctx.write_text(text.replace("cast: [", "cast: [書記員, ", 1), encoding="utf-8")
+
+
+def rows_of(scene: Path) -> list[dict]:
+    path = scene / ".circus" / "usage.jsonl"
+    return [json.loads(line) for line in path.read_text("utf-8").splitlines() if line.strip()]
+
+
+async def take(model: str, fake_type: type, turns: int, reply_format: str, work: Path) -> dict:
+    scene = new_scene(work / model.replace("/", "_"), "interrogation")
+    add_fourth_actor(scene)
+    state_cast = ["書記員", *(p.name for p in (scene / "actors").iterdir() if p.name != "書記員")]
+    fake = fake_type(state_cast)
+    async with fake as base:
+        config = Config(
+            model=model,
+            stage_manager_model=model,
+            api_base=base,
+            reply_format=reply_format,
+            max_reply_tokens=512,
+        )
+        await Rehearsal(scene, config=config).run(turns)
+    usages = fake.usages
+    # Which role made each call: the fake's request order is the engine's call order.
+    roles = [_role(body, state_cast) for body in fake.requests]
+    seen: set[str] = set()
+    later_prompt = later_cached = 0
+    for role, usage in zip(roles, usages, strict=True):
+        prompt, cached = _prompt_and_cached(usage)
+        if role in seen:
+            later_prompt += prompt
+            later_cached += cached
+        seen.add(role)
+    rows = rows_of(scene)
+    cost = sum(float(r.get("cost_usd") or 0.0) for r in rows)
+    saved = sum(float(r.get("cache_saved_usd") or 0.0) for r in rows)
+    prompt = sum(int(r.get("prompt_tokens") or 0) for r in rows)
+    cached = sum(int(r.get("cached_tokens") or 0) for r in rows)
+    return {
+        "calls": len(usages),
+        "prompt": prompt,
+        "cached": cached,
+        "later": later_cached / later_prompt if later_prompt else 0.0,
+        "cost": cost,
+        "uncached": cost + saved,
+        "turns": turns,
+    }
+
+
+def _role(body: dict, cast: list[str]) -> str:
+    system = body.get("system")
+    if system is None:
+        system = next((m["content"] for m in body["messages"] if m["role"] == "system"), "")
+    if isinstance(system, list):
+        system = "".join(b.get("text", "") for b in system)
+    first = str(system).split("\n", 1)[0]
+    named = [a for a in cast if a in first]
+    return max(named, key=len) if named else "stage manager"
+
+
+def _prompt_and_cached(usage: dict) -> tuple[int, int]:
+    if "input_tokens" in usage:  # Anthropic's fields
+        read = usage["cache_read_input_tokens"]
+        return usage["input_tokens"] + usage["cache_creation_input_tokens"] + read, read
+    return usage["prompt_tokens"], usage["prompt_tokens_details"]["cached_tokens"]
+
+
+async def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--turns", type=int, default=40)
+    parser.add_argument("--reply-format", default="auto", choices=("auto", "json", "tags"))
+    args = parser.parse_args()
+    print(f"### Prompt caching, {args.turns}-turn take, 4 actors + stage manager\n")
+    print(
+        "| provider | model | calls | prompt tokens | read from cache | after each role's "
+        "first call | cost | uncached cost | cost / uncached |"
+    )
+    print("|---|---|---:|---:|---:|---:|---:|---:|---:|")
+    with tempfile.TemporaryDirectory() as tmp:
+        for name, (model, fake) in PROVIDERS.items():
+            r = await take(model, fake, args.turns, args.reply_format, Path(tmp))
+            share = r["cached"] / r["prompt"] if r["prompt"] else 0.0
+            ratio = r["cost"] / r["uncached"] if r["uncached"] else 0.0
+            print(
+                f"| {name} | {model} | {r['calls']} | {r['prompt']} | {share:.1%} | "
+                f"{r['later']:.1%} | ${r['cost']:.4f} | ${r['uncached']:.4f} | {ratio:.1%} |"
+            )
+
+
+if __name__ == "__main__":
+    asyncio.run(main())
