@@ -222,6 +222,32 @@ def to_markdown(meta: ScriptMeta, lines: Sequence[ExportLine], thoughts: bool = 
 
 
 # ---------------------------------------------------------------------------- storyboard.csv
+# OWASP's CSV-injection rule: a spreadsheet runs a cell that starts with one of these as a
+# formula (or DDE command). Spreadsheets skip leading spaces before deciding, and some read the
+# full-width forms a Chinese or Japanese input method types as the ASCII ones, so both count.
+FORMULA_STARTS = frozenset("=+-@\t\r＝＋－＠")
+
+
+def safe_cell(text: str) -> str:
+    """A cell a spreadsheet shows as text: a leading `'` when it could start a formula.
+
+    The apostrophe is the only change, so the text still reads as written (and `cell[1:]` is
+    the original)."""
+    if text[:1] in FORMULA_STARTS or text.lstrip()[:1] in FORMULA_STARTS:
+        return "'" + text
+    return text
+
+
+def csv_text(rows: Sequence[Sequence[str]]) -> str:
+    """Every CSV Circus writes goes through here: UTF-8 with a BOM (spreadsheet programs then
+    read Chinese correctly), every cell neutralised by `safe_cell`."""
+    buffer = io.StringIO()
+    writer = csv.writer(buffer)
+    for row in rows:
+        writer.writerow([safe_cell(cell) for cell in row])
+    return "\ufeff" + buffer.getvalue()
+
+
 _COLUMNS = ("shot", "scene", "speaker", "addressee", "action", "line", "shot_size", "duration")
 HEADERS = {lang: [text[f"export.header.{c}"] for c in _COLUMNS] for lang, text in CATALOGS.items()}
 SHOT_SIZES = {
@@ -253,16 +279,14 @@ def duration(line: ExportLine) -> float:
 
 
 def to_storyboard(meta: ScriptMeta, lines: Sequence[ExportLine], thoughts: bool = False) -> str:
-    """UTF-8 with a BOM (spreadsheet programs then read Chinese correctly), one row per turn."""
+    """One row per turn, written by `csv_text` (no cell can run as a formula)."""
     headers = list(HEADERS[lang_of(meta.language)])
     picks = any(line.take is not None for line in lines)
     if picks:
         headers += [_t(meta, "header.take"), _t(meta, "header.turn")]
     if thoughts:
         headers.append(_t(meta, "header.thought"))
-    buffer = io.StringIO()
-    writer = csv.writer(buffer)
-    writer.writerow(headers)
+    rows = [headers]
     for i, line in enumerate(lines):
         row = [
             f"S{i + 1:03d}",
@@ -278,8 +302,8 @@ def to_storyboard(meta: ScriptMeta, lines: Sequence[ExportLine], thoughts: bool 
             row += [str(line.take or ""), str(line.turn)]
         if thoughts:
             row.append(line.thought.strip())
-        writer.writerow(row)
-    return "\ufeff" + buffer.getvalue()
+        rows.append(row)
+    return csv_text(rows)
 
 
 def render_exports(
