@@ -4,11 +4,14 @@ A command group of Rehearsal, built on engine.scene_access. "current" is the wor
 numbered last saved take + 1; any other number must be a saved take. picks.md is
 read-modify-written under its own short lock; a pick of the current take keeps its number, which
 the take gets when it is saved, and a replay re-points it at the saved take it equals (never at
-the new attempt's turns). Every refusal is raised before anything is written.
+the new attempt's turns). Every refusal is raised before anything is written. Building a
+report, a diff or the exports is pure CPU work that grows with the take: it runs in a worker
+thread, so a bot's event loop keeps answering other scenes meanwhile.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -23,7 +26,7 @@ from engine.errors import (
     TurnNotFound,
     UnknownFormat,
 )
-from engine.export import FORMATS, ExportLine, ScriptMeta, render_exports
+from engine.export import FORMATS, ExportLine, ScriptMeta, render_exports, scene_title
 from engine.picks import PICKS, Pick, add_vote, parse_picks, remove_vote, render_picks, retarget
 from engine.report import ReportInput, build_report
 from engine.scene import CONTEXT, TRANSCRIPT, USAGE_LOG, backstage_path
@@ -84,12 +87,17 @@ class HarvestCommands(SceneAccess):
         else:  # the working take, or a take saved before takes carried their own rows
             rows = parse_rows(await store.read(USAGE_LOG) or "")
         rows = rows_for_take(rows, number, (t.number for t in turns))
-        context_text = await store.read(base + CONTEXT) or ""
+        body = await self._context_body(base)
+        return TakeView(number, saved, tuple(turns), tuple(rows), body)
+
+    async def _context_body(self, base: str) -> str:
+        """The public text of context.md in `base` ("" for the scene, or a take's folder)."""
+        context_text = await self.files.store.read(base + CONTEXT) or ""
         try:
             _, body = frontmatter.split(context_text)
         except BadSceneFile:  # a take's old context.md is only read for its public text
             body = context_text
-        return TakeView(number, saved, tuple(turns), tuple(rows), body.strip())
+        return body.strip()
 
     async def _thoughts(self, view: TakeView) -> dict[int, str]:
         out: dict[int, str] = {}
@@ -202,18 +210,17 @@ class HarvestCommands(SceneAccess):
     # ----------------------------------------------------------------- report, diff, export
     async def _report_text(self, view: TakeView) -> str:
         state = await self.state()
-        return build_report(
-            ReportInput(
-                scene=self.name,
-                take=view.number,
-                saved=view.saved,
-                turns=view.turns,
-                rows=view.rows,
-                picks=tuple(p for p in await self.picks() if p.take == view.number),
-                aliases=state.aliases(),
-                language=state.language,
-            )
+        data = ReportInput(
+            scene=scene_title(view.context, self.name)[0],
+            take=view.number,
+            saved=view.saved,
+            turns=view.turns,
+            rows=view.rows,
+            picks=tuple(p for p in await self.picks() if p.take == view.number),
+            aliases=state.aliases(),
+            language=state.language,
         )
+        return await asyncio.to_thread(build_report, data)
 
     async def report(self, take: TakeRef = "current") -> str:
         """The take report (markdown); a saved take's is also written to its report.md."""
@@ -228,7 +235,8 @@ class HarvestCommands(SceneAccess):
         va, vb = await self._view(a), await self._view(b)
         state = await self.state()
         picks = await self.picks()
-        return diff_takes(
+        return await asyncio.to_thread(
+            diff_takes,
             (va.number, va.saved, va.turns, sum(p.take == va.number for p in picks)),
             (vb.number, vb.saved, vb.turns, sum(p.take == vb.number for p in picks)),
             full=full,
@@ -268,8 +276,8 @@ class HarvestCommands(SceneAccess):
                         thought, take=p.take,
                     )
                 )  # fmt: skip
-            label, context = "picks", ""
-            folder = "picks"
+            label, folder = "picks", "picks"
+            title, context = scene_title(await self._context_body(""), self.name)[0], ""
         else:
             view = await self._view(take)
             if not view.turns:
@@ -279,16 +287,17 @@ class HarvestCommands(SceneAccess):
                 ExportLine(t.number, t.actor, t.action, t.dialogue, t.cue, found.get(t.number, ""))
                 for t in view.turns
             ]
-            label, context, folder = str(view.number), view.context, f"take_{view.number}"
+            label, folder = str(view.number), f"take_{view.number}"
+            title, context = scene_title(view.context, self.name)
         meta = ScriptMeta(
-            scene=self.name,
+            scene=title,
             take=label,
             date=datetime.now(UTC).date().isoformat(),
             context=context,
             language=state.language,
             aliases=aliases,
         )
-        texts = render_exports(meta, lines, wanted, thoughts=thoughts)
+        texts = await asyncio.to_thread(render_exports, meta, lines, wanted, thoughts)
         target = Path(out) if out is not None else self.root / "exports" / folder
         return await SceneStore(target).write_files(texts)
 
