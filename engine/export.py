@@ -22,6 +22,7 @@ from xml.sax.saxutils import escape
 
 from engine.casting import match_cue
 from engine.catalog import CATALOGS, lang_of, say
+from engine.stage import ENTER, EVENT, EXIT, StageBlock
 from engine.textstats import cjk_chars, count_words
 from engine.turns import ANY
 
@@ -80,6 +81,18 @@ class ScriptMeta:
     context: str
     language: str
     aliases: Mapping[str, Sequence[str]]
+
+
+def stage_line(block: StageBlock, language: str) -> ExportLine | None:
+    """An entrance, exit or stage event as a stage direction of the play: an action without
+    an actor, numbered by the turn it follows. Who is on stage when a take begins and the
+    opening context are not part of the play (screenplay.md shows the opening anyway)."""
+    if block.kind == EVENT and block.text.strip():
+        return ExportLine(block.after, "", block.text, "")
+    if block.kind in (ENTER, EXIT):
+        key = "export.enters" if block.kind == ENTER else "export.exits"
+        return ExportLine(block.after, "", say(key, language, actor=block.actor), "")
+    return None
 
 
 def _t(meta: ScriptMeta, key: str, **values: object) -> str:

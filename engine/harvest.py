@@ -26,11 +26,19 @@ from engine.errors import (
     TurnNotFound,
     UnknownFormat,
 )
-from engine.export import FORMATS, ExportLine, ScriptMeta, render_exports, scene_title
+from engine.export import (
+    FORMATS,
+    ExportLine,
+    ScriptMeta,
+    render_exports,
+    scene_title,
+    stage_line,
+)
 from engine.picks import PICKS, Pick, add_vote, parse_picks, remove_vote, render_picks, retarget
 from engine.report import ReportInput, build_report
 from engine.scene import CONTEXT, TRANSCRIPT, USAGE_LOG, backstage_path
 from engine.scene_access import SceneAccess
+from engine.stage import Item, StageBlock, merge, parse_blocks
 from engine.store import STATE_DIR, SceneStore, parse_jsonl
 from engine.takediff import diff_takes
 from engine.takemeta import TURNS_FILE, carried_rows, parse_rows, render_rows, rows_for_take
@@ -51,10 +59,16 @@ class TakeView:
     turns: tuple[Turn, ...]
     rows: tuple[dict, ...]
     context: str
+    blocks: tuple[StageBlock, ...] = ()  # entrances, exits, events between the turns
 
     @property
     def folder(self) -> str:
         return take_dir(self.number) + "/" if self.saved else ""
+
+    @property
+    def items(self) -> list[Item]:
+        """Turns and stage blocks in the order they happened."""
+        return merge(self.turns, self.blocks)
 
     def turn(self, number: int) -> Turn | None:
         return next((t for t in self.turns if t.number == number), None)
@@ -81,14 +95,16 @@ class HarvestCommands(SceneAccess):
         number, saved = await self._take_number(take)
         store = self.files.store
         base = take_dir(number) + "/" if saved else ""
-        turns = parse_transcript(await store.read(base + TRANSCRIPT) or "")
+        transcript = await store.read(base + TRANSCRIPT) or ""
+        turns = parse_transcript(transcript)
         if saved and (text := await store.read(base + TURNS_FILE)) is not None:
             rows = parse_rows(text)
         else:  # the working take, or a take saved before takes carried their own rows
             rows = parse_rows(await store.read(USAGE_LOG) or "")
         rows = rows_for_take(rows, number, (t.number for t in turns))
         body = await self._context_body(base)
-        return TakeView(number, saved, tuple(turns), tuple(rows), body)
+        blocks = tuple(parse_blocks(transcript))
+        return TakeView(number, saved, tuple(turns), tuple(rows), body, blocks)
 
     async def _context_body(self, base: str) -> str:
         """The public text of context.md in `base` ("" for the scene, or a take's folder)."""
@@ -237,8 +253,8 @@ class HarvestCommands(SceneAccess):
         picks = await self.picks()
         return await asyncio.to_thread(
             diff_takes,
-            (va.number, va.saved, va.turns, sum(p.take == va.number for p in picks)),
-            (vb.number, vb.saved, vb.turns, sum(p.take == vb.number for p in picks)),
+            (va.number, va.saved, va.items, sum(p.take == va.number for p in picks)),
+            (vb.number, vb.saved, vb.items, sum(p.take == vb.number for p in picks)),
             full=full,
             language=state.language,
         )
@@ -283,10 +299,17 @@ class HarvestCommands(SceneAccess):
             if not view.turns:
                 raise BadRequest("error.take_empty", take=view.number)
             found = await self._thoughts(view) if thoughts else {}
-            lines = [
-                ExportLine(t.number, t.actor, t.action, t.dialogue, t.cue, found.get(t.number, ""))
+            keyed = [
+                ((t.number, 0), ExportLine(t.number, t.actor, t.action, t.dialogue, t.cue,
+                                           found.get(t.number, "")))
                 for t in view.turns
+            ]  # fmt: skip
+            keyed += [
+                (b.key, line)
+                for b in view.blocks
+                if (line := stage_line(b, state.language)) is not None
             ]
+            lines = [line for _, line in sorted(keyed, key=lambda pair: pair[0])]
             label, folder = str(view.number), f"take_{view.number}"
             title, context = scene_title(view.context, self.name)
         meta = ScriptMeta(
