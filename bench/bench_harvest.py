@@ -1,10 +1,12 @@
 """Harvest benchmark: how long a take report, the four exports and a take diff take to build.
 
-Pure functions on a synthetic take (no model, no disk), sized like a five-minute scene and
-beyond; the report's near-repeat search compares each line with every earlier one, so it is
-the part that grows fastest. Prints a markdown table.
+Pure functions on synthetic takes (no model, no disk), from a five-minute scene to the 1,000-turn
+take of issue 18 (target: its report in ≤ 1 s) and beyond, of three kinds: "words" draws each
+line from 15 words (every line shares bigrams with every other: the index's worst case),
+"circles" recombines 20 phrases (a take going round in circles: many near repeats), "prose"
+draws characters Zipf-like from 3,000 (ordinary dialogue). Prints a markdown table.
 
-    python bench/bench_harvest.py [--sizes 50,200,500]
+    python bench/bench_harvest.py [--sizes 50,200,500,1000,2000] [--kinds words,circles,prose]
 """
 
 from __future__ import annotations
@@ -37,6 +39,36 @@ def synthetic_take(n: int, seed: int = 1) -> list[Turn]:
     return turns
 
 
+PHRASES = ["你那天晚上到底在哪裡", "我已經說過三次了", "監視器拍到你的車", "信封裡面是什麼",
+           "我不記得了", "你在說謊", "十一點我在家", "律師來之前我不說話", "那個人是誰",
+           "你為什麼要躲", "我們都冷靜一下", "這跟我沒有關係", "你認識死者嗎", "我只是路過",
+           "你的手為什麼在抖", "再問一次", "他欠我錢", "港口那邊有人看到你", "我要打電話",
+           "你先坐下"]  # fmt: skip
+CHARS = [chr(0x4E00 + k) for k in range(3000)]
+ZIPF = [1 / (k + 1) for k in range(3000)]
+
+
+def circling_take(n: int, seed: int = 1) -> list[Turn]:
+    rng = random.Random(seed)
+    turns = []
+    for i in range(1, n + 1):
+        line = "，".join(rng.choice(PHRASES) for _ in range(rng.randint(2, 5))) + "。"
+        turns.append(Turn(i, CAST[i % len(CAST)], "", line, CAST[(i + 1) % len(CAST)]))
+    return turns
+
+
+def prose_take(n: int, seed: int = 1) -> list[Turn]:
+    rng = random.Random(seed)
+    turns = []
+    for i in range(1, n + 1):
+        line = "".join(rng.choices(CHARS, ZIPF, k=rng.randint(8, 40)))
+        turns.append(Turn(i, CAST[i % len(CAST)], "", line, CAST[(i + 1) % len(CAST)]))
+    return turns
+
+
+KINDS = {"words": synthetic_take, "circles": circling_take, "prose": prose_take}
+
+
 def timed(fn) -> float:
     best = float("inf")
     for _ in range(3):
@@ -48,14 +80,16 @@ def timed(fn) -> float:
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--sizes", default="50,200,500")
+    parser.add_argument("--sizes", default="50,200,500,1000,2000")
+    parser.add_argument("--kinds", default=",".join(KINDS))
     args = parser.parse_args()
     aliases = {a: () for a in CAST}
-    print("| turns | report (ms) | 4 exports (ms) | take diff (ms) |")
-    print("|---:|---:|---:|---:|")
-    for n in (int(x) for x in args.sizes.split(",")):
-        turns = synthetic_take(n)
-        other = turns[: n // 2] + synthetic_take(n - n // 2, seed=2)
+    print("| take | turns | report (ms) | 4 exports (ms) | take diff (ms) |")
+    print("|---|---:|---:|---:|---:|")
+    for kind, n in ((k, int(x)) for k in args.kinds.split(",") for x in args.sizes.split(",")):
+        make = KINDS[kind]
+        turns = make(n)
+        other = turns[: n // 2] + make(n - n // 2, seed=2)
         rows = [{"turn": t.number, "role": t.actor, "model": "m", "take": 1} for t in turns]
         data = ReportInput("bench", 1, True, turns, rows, (), aliases, "zh")
         meta = ScriptMeta("bench", "1", "2026-01-01", "", "zh", aliases)
@@ -65,7 +99,7 @@ def main() -> None:
         diff_ms = timed(
             lambda t=turns, o=other: diff_takes((1, True, t, 0), (2, False, o, 0), language="zh")
         )
-        print(f"| {n} | {report_ms:.1f} | {export_ms:.1f} | {diff_ms:.1f} |")
+        print(f"| {kind} | {n} | {report_ms:.1f} | {export_ms:.1f} | {diff_ms:.1f} |")
 
 
 if __name__ == "__main__":

@@ -1,11 +1,14 @@
 """Exports a screenwriter opens: Fountain, Final Draft XML, seed 001's screenplay.md and
 storyboard.csv. Pure functions from a take's lines to file texts (the caller writes them).
 
-Fountain output parses back, with any Fountain parser, into exactly the take's sequence: every
-action is forced (`!`), every cue that is not all-Latin is forced (`@`), emphasis stars are
-escaped, blank lines inside a line are kept with two spaces, and thoughts or take references
-go in `[[notes]]`, which parsers drop. The storyboard's shot sizes and durations come from
-plain rules (no model): see `shot_size` and `duration`.
+Fountain output parses back (screenplain is the judge) into exactly the take's sequence: every
+action is forced (`!`), every cue that is not all-Latin is forced (`@`), stars are escaped,
+notes and parentheticals the actors did not mean are broken by an invisible joiner, blank lines
+inside a line are kept with two spaces, and thoughts or take references are `[[notes]]` of
+their own, which parsers drop. Fountain has no escape for `_`: a pair of underscores reads as
+underlining. Every storyboard cell that a spreadsheet could run as a formula starts with `'`.
+The storyboard's shot sizes and durations come from plain rules (no model): see `shot_size`
+and `duration`.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from xml.sax.saxutils import escape
 
 from engine.casting import match_cue
 from engine.catalog import CATALOGS, lang_of, say
+from engine.stage import ENTER, EVENT, EXIT, StageBlock
 from engine.textstats import cjk_chars, count_words
 from engine.turns import ANY
 
@@ -38,6 +42,22 @@ CJK_PER_SECOND = 4.0
 WORDS_PER_SECOND = 2.5
 ACTION_SECONDS = 2.0
 MIN_SECONDS = 2.0
+
+
+TITLE_MAX = 120  # characters of a scene's own heading used as its title
+_TITLE = re.compile(r"^#[ \t]+(\S.*)$")
+
+
+def scene_title(body: str, folder: str) -> tuple[str, str]:
+    """(title, opening) of a scene: its context.md body's first `# ` heading (one line, at most
+    TITLE_MAX characters) and the body without that line; the folder name and the whole body
+    when the body has no such heading."""
+    lines = body.split("\n")
+    for i, line in enumerate(lines):
+        if match := _TITLE.match(line.rstrip()):
+            title = " ".join(match.group(1).split())[:TITLE_MAX].strip()
+            return title, "\n".join(lines[:i] + lines[i + 1 :]).strip()
+    return folder, body.strip()
 
 
 @dataclass(frozen=True)
@@ -61,6 +81,18 @@ class ScriptMeta:
     context: str
     language: str
     aliases: Mapping[str, Sequence[str]]
+
+
+def stage_line(block: StageBlock, language: str) -> ExportLine | None:
+    """An entrance, exit or stage event as a stage direction of the play: an action without
+    an actor, numbered by the turn it follows. Who is on stage when a take begins and the
+    opening context are not part of the play (screenplay.md shows the opening anyway)."""
+    if block.kind == EVENT and block.text.strip():
+        return ExportLine(block.after, "", block.text, "")
+    if block.kind in (ENTER, EXIT):
+        key = "export.enters" if block.kind == ENTER else "export.exits"
+        return ExportLine(block.after, "", say(key, language, actor=block.actor), "")
+    return None
 
 
 def _t(meta: ScriptMeta, key: str, **values: object) -> str:
@@ -103,23 +135,64 @@ def character_cue(name: str) -> str:
     return "@" + name
 
 
+# An invisible WORD JOINER (U+2060) is the one escape Fountain lacks: before a dialogue line
+# that starts with "(" (else it is read as a parenthetical), and between the brackets of a
+# "[[" that a later "]]" would close into a note (which parsers drop). Parsers keep it as text.
+JOINER = "\u2060"
+_LINE_BREAK = re.compile(r"\r\n|\n|\r")  # what Fountain parsers split lines on
+_OPEN_NOTE = re.compile(r"\[(?=\[)")
+_CLOSE_NOTE = re.compile(r"\](?=\])")
+
+
+def _split(text: str) -> list[str]:
+    return _LINE_BREAK.split(text)
+
+
 def _fountain_text(line: str) -> str:
+    # An escaped star is never emphasis, nor half of a boneyard /* */ that would swallow
+    # everything up to a later */ (even in another turn).
     return line.replace("*", "\\*")
 
 
+def _dialogue_line(line: str) -> str:
+    text = _fountain_text(line.strip())
+    if text.startswith("("):
+        return JOINER + text
+    return text or "  "  # two spaces: a blank line that stays inside the speech
+
+
+def _no_notes(paragraph: list[str]) -> list[str]:
+    """The paragraph with every "[[" before its last "]]" broken by a joiner, so that nothing
+    the actors said is read as a note; a "[[" with no "]]" after it is left as it is."""
+    text = "\n".join(paragraph)
+    end = text.rfind("]]")
+    if end <= 0:
+        return paragraph
+    return (_OPEN_NOTE.sub("[" + JOINER, text[:end]) + text[end:]).split("\n")
+
+
 def _note(text: str) -> str:
-    flat = " ".join(text.split()).replace("[[", "[ [").replace("]]", "] ]")
-    return f" [[{flat}]]" if flat else ""
+    flat = _fountain_text(" ".join(text.split()))
+    flat = _CLOSE_NOTE.sub("] ", _OPEN_NOTE.sub("[ ", flat))
+    if flat.endswith("]"):  # it would close the note one bracket early
+        flat += " "
+    return f"[[{flat}]]" if flat else ""
 
 
 def to_fountain(meta: ScriptMeta, lines: Sequence[ExportLine], thoughts: bool = False) -> str:
+    """The take as Fountain. Every action paragraph is forced (`!` on each line), so no line of
+    it can be read as a heading, transition, cue, section, synopsis, page break or centred
+    text; speech sits under its cue, where only parentheticals, notes and emphasis could
+    change it, and those are escaped. Thoughts and take references are note paragraphs of
+    their own, which parsers skip."""
+    title = _fountain_text(meta.scene)
     out = [
-        f"Title: {meta.scene}",
+        f"Title: {title}",
         f"Credit: {_t(meta, 'credit')}",
         f"Source: {_take_label(meta)}",
         f"Draft date: {meta.date}",
         "",
-        f".{meta.scene}",
+        *_no_notes([f".{title}"]),
         "",
     ]
     for line in lines:
@@ -128,20 +201,19 @@ def to_fountain(meta: ScriptMeta, lines: Sequence[ExportLine], thoughts: bool = 
         dialogue = line.dialogue.strip()
         parenthetical = is_parenthetical(line)
         if action and not parenthetical:
-            paragraphs.append(["!" + _fountain_text(a.rstrip()) for a in action.split("\n")])
+            paragraphs.append(["!" + _fountain_text(a.rstrip()) for a in _split(action)])
         if dialogue:
             block = [character_cue(line.actor)]
             if parenthetical:
                 block.append(f"({_fountain_text(action)})")
-            for text in dialogue.split("\n"):
-                block.append(_fountain_text(text.strip()) or "  ")
+            block += [_dialogue_line(text) for text in _split(dialogue)]
             paragraphs.append(block)
         notes = _note(_ref(meta, line)) + (_note(line.thought) if thoughts else "")
-        if notes and paragraphs:
-            paragraphs[-1][-1] = paragraphs[-1][-1].rstrip() + notes
         for paragraph in paragraphs:
-            out.extend(paragraph)
+            out.extend(_no_notes(paragraph))
             out.append("")
+        if notes:
+            out += [notes, ""]
     return "\n".join(out)
 
 
@@ -222,6 +294,32 @@ def to_markdown(meta: ScriptMeta, lines: Sequence[ExportLine], thoughts: bool = 
 
 
 # ---------------------------------------------------------------------------- storyboard.csv
+# OWASP's CSV-injection rule: a spreadsheet runs a cell that starts with one of these as a
+# formula (or DDE command). Spreadsheets skip leading spaces before deciding, and some read the
+# full-width forms a Chinese or Japanese input method types as the ASCII ones, so both count.
+FORMULA_STARTS = frozenset("=+-@\t\r＝＋－＠")
+
+
+def safe_cell(text: str) -> str:
+    """A cell a spreadsheet shows as text: a leading `'` when it could start a formula.
+
+    The apostrophe is the only change, so the text still reads as written (and `cell[1:]` is
+    the original)."""
+    if text[:1] in FORMULA_STARTS or text.lstrip()[:1] in FORMULA_STARTS:
+        return "'" + text
+    return text
+
+
+def csv_text(rows: Sequence[Sequence[str]]) -> str:
+    """Every CSV Circus writes goes through here: UTF-8 with a BOM (spreadsheet programs then
+    read Chinese correctly), every cell neutralised by `safe_cell`."""
+    buffer = io.StringIO()
+    writer = csv.writer(buffer)
+    for row in rows:
+        writer.writerow([safe_cell(cell) for cell in row])
+    return "\ufeff" + buffer.getvalue()
+
+
 _COLUMNS = ("shot", "scene", "speaker", "addressee", "action", "line", "shot_size", "duration")
 HEADERS = {lang: [text[f"export.header.{c}"] for c in _COLUMNS] for lang, text in CATALOGS.items()}
 SHOT_SIZES = {
@@ -253,16 +351,14 @@ def duration(line: ExportLine) -> float:
 
 
 def to_storyboard(meta: ScriptMeta, lines: Sequence[ExportLine], thoughts: bool = False) -> str:
-    """UTF-8 with a BOM (spreadsheet programs then read Chinese correctly), one row per turn."""
+    """One row per turn, written by `csv_text` (no cell can run as a formula)."""
     headers = list(HEADERS[lang_of(meta.language)])
     picks = any(line.take is not None for line in lines)
     if picks:
         headers += [_t(meta, "header.take"), _t(meta, "header.turn")]
     if thoughts:
         headers.append(_t(meta, "header.thought"))
-    buffer = io.StringIO()
-    writer = csv.writer(buffer)
-    writer.writerow(headers)
+    rows = [headers]
     for i, line in enumerate(lines):
         row = [
             f"S{i + 1:03d}",
@@ -278,8 +374,8 @@ def to_storyboard(meta: ScriptMeta, lines: Sequence[ExportLine], thoughts: bool 
             row += [str(line.take or ""), str(line.turn)]
         if thoughts:
             row.append(line.thought.strip())
-        writer.writerow(row)
-    return "\ufeff" + buffer.getvalue()
+        rows.append(row)
+    return csv_text(rows)
 
 
 def render_exports(

@@ -4,11 +4,14 @@ A command group of Rehearsal, built on engine.scene_access. "current" is the wor
 numbered last saved take + 1; any other number must be a saved take. picks.md is
 read-modify-written under its own short lock; a pick of the current take keeps its number, which
 the take gets when it is saved, and a replay re-points it at the saved take it equals (never at
-the new attempt's turns). Every refusal is raised before anything is written.
+the new attempt's turns). Every refusal is raised before anything is written. Building a
+report, a diff or the exports is pure CPU work that grows with the take: it runs in a worker
+thread, so a bot's event loop keeps answering other scenes meanwhile.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -23,11 +26,19 @@ from engine.errors import (
     TurnNotFound,
     UnknownFormat,
 )
-from engine.export import FORMATS, ExportLine, ScriptMeta, render_exports
+from engine.export import (
+    FORMATS,
+    ExportLine,
+    ScriptMeta,
+    render_exports,
+    scene_title,
+    stage_line,
+)
 from engine.picks import PICKS, Pick, add_vote, parse_picks, remove_vote, render_picks, retarget
 from engine.report import ReportInput, build_report
 from engine.scene import CONTEXT, TRANSCRIPT, USAGE_LOG, backstage_path
 from engine.scene_access import SceneAccess
+from engine.stage import Item, StageBlock, merge, parse_blocks
 from engine.store import STATE_DIR, SceneStore, parse_jsonl
 from engine.takediff import diff_takes
 from engine.takemeta import TURNS_FILE, carried_rows, parse_rows, render_rows, rows_for_take
@@ -48,10 +59,16 @@ class TakeView:
     turns: tuple[Turn, ...]
     rows: tuple[dict, ...]
     context: str
+    blocks: tuple[StageBlock, ...] = ()  # entrances, exits, events between the turns
 
     @property
     def folder(self) -> str:
         return take_dir(self.number) + "/" if self.saved else ""
+
+    @property
+    def items(self) -> list[Item]:
+        """Turns and stage blocks in the order they happened."""
+        return merge(self.turns, self.blocks)
 
     def turn(self, number: int) -> Turn | None:
         return next((t for t in self.turns if t.number == number), None)
@@ -78,18 +95,25 @@ class HarvestCommands(SceneAccess):
         number, saved = await self._take_number(take)
         store = self.files.store
         base = take_dir(number) + "/" if saved else ""
-        turns = parse_transcript(await store.read(base + TRANSCRIPT) or "")
+        transcript = await store.read(base + TRANSCRIPT) or ""
+        turns = parse_transcript(transcript)
         if saved and (text := await store.read(base + TURNS_FILE)) is not None:
             rows = parse_rows(text)
         else:  # the working take, or a take saved before takes carried their own rows
             rows = parse_rows(await store.read(USAGE_LOG) or "")
         rows = rows_for_take(rows, number, (t.number for t in turns))
-        context_text = await store.read(base + CONTEXT) or ""
+        body = await self._context_body(base)
+        blocks = tuple(parse_blocks(transcript))
+        return TakeView(number, saved, tuple(turns), tuple(rows), body, blocks)
+
+    async def _context_body(self, base: str) -> str:
+        """The public text of context.md in `base` ("" for the scene, or a take's folder)."""
+        context_text = await self.files.store.read(base + CONTEXT) or ""
         try:
             _, body = frontmatter.split(context_text)
         except BadSceneFile:  # a take's old context.md is only read for its public text
             body = context_text
-        return TakeView(number, saved, tuple(turns), tuple(rows), body.strip())
+        return body.strip()
 
     async def _thoughts(self, view: TakeView) -> dict[int, str]:
         out: dict[int, str] = {}
@@ -202,18 +226,17 @@ class HarvestCommands(SceneAccess):
     # ----------------------------------------------------------------- report, diff, export
     async def _report_text(self, view: TakeView) -> str:
         state = await self.state()
-        return build_report(
-            ReportInput(
-                scene=self.name,
-                take=view.number,
-                saved=view.saved,
-                turns=view.turns,
-                rows=view.rows,
-                picks=tuple(p for p in await self.picks() if p.take == view.number),
-                aliases=state.aliases(),
-                language=state.language,
-            )
+        data = ReportInput(
+            scene=scene_title(view.context, self.name)[0],
+            take=view.number,
+            saved=view.saved,
+            turns=view.turns,
+            rows=view.rows,
+            picks=tuple(p for p in await self.picks() if p.take == view.number),
+            aliases=state.aliases(),
+            language=state.language,
         )
+        return await asyncio.to_thread(build_report, data)
 
     async def report(self, take: TakeRef = "current") -> str:
         """The take report (markdown); a saved take's is also written to its report.md."""
@@ -228,9 +251,10 @@ class HarvestCommands(SceneAccess):
         va, vb = await self._view(a), await self._view(b)
         state = await self.state()
         picks = await self.picks()
-        return diff_takes(
-            (va.number, va.saved, va.turns, sum(p.take == va.number for p in picks)),
-            (vb.number, vb.saved, vb.turns, sum(p.take == vb.number for p in picks)),
+        return await asyncio.to_thread(
+            diff_takes,
+            (va.number, va.saved, va.items, sum(p.take == va.number for p in picks)),
+            (vb.number, vb.saved, vb.items, sum(p.take == vb.number for p in picks)),
             full=full,
             language=state.language,
         )
@@ -268,27 +292,35 @@ class HarvestCommands(SceneAccess):
                         thought, take=p.take,
                     )
                 )  # fmt: skip
-            label, context = "picks", ""
-            folder = "picks"
+            label, folder = "picks", "picks"
+            title, context = scene_title(await self._context_body(""), self.name)[0], ""
         else:
             view = await self._view(take)
             if not view.turns:
                 raise BadRequest("error.take_empty", take=view.number)
             found = await self._thoughts(view) if thoughts else {}
-            lines = [
-                ExportLine(t.number, t.actor, t.action, t.dialogue, t.cue, found.get(t.number, ""))
+            keyed = [
+                ((t.number, 0), ExportLine(t.number, t.actor, t.action, t.dialogue, t.cue,
+                                           found.get(t.number, "")))
                 for t in view.turns
+            ]  # fmt: skip
+            keyed += [
+                (b.key, line)
+                for b in view.blocks
+                if (line := stage_line(b, state.language)) is not None
             ]
-            label, context, folder = str(view.number), view.context, f"take_{view.number}"
+            lines = [line for _, line in sorted(keyed, key=lambda pair: pair[0])]
+            label, folder = str(view.number), f"take_{view.number}"
+            title, context = scene_title(view.context, self.name)
         meta = ScriptMeta(
-            scene=self.name,
+            scene=title,
             take=label,
             date=datetime.now(UTC).date().isoformat(),
             context=context,
             language=state.language,
             aliases=aliases,
         )
-        texts = render_exports(meta, lines, wanted, thoughts=thoughts)
+        texts = await asyncio.to_thread(render_exports, meta, lines, wanted, thoughts)
         target = Path(out) if out is not None else self.root / "exports" / folder
         return await SceneStore(target).write_files(texts)
 

@@ -9,6 +9,7 @@ by others (from the start, between two turns, or to the end). A warning is a lin
 
 from __future__ import annotations
 
+import math
 from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -77,10 +78,11 @@ def _grams4(lines: Sequence[str]) -> set[tuple[str, ...]]:
 def shared_shares(by_actor: Mapping[str, Sequence[str]]) -> dict[str, float | None]:
     """Per actor: the share of their distinct 4-grams that also occur in another actor's lines."""
     grams = {a: _grams4(lines) for a, lines in by_actor.items()}
+    speakers = Counter(g for mine in grams.values() for g in mine)  # actors saying each 4-gram
     out: dict[str, float | None] = {}
     for actor, mine in grams.items():
-        others = set().union(*(g for a, g in grams.items() if a != actor))
-        out[actor] = len(mine & others) / len(mine) if mine else None
+        shared = sum(1 for g in mine if speakers[g] > 1)
+        out[actor] = shared / len(mine) if mine else None
     return out
 
 
@@ -99,29 +101,61 @@ def converging_pairs(by_actor: Mapping[str, Sequence[str]]) -> list[tuple[str, s
     return sorted(best.values(), key=lambda p: -p[2])
 
 
+def _min_overlap(size: int) -> int:
+    """A lower bound on |A ∩ B| when A (|A| = size) and B pass the Dice prefilter: from
+    2|A∩B| ≥ t(|A|+|B|) and |A∩B| ≤ |B| follows |A∩B| ≥ t|A|/(2-t). Rounded down: a bound
+    that is too small only lengthens the prefix (more candidates), it never loses one."""
+    t = NEAR_REPEAT_PREFILTER
+    return max(1, math.floor(t * size / (2 - t)))
+
+
 def near_repeats(turns: Sequence[Turn]) -> list[tuple[Turn, Turn, float]]:
     """(later, earlier, similarity): lines that nearly repeat an earlier line of the take.
 
-    Similarity is difflib's ratio over tokens; it is computed only for pairs whose token-bigram
-    sets already overlap (Dice ≥ NEAR_REPEAT_PREFILTER), which keeps a 500-turn take quick.
+    For each line, the first earlier line (in take order) whose token-bigram sets overlap with
+    Dice ≥ NEAR_REPEAT_PREFILTER and whose difflib ratio over tokens is ≥ NEAR_REPEAT_RATIO.
+    Indexed, so a take's report grows about linearly: the candidates are the earlier lines
+    sharing a bigram of the line's prefix (its bigrams rarest first; two sets overlapping in
+    ≥ o share one of the first |X|-o+1 of each), or every earlier line when that is fewer;
+    the Dice test of a pair is an AND of two bitmasks and a popcount; difflib's cheap upper
+    bounds of the ratio (lengths, token counts) skip most ratio computations. Every skip is a
+    necessary condition of a match, so the result is exactly that of comparing every pair.
     """
-    seen: list[tuple[Turn, list[str], frozenset]] = []
-    out = []
-    matcher = SequenceMatcher(None, autojunk=False)
+    lines = []
     for turn in turns:
         toks = tokens(turn.dialogue)
-        if len(toks) < NEAR_REPEAT_MIN_TOKENS:
-            continue
-        grams = frozenset(ngrams(toks, 2))
-        matcher.set_seq2(toks)  # indexed once per line, compared with the earlier ones
-        for earlier, etoks, egrams in seen:
-            if 2 * len(grams & egrams) < NEAR_REPEAT_PREFILTER * (len(grams) + len(egrams)):
-                continue
-            matcher.set_seq1(etoks)
-            if (ratio := matcher.ratio()) >= NEAR_REPEAT_RATIO:
-                out.append((turn, earlier, ratio))
+        if len(toks) >= NEAR_REPEAT_MIN_TOKENS:
+            lines.append((turn, toks, set(ngrams(toks, 2))))
+    frequency: Counter = Counter(g for _, _, grams in lines for g in grams)
+    bit = {g: i for i, g in enumerate(frequency)}
+    masks = [sum(1 << bit[g] for g in grams) for _, _, grams in lines]
+    index: dict[tuple[str, ...], list[int]] = defaultdict(list)  # bigram → earlier lines
+    out = []
+    matcher = SequenceMatcher(None, autojunk=False)
+    t, least = NEAR_REPEAT_PREFILTER, NEAR_REPEAT_RATIO
+    for i, (turn, toks, grams) in enumerate(lines):
+        ordered = sorted(grams, key=lambda g: (frequency[g], g))
+        prefix = ordered[: len(ordered) - _min_overlap(len(ordered)) + 1]
+        postings = [index[g] for g in prefix]
+        if sum(map(len, postings)) < i:
+            candidates: Sequence[int] = sorted(set().union(*postings))
+        else:
+            candidates = range(i)
+        mask, size, length = masks[i], len(grams), len(toks)
+        passing = [
+            j
+            for j in candidates
+            if 2 * (mask & masks[j]).bit_count() >= t * (size + len(lines[j][2]))
+            and 2.0 * min(length, len(lines[j][1])) / (length + len(lines[j][1])) >= least
+        ]
+        matcher.set_seq2(toks)  # indexed once per line, compared with the passing ones
+        for j in passing:
+            matcher.set_seq1(lines[j][1])
+            if matcher.quick_ratio() >= least and (ratio := matcher.ratio()) >= least:
+                out.append((turn, lines[j][0], ratio))
                 break
-        seen.append((turn, toks, grams))
+        for g in prefix:
+            index[g].append(i)
     return out
 
 

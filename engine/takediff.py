@@ -1,19 +1,37 @@
 """Two takes compared: the shared opening, the turn where they part, and both continuations.
 
-Pure. Two turns are "the same" when their number, actor, action, line and cue are identical;
-the shared opening is the longest run of such turns from the start. Without `full` the opening
-is a count and its last turn; per take a few numbers (turns, picks, lines and words per actor).
+Pure. Two turns are "the same" when their number, actor, action, line and cue are identical,
+two stage blocks (entrances, exits, events) when their number, kind and text are; the shared
+opening is the longest run of such items from the start. Without `full` the opening is a count
+of its turns and its last item; per take a few numbers (turns, picks, lines and words per actor).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from engine.catalog import say
+from engine.catalog import lang_of, say
 from engine.report import actor_counts
+from engine.stage import ENTER, EXIT, LABELS, PRESENT, Item, StageBlock
 from engine.turns import Turn
 
-TakeSide = tuple[int, bool, Sequence[Turn], int]  # number, saved, turns, picks
+TakeSide = tuple[int, bool, Sequence[Item], int]  # number, saved, turns and blocks, picks
+
+
+def number(item: Item) -> str:
+    return str(item.number) if isinstance(item, Turn) else f"{item.after}.{item.seq}"
+
+
+def format_block(block: StageBlock, language: str = "zh") -> str:
+    label = LABELS[lang_of(language)][block.kind]
+    if block.kind in (ENTER, EXIT):
+        return f"[{number(block)}] {label} · {block.actor}"
+    body = block.names if block.kind == PRESENT else block.text.split("\n")
+    return "\n".join([f"[{number(block)}] {label}"] + [f"    {x}" if x else "" for x in body])
+
+
+def format_item(item: Item, language: str = "zh") -> str:
+    return format_turn(item) if isinstance(item, Turn) else format_block(item, language)
 
 
 def format_turn(turn: Turn) -> str:
@@ -27,7 +45,7 @@ def format_turn(turn: Turn) -> str:
     return "\n".join(out)
 
 
-def shared_opening(a: Sequence[Turn], b: Sequence[Turn]) -> int:
+def shared_opening(a: Sequence[Item], b: Sequence[Item]) -> int:
     n = 0
     for x, y in zip(a, b, strict=False):
         if x != y:
@@ -47,13 +65,14 @@ def diff_takes(a: TakeSide, b: TakeSide, *, full: bool = False, language: str = 
     shared = shared_opening(ta, tb)
     out = [f"{name(a)} ⇄ {name(b)}", ""]
     if shared:
-        first, last = ta[0].number, ta[shared - 1].number
-        key = "shared.one" if shared == 1 else "shared.many"
-        out.append(t(key, count=shared, first=first, last=last))
+        first, last = number(ta[0]), number(ta[shared - 1])
+        count = sum(isinstance(x, Turn) for x in ta[:shared])
+        key = "shared.one" if count == 1 else "shared.many"
+        out.append(t(key, count=count, first=first, last=last))
         shown = ta[:shared] if full else ta[shared - 1 : shared]
         if not full and shared > 1:
             out.append(t("last_shared"))
-        out += [format_turn(x) for x in shown]
+        out += [format_item(x, language) for x in shown]
     else:
         out.append(t("no_shared"))
     out.append("")
@@ -61,14 +80,16 @@ def diff_takes(a: TakeSide, b: TakeSide, *, full: bool = False, language: str = 
     if not rest_a and not rest_b:
         out.append(t("identical"))
     else:
-        part = (rest_a or rest_b)[0].number
+        part = number((rest_a or rest_b)[0])
         out.append(t("part", turn=part))
         for side, rest in ((a, rest_a), (b, rest_b)):
             out += ["", f"## {name(side)}" + t("from_turn", turn=part), ""]
-            out += [format_turn(x) for x in rest] or [t("nothing_more")]
+            out += [format_item(x, language) for x in rest] or [t("nothing_more")]
     out += ["", t("numbers"), ""]
     out.append(f"| | {name(a)} | {name(b)} |")
     out.append("|---|---:|---:|")
+    ta = [x for x in ta if isinstance(x, Turn)]
+    tb = [x for x in tb if isinstance(x, Turn)]
     out.append(f"| {t('turns')} | {len(ta)} | {len(tb)} |")
     out.append(f"| {t('picks')} | {a[3]} | {b[3]} |")
     actors = list(dict.fromkeys([x.actor for x in ta] + [x.actor for x in tb]))

@@ -41,7 +41,9 @@ def test_the_harvest_from_the_command_line(wake: Path) -> None:
     assert second.dialogue in (wake / "picks.md").read_text(encoding="utf-8")
 
     report = circus("report", s, cwd=cwd)
-    assert report.returncode == 0 and report.stdout.startswith("# Take 1 · wake")
+    # titled by the scene's own heading (the wake template's context.md has one)
+    title = "# Take 1 · The kitchen on Jefferson Street, the night after the funeral\n"
+    assert report.returncode == 0 and report.stdout.startswith(title)
     assert "⭐ 2 (alice, bob)" in report.stdout and not (wake / "takes").exists()
 
     exported = circus("export", s, cwd=cwd)

@@ -305,6 +305,9 @@ TEXT: dict[str, str] = {
     "export.shot.wide": "wide",
     "export.shot.medium": "medium",
     "export.shot.close": "close-up",
+    # --- harvest: stage blocks (entrances, exits) as exported stage directions
+    "export.enters": "{actor} enters.",
+    "export.exits": "{actor} exits.",
     # --- the console (circus/render.py)
     "console.enters": "{at} — {actor} enters —",
     "console.exits": "{at} — {actor} exits —",

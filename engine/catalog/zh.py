@@ -304,6 +304,9 @@ TEXT: dict[str, str] = {
     "export.shot.wide": "全景",
     "export.shot.medium": "中景",
     "export.shot.close": "近景",
+    # --- harvest: stage blocks (entrances, exits) as exported stage directions
+    "export.enters": "{actor}進場。",
+    "export.exits": "{actor}退場。",
     # --- the console (circus/render.py)
     "console.enters": "{at} — {actor} 進場 —",
     "console.exits": "{at} — {actor} 退場 —",
