@@ -29,6 +29,7 @@ from engine.errors import (
 from engine.events import StageChanged
 from engine.performance import Performance, Usage
 from engine.reply import Reply
+from engine.routing import check_models, run_models
 from engine.sanitize import clean_text
 from engine.scene import PLAYERS, TRANSCRIPT, SceneState
 from engine.scene_access import SceneAccess
@@ -267,3 +268,6 @@ class StageCommands(SceneAccess):
             if first not in state.souls:
                 raise UnknownActor(first, state.cast)
             raise OffStage(first)
+        # Every model the run may call must be one litellm can route: one line now, rather
+        # than a provider exception ending every turn. Off the loop: it may import litellm.
+        await asyncio.to_thread(check_models, run_models(state, self.config))

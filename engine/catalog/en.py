@@ -127,6 +127,13 @@ TEXT: dict[str, str] = {
     "error.yaml.invalid": "the front matter between the --- lines is not valid YAML{where}",
     "error.yaml.unreadable": "the front matter has a value that can't be read",
     "error.yaml.not_mapping": "the front matter must be `key: value` lines",
+    # --- models: a model name that is an address, or that litellm cannot route (engine/settings.py, engine/routing.py)
+    "error.setting.model_shape": "`{key}` must be one model's name, provider/model (e.g. ollama_chat/llama3.1), not {got} — a model name has no `://`, `//`, spaces or control characters; a server's address goes in api_base, which the operator sets",
+    "error.unroutable": "{who} `{model}` is not a model string litellm can route — write provider/model, e.g. ollama_chat/llama3.1 or anthropic/claude-3-5-haiku-latest{closest}. Fix it in soul.md, context.md or CIRCUS_MODEL; the run did not start.",
+    "error.unroutable.closest": "; the closest known names are {names}",
+    "routing.actor": "{actor}'s model",
+    "routing.fallback": "{actor}'s fallback_model",
+    "routing.sm": "The stage manager's model",
     # --- prompts (engine/prompts.py): what each model is told
     "prompt.rules": (
         "You are an actor in an improvised rehearsal and you play {name} only. Stay in character; never comment on the scene or speak or act for anyone else.\n"

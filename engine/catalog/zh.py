@@ -128,6 +128,13 @@ TEXT: dict[str, str] = {
     "error.yaml.invalid": "兩條 --- 之間的設定不是有效的 YAML{where}",
     "error.yaml.unreadable": "設定裡有無法讀取的值",
     "error.yaml.not_mapping": "設定必須是 `鍵: 值` 的格式",
+    # --- models: a model name that is an address, or that litellm cannot route (engine/settings.py, engine/routing.py)
+    "error.setting.model_shape": "`{key}` 必須是一個模型的名稱，寫成 provider/model（例如 ollama_chat/llama3.1），不是 {got}——模型名稱裡不能有 `://`、`//`、空格或控制字元；伺服器位址要寫在 api_base，由營運者設定",
+    "error.unroutable": "{who} `{model}` 不是 litellm 能路由的模型名稱——要寫成 provider/model，例如 ollama_chat/llama3.1 或 anthropic/claude-3-5-haiku-latest{closest}。請在 soul.md、context.md 或 CIRCUS_MODEL 改正；排演沒有開始。",
+    "error.unroutable.closest": "；最接近的已知名稱是 {names}",
+    "routing.actor": "{actor}的模型",
+    "routing.fallback": "{actor}的 fallback_model",
+    "routing.sm": "舞台監督的模型",
     # --- prompts (engine/prompts.py): what each model is told
     "prompt.rules": (
         "你是即興劇排演中的演員，只扮演「{name}」。留在角色裡，不要跳出角色評論，不要替別人說話或行動。\n"
