@@ -18,7 +18,15 @@ from typing import Any
 from engine.catalog import say
 from engine.config import Config, default_config
 from engine.errors import BadSceneFile, CircusError, ModelError
-from engine.llm import LiteLLMModels, ModelCall, ModelReply, Models, Price, SpendGate
+from engine.llm import (
+    LiteLLMModels,
+    ModelCall,
+    ModelReply,
+    Models,
+    Price,
+    SpendGate,
+    litellm_module,
+)
 from engine.notes import Whispers
 from engine.performance import ask_stage_manager, perform
 from engine.rehearsal import TURN_DEADLINE_FACTOR
@@ -83,6 +91,7 @@ class ProbeResult:
 
 # ----------------------------------------------------------------------------- pure helpers
 FAILURE_WORDS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("timeout", ("timed out", "timeout")),
     ("rate_limited", ("429", "rate limit", "ratelimit", "too many requests")),
     ("auth", ("401", "403", "authenticat", "api key", "api_key", "unauthorized", "permission")),
     ("not_found", ("404", "not found", "does not exist", "no such model", "unknown model")),
@@ -221,6 +230,7 @@ async def check_model(
         closest = await asyncio.to_thread(closest_names, result.model, known_names())
         return dataclasses.replace(result, failure=Failure("unroutable", ", ".join(closest)))
     door = models or LiteLLMModels(config)
+    await _warm_up(result.model, base)
     recorder = _Recorder(door)
     turns: list[TurnSample] = []
     picked: str | None = None
@@ -248,6 +258,20 @@ async def check_model(
         failure=failure,
         price=price,
     )
+
+
+async def _warm_up(model: str, base: str | None) -> None:
+    """Load what litellm loads on a provider's first call, off the clock and without leaving
+    the machine (litellm's mock_response), so --timeout measures the model, not our imports."""
+    try:
+        await litellm_module().acompletion(
+            model=model,
+            messages=[{"role": "user", "content": "warm-up"}],
+            api_base=base,
+            mock_response="ok",
+        )
+    except Exception:  # a warm-up that fails costs nothing: the probe's first call will say
+        pass
 
 
 async def _play(

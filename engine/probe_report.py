@@ -199,6 +199,12 @@ def _usd(value: float | None, language: str) -> str:
     return say("probe.cost.unknown", language) if value is None else f"${value:.4f}"
 
 
+def _projected_usd(value: float | None, language: str) -> str:
+    if value is None:
+        return say("probe.cost.projected_unknown", language)
+    return say("probe.cost.projected", language, usd=f"${value:.4f}")
+
+
 def _latency(result: ProbeResult, language: str) -> str:
     groups: dict[str, list[str]] = {}
     for c in result.calls:
@@ -255,7 +261,7 @@ def probe_lines(result: ProbeResult, language: str = "en") -> list[str]:
                     calls=p.calls,
                     prompt=f"{p.prompt_tokens:,}",
                     completion=f"{p.completion_tokens:,}",
-                    cost=_usd(p.cost_usd, language),
+                    cost=_projected_usd(p.cost_usd, language),
                 )
             )
     lines.append(say("probe.verdict", language, reason=verdict(result).reason))
