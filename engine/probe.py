@@ -37,6 +37,7 @@ from engine.soul import Soul
 from engine.turns import Turn
 
 DEFAULT_TIMEOUT = 60.0  # seconds one probe call may take (--timeout)
+WARM_UP_SECONDS = 60.0  # litellm's first-call imports take a few seconds on a busy machine
 LANGUAGES = ("en", "zh")
 ACTOR_TURNS = 3  # per scene: A, B, then A again (A's second prompt repeats its first's start)
 # What ModelReply may carry once a door reports it (read with getattr: older doors do not).
@@ -264,12 +265,13 @@ async def _warm_up(model: str, base: str | None) -> None:
     """Load what litellm loads on a provider's first call, off the clock and without leaving
     the machine (litellm's mock_response), so --timeout measures the model, not our imports."""
     try:
-        await litellm_module().acompletion(
-            model=model,
-            messages=[{"role": "user", "content": "warm-up"}],
-            api_base=base,
-            mock_response="ok",
-        )
+        async with asyncio.timeout(WARM_UP_SECONDS):
+            await litellm_module().acompletion(
+                model=model,
+                messages=[{"role": "user", "content": "warm-up"}],
+                api_base=base,
+                mock_response="ok",
+            )
     except Exception:  # a warm-up that fails costs nothing: the probe's first call will say
         pass
 

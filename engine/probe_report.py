@@ -67,7 +67,7 @@ def verdict(result: ProbeResult) -> Verdict:
         return Verdict(False, failure.kind, Phrase(key, **values))
     turns = len(result.turns)
     if not turns:
-        return Verdict(False, "error", Phrase("probe.verdict.error", detail="no turn was played"))
+        return Verdict(False, "error", Phrase("probe.verdict.no_turns"))
     counts = read_counts(result)
     if counts["unreadable"] * 2 > turns:
         return Verdict(

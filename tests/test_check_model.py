@@ -78,7 +78,7 @@ CLEAN = ("clean",) * 6
         (probed(Failure("auth", "401")), False, "auth", "refused the credentials"),
         (probed(Failure("unroutable", "scripted/improv")), False, "unroutable", "closest known names are scripted/improv"),
         (probed(Failure("unroutable", "")), False, "unroutable", "litellm can route: write provider/model"),
-        (probed(), False, "error", "no turn was played"),
+        (probed(), False, "error", "the probe played no turn"),
     ],
 )  # fmt: skip
 def test_the_verdict_follows_from_what_the_probe_found(result, usable, kind, says):

@@ -331,6 +331,7 @@ TEXT: dict[str, str] = {
     "probe.verdict.auth": "unusable — the provider refused the credentials ({detail}). Set its API key (e.g. OPENAI_API_KEY) in the environment",
     "probe.verdict.not_found": "unusable — the provider does not know this model ({detail}). Check the name against the provider's list (`ollama list` for Ollama)",
     "probe.verdict.rate_limited": "unusable right now — rate limited ({detail}). Try again later, or raise the limit with the provider",
+    "probe.verdict.no_turns": "unusable — the probe played no turn",
     "probe.verdict.error": "unusable — the model failed ({detail})",
     # --- the Discord bot's replies, DMs and thread lines (bot/i18n.py t())
     # bot · where and who

@@ -330,6 +330,7 @@ TEXT: dict[str, str] = {
     "probe.verdict.auth": "不能用——供應商拒絕了憑證（{detail}）。請在環境變數中設定它的 API 金鑰（例如 OPENAI_API_KEY）",
     "probe.verdict.not_found": "不能用——供應商不認得這個模型（{detail}）。請對照供應商的模型清單檢查名稱（Ollama 用 `ollama list`）",
     "probe.verdict.rate_limited": "暫時不能用——被限流了（{detail}）。稍後再試，或請供應商提高上限",
+    "probe.verdict.no_turns": "不能用——探測一輪都沒演成",
     "probe.verdict.error": "不能用——模型失敗了（{detail}）",
     # --- the Discord bot's replies, DMs and thread lines (bot/i18n.py t())
     # bot · where and who
