@@ -1,7 +1,8 @@
 """The settings a scene's files may carry: one pydantic schema per file (soul.md, context.md).
 
 Types, ranges and sizes are checked and unknown keys refused naming the nearest known one, so a
-misspelt `temprature:` is an error rather than silently nothing. Files the operator writes on
+misspelt `temprature:` is an error rather than silently nothing; a model name never carries an
+address (`://`, `//`) or hidden characters, from any file. Files the operator writes on
 disk are trusted configuration; a soul that arrives through Discord is data, so
 `check_untrusted_soul` also refuses `api_base` and models outside `allowed_models()`.
 """

@@ -261,7 +261,8 @@ class StageCommands(SceneAccess):
         )
 
     async def _check_start(self, state: SceneState, first: str | None) -> None:
-        """A run needs someone on stage, and a named opener who is on stage."""
+        """A run needs someone on stage, a named opener who is on stage, and models that
+        litellm can route (engine.routing)."""
         if not state.on_stage:
             raise NobodyOnStage()
         if first is not None and first not in state.on_stage:
