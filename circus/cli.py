@@ -56,6 +56,20 @@ def _turn_number(text: str) -> int:
     return value
 
 
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"a timeout is a number of seconds, not {text!r}"
+        ) from None
+    if not 0 < value <= 3600:
+        raise argparse.ArgumentTypeError(
+            f"a timeout must be more than 0 and at most 3600 s, not {text}"
+        )
+    return value
+
+
 DESCRIPTION = """\
 Circus (馬戲團): a rehearsal sandbox for screenwriters. You direct a short scene; every
 character is an independent LLM actor with private knowledge. The scene is a folder of
@@ -260,6 +274,23 @@ def build_parser() -> argparse.ArgumentParser:
         "the Chinese scene, slower on the embedded model)",
     )
     backstage_arg(p)
+
+    # --- models: check a model before the room starts (engine/probe.py)
+    p = command(
+        "check-model",
+        "try MODEL on a short fixed rehearsal, in memory (nothing is written): reachable, "
+        "latency, replies read, tokens and cost; exit 1 when it is unusable",
+    )
+    p.add_argument(
+        "model", metavar="MODEL", help="a litellm model string, e.g. ollama_chat/llama3.1"
+    )
+    p.add_argument(
+        "--api-base", metavar="URL", help="the server to ask (default: $CIRCUS_API_BASE)"
+    )
+    p.add_argument(
+        "--timeout", type=_seconds, default=60.0, metavar="SECONDS", help="per call (default 60)"
+    )
+    p.add_argument("--json", action="store_true", help="print the findings as JSON")
     return parser
 
 

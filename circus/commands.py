@@ -345,6 +345,25 @@ async def cmd_demo(args: argparse.Namespace) -> int:
     return code
 
 
+async def cmd_check_model(args: argparse.Namespace) -> int:
+    import json
+
+    from engine import check_model, probe_json, probe_lines, probe_verdict
+
+    result = await check_model(
+        args.model, api_base=args.api_base, timeout=args.timeout, config=args.config
+    )
+    if args.json:
+        print(json.dumps(probe_json(result), ensure_ascii=False, indent=2))
+    else:
+        print("\n".join(probe_lines(result)))
+    verdict = probe_verdict(result)
+    if not verdict.usable:
+        print_error(verdict.reason.render("en"))
+        return EXIT_FAILURE
+    return EXIT_OK
+
+
 def cmd_bot(args: argparse.Namespace) -> int:
     try:
         from bot.app import main as run_bot
@@ -377,4 +396,5 @@ COMMANDS = {
     "summarize": cmd_summarize,
     "console": cmd_console,
     "demo": cmd_demo,
+    "check-model": cmd_check_model,
 }

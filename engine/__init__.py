@@ -20,6 +20,8 @@ and ruff's banned-api rule refuse engine submodules in bot/ and circus/):
   (`in_language`), translated once at the frontend's edge.
 - words: `say(key, language, …)` speaks a sentence from the catalog (engine/catalog/);
   `is_zh`/`lang_of` decide which language a setting or a locale means.
+- models: `check_model(MODEL, …)` plays a short fixed rehearsal on a model, in memory, and
+  `probe_lines`/`probe_json`/`probe_verdict` say what it found (`circus check-model`).
 - pure helpers for what a person typed (`check_name`, `is_everyone`); `litellm_module()`
   loads the model library ahead of the first turn (the bot warms it up off the event loop).
 
@@ -60,6 +62,9 @@ from engine.events import (
 from engine.llm import EMBEDDED_MODEL, LiteLLMModels, Models, litellm_module
 from engine.names import check_name, is_everyone
 from engine.picks import Pick, render_picks
+from engine.probe import check_model
+from engine.probe_report import probe_json, probe_lines
+from engine.probe_report import verdict as probe_verdict
 from engine.rehearsal import Rehearsal, RunResult
 from engine.reply import CAPS
 from engine.scene import is_scene, list_scenes
@@ -120,6 +125,7 @@ __all__ = [
     "TurnStarted",
     "UnknownActor",
     "WaitingForPlayer",
+    "check_model",
     "check_name",
     "embedded_available",
     "is_everyone",
@@ -131,6 +137,9 @@ __all__ = [
     "litellm_module",
     "load_view",
     "new_scene",
+    "probe_json",
+    "probe_lines",
+    "probe_verdict",
     "read_frontend_file",
     "render_picks",
     "say",

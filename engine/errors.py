@@ -157,6 +157,21 @@ class ModelError(CircusError):
         super().__init__("error.model", model=model, why=why)
 
 
+class UnroutableModel(CircusError):
+    """A model string no provider serves (`scripted`, `llama3.1`): refused before a run starts,
+    naming what a model string looks like and the closest names litellm knows."""
+
+    def __init__(self, model: str, who: object, closest: Iterable[str] = ()) -> None:
+        self.model = model
+        self.closest = tuple(closest)
+        super().__init__(
+            "error.unroutable",
+            who=who,
+            model=model[:80],
+            closest=Phrase("error.unroutable.closest", names=self.closest) if self.closest else "",
+        )
+
+
 class OffStage(CircusError):
     """A command needs an actor on stage who is not (cue, run --start, say, exit)."""
 

@@ -1,7 +1,8 @@
 """The settings a scene's files may carry: one pydantic schema per file (soul.md, context.md).
 
 Types, ranges and sizes are checked and unknown keys refused naming the nearest known one, so a
-misspelt `temprature:` is an error rather than silently nothing. Files the operator writes on
+misspelt `temprature:` is an error rather than silently nothing; a model name never carries an
+address (`://`, `//`) or hidden characters, from any file. Files the operator writes on
 disk are trusted configuration; a soul that arrives through Discord is data, so
 `check_untrusted_soul` also refuses `api_base` and models outside `allowed_models()`.
 """
@@ -23,6 +24,7 @@ from pydantic import (
     StringConstraints,
     ValidationError,
 )
+from pydantic_core import PydanticCustomError
 
 from engine.catalog import Phrase
 from engine.config import Config, default_config
@@ -68,8 +70,30 @@ def _not_everyone(name: str) -> str:
     return name
 
 
+def model_name_refused(name: str) -> bool:
+    """A model name that carries an address or hidden text rather than naming one model.
+
+    `provider/*` on the allow-list must not let `huggingface/http://host/v1` through: a scheme
+    or `//` points requests at a server of the sender's choosing (api_base is the operator's
+    setting), and whitespace or control characters hide what is really sent.
+    """
+    return (
+        "://" in name
+        or "//" in name
+        or any(ch.isspace() or unicodedata.category(ch).startswith("C") for ch in name)
+    )
+
+
+def _plain_model_name(name: str) -> str:
+    if model_name_refused(name):
+        raise PydanticCustomError("model_shape", "not a plain model name")
+    return name
+
+
 ModelName = Annotated[
-    str, StringConstraints(strip_whitespace=True, min_length=1, max_length=200, pattern=r"^\S+$")
+    str,
+    StringConstraints(strip_whitespace=True, min_length=1, max_length=200, pattern=r"^\S+$"),
+    AfterValidator(_plain_model_name),
 ]
 Url = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=2000)]
 Name = Annotated[
@@ -170,6 +194,10 @@ def _refusal(
                 path, "error.setting.unknown_guess", rel=rel, key=key, guess=guess[0]
             )
         return BadSceneFile(path, "error.setting.unknown", rel=rel, key=key, known=", ".join(known))
+    if first["type"] == "model_shape":
+        return BadSceneFile(
+            path, "error.setting.model_shape", rel=rel, key=key, got=_short(first.get("input"))
+        )
     return BadSceneFile(
         path,
         "error.setting.must_be",
@@ -225,8 +253,13 @@ def allowed_models(config: Config | None = None) -> tuple[str, ...]:
 
 
 def model_allowed(model: str, allowed: tuple[str, ...]) -> bool:
-    """Exact names, or `provider/*` for every model of one provider (`*` alone: any model)."""
+    """Exact names, or `provider/*` for every model of one provider (`*` alone: any model).
+
+    Never a name that carries an address or hidden text (model_name_refused), whatever the
+    pattern: `huggingface/*` allows Hugging Face models, not `huggingface/http://…`."""
     model = model.strip()
+    if not model or model_name_refused(model):
+        return False
     for pattern in allowed:
         if pattern == "*" or pattern == model:
             return True

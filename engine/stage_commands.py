@@ -29,6 +29,7 @@ from engine.errors import (
 from engine.events import StageChanged
 from engine.performance import Performance, Usage
 from engine.reply import Reply
+from engine.routing import check_models, run_models
 from engine.sanitize import clean_text
 from engine.scene import PLAYERS, TRANSCRIPT, SceneState
 from engine.scene_access import SceneAccess
@@ -260,10 +261,14 @@ class StageCommands(SceneAccess):
         )
 
     async def _check_start(self, state: SceneState, first: str | None) -> None:
-        """A run needs someone on stage, and a named opener who is on stage."""
+        """A run needs someone on stage, a named opener who is on stage, and models that
+        litellm can route (engine.routing)."""
         if not state.on_stage:
             raise NobodyOnStage()
         if first is not None and first not in state.on_stage:
             if first not in state.souls:
                 raise UnknownActor(first, state.cast)
             raise OffStage(first)
+        # Every model the run may call must be one litellm can route: one line now, rather
+        # than a provider exception ending every turn. Off the loop: it may import litellm.
+        await asyncio.to_thread(check_models, run_models(state, self.config))
