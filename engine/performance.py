@@ -140,6 +140,7 @@ async def perform(
         max_tokens=sent_reply_cap(model, "actor", config),
         extra=extra_params(model, config),
         retries=config.model_retries,
+        purpose="actor",
     )
     first = await models.complete(call, gate=gate)
     usage = _usage(first)
@@ -152,6 +153,7 @@ async def perform(
             messages=repair_messages(
                 messages, clean_text(first.text)[:MAX_REPLY_CHARS], reply.problems, state.language
             ),
+            purpose="repair",
         ),
         gate=gate,
     )
@@ -221,6 +223,7 @@ async def ask_stage_manager(
         max_tokens=sent_reply_cap(model, "stage_manager", config),
         extra=extra_params(model, config),
         retries=config.model_retries,
+        purpose="stage_manager",
     )
     speakers = [t.actor for t in state.turns]
     aliases = {a: s for a, s in state.aliases().items() if a not in barred}

@@ -127,7 +127,7 @@ def test_a_cut_call_counts_its_prompt_a_failed_one_nothing(tmp_path):
     assert row["estimated"] is True and row["prompt_tokens"] == budget.prompt_tokens(
         guard_call().messages
     )
-    assert guard.unlanded.tokens == row["prompt_tokens"]
+    assert guard.pending.tokens == row["prompt_tokens"]
 
 
 def test_calls_in_flight_hold_their_share_of_a_shared_daily_budget(tmp_path):
