@@ -157,9 +157,10 @@ class _Ticket:
     kind: str  # actor | repair | stage_manager | summarize (the call's purpose)
     role: str
     fallback: bool  # the call's fallback model, after its own model failed
-    reserved: Spend
-    prompt_usd: float | None  # None: no price was looked up (no dollar budget)
-    prompt_tokens: int
+    reserved: Spend  # what this call holds of a shared daily budget while it is in flight
+    prompt_tokens: int  # its prompt, counted high (prompt_tokens)
+    cap: int  # the longest reply it may get
+    price: llm.Price | None  # looked up only for a dollar budget
 
 
 class SpendGuard:
@@ -230,14 +231,13 @@ class SpendGuard:
         role = call.shape.speaker or call.shape.kind
         kind = call.purpose or call.shape.kind
         fallback = model != call.model
+        cap = call.max_tokens or reply_cap(call.shape.kind, self.config)
         prompt = prompt_tokens(call.messages)
         if not self.limits:  # no budget: nothing to check, no price lookup
-            return _Ticket(model, kind, role, fallback, Spend(), None, prompt)
+            return _Ticket(model, kind, role, fallback, Spend(), prompt, cap, None)
         wants_usd = any(lim.unit == "usd" for lim in self.limits)
         price = self.price(model) if wants_usd else None
-        cap = call.max_tokens or reply_cap(call.shape.kind, self.config)
         cost = estimate(call.messages, cap, price)
-        prompt_usd = prompt * price.input if price is not None else None
         now = self.clock()
         key = self.ledger.folder if self.ledger is not None else None
         with _reserved_lock:
@@ -250,7 +250,7 @@ class SpendGuard:
                 raise refusal
             if key is not None:
                 _reserved[key] = in_flight + cost
-        return _Ticket(model, kind, role, fallback, cost, prompt_usd, prompt)
+        return _Ticket(model, kind, role, fallback, cost, prompt, cap, price)
 
     def settle(self, ticket: _Ticket, reply: llm.ModelReply | None, unsure: bool) -> None:
         key = self.ledger.folder if self.ledger is not None else None
@@ -264,8 +264,8 @@ class SpendGuard:
             completion = int(_count(reply.completion_tokens))
             cost = None if reply.cost_usd is None else float(_count(reply.cost_usd))
             row = self._row(ticket, prompt, completion, cost)
-        elif unsure:  # cut or timed out: the provider may bill the prompt it was sent
-            row = self._row(ticket, ticket.prompt_tokens, 0, ticket.prompt_usd, estimated=True)
+        elif unsure:  # cut, timed out or unreadable: billed for all we know, as much as it may
+            row = self._row(ticket, ticket.prompt_tokens, ticket.cap, self._most_usd(ticket), True)
         else:  # the provider refused or failed: nothing billed
             return
         self.pending = self.pending + row_spend(row)
@@ -273,6 +273,13 @@ class SpendGuard:
             self.calls.append(row)
         if self.ledger is not None:
             self.ledger.append(utc_day(datetime.fromisoformat(row["at"])), row)
+
+    def _most_usd(self, ticket: _Ticket) -> float | None:
+        """The most an unsure call may cost in dollars (None: nobody knows its price)."""
+        known = ticket.price or self.price(ticket.model)  # litellm is loaded: a call was made
+        if known is None:
+            return None
+        return ticket.prompt_tokens * known.input + ticket.cap * known.output
 
     def _row(
         self,

@@ -457,7 +457,11 @@ class LiteLLMModels:
                         continue
                 except Exception as exc:  # provider errors arrive as many litellm types
                     last = exc
-                    if attempt < call.retries and _is_retryable(exc, litellm):
+                    if (
+                        attempt < call.retries
+                        and _is_retryable(exc, litellm)
+                        and not _answered(exc)
+                    ):
                         await asyncio.sleep(_backoff(attempt, exc, self.config.retry_base_seconds))
                         continue
                     break
@@ -471,15 +475,27 @@ async def _gated_call(
         return await _call_once(litellm, call, model, local)
     ticket = gate.admit(call, model)
     reply: ModelReply | None = None
-    unsure = False  # the provider may have charged for a call we stopped waiting for
+    unsure = False  # the provider may have charged for a call we got no usable reply from
     try:
         reply = await _call_once(litellm, call, model, local)
         return reply
     except (asyncio.CancelledError, TimeoutError):
         unsure = True
         raise
+    except Exception as exc:
+        unsure = _answered(exc)
+        if unsure:
+            log.warning("%s answered with a reply litellm cannot read: counted at its most", model)
+        raise
     finally:
         gate.settle(ticket, reply, unsure)
+
+
+def _answered(exc: BaseException) -> bool:
+    """The provider answered (and billed) but litellm could not read the reply — e.g. usage
+    that is not numbers (NaN, text) fails its response model. Never retried: asking again is
+    billed again for the same unreadable answer."""
+    return "Invalid response object" in str(exc)
 
 
 def _describe(exc: BaseException | None) -> str:
