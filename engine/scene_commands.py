@@ -318,6 +318,8 @@ class SceneCommands(SceneAccess):
             if row.get("cost_usd") is not None:
                 cost = (cost or 0.0) + float(row["cost_usd"])
         for row in await self.usage_rows():  # the landed turns
+            if "carried_from" in row:
+                continue
             fallback = row.get("fallback") is True
             repairs += row.get("repaired") is True and not fallback
             fallbacks += fallback
