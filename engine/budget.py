@@ -9,7 +9,6 @@ now); prices are looked up (litellm imported) only when a dollar budget applies.
 
 from __future__ import annotations
 
-import math
 import threading
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
@@ -22,6 +21,7 @@ from engine.catalog import Phrase
 from engine.config import Config, default_config
 from engine.errors import BudgetExceeded, CircusError
 from engine.ledger import Ledger
+from engine.metering import is_count
 from engine.models import reply_cap
 from engine.spendlog import CallLog, Spend, day_spend, row_spend, utc_day
 
@@ -310,7 +310,5 @@ class SpendGuard:
 
 
 def _count(value: object) -> int | float:
-    """A reported number as spend: itself if it is finite and ≥ 0, else 0."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return 0
-    return value if math.isfinite(value) and value >= 0 else 0
+    """A reported number as spend: itself if it is a finite number ≥ 0, else 0."""
+    return value if is_count(value) else 0  # type: ignore[return-value]

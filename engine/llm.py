@@ -13,17 +13,16 @@ from __future__ import annotations
 import asyncio
 import importlib
 import logging
-import math
 import os
 import random
 import threading
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from engine.catalog import Phrase
 from engine.config import DEFAULT_RETRIES, DEFAULT_TURN_TIMEOUT, Config, default_config
 from engine.errors import CircusError, ModelError
+from engine.metering import reply_usage
 
 if TYPE_CHECKING:
     from engine.scripted import ScriptedModels
@@ -90,7 +89,8 @@ class Price:
 
 class SpendGate(Protocol):
     """Asked before each attempt (it may refuse by raising a CircusError); told after how it
-    went: the reply, or None (`unsure` when the call was cut or timed out, so it may be billed)."""
+    went: the reply, or None (`unsure` when the call was cut, timed out or answered with a
+    reply litellm cannot read, so it may be billed)."""
 
     def admit(self, call: ModelCall, model: str) -> Any: ...
 
@@ -254,7 +254,14 @@ async def _call_once(
     async with asyncio.timeout(call.timeout):
         response = await litellm.acompletion(**kwargs)
     text = response.choices[0].message.content or ""
-    prompt_tokens, completion_tokens, cost = _usage_numbers(litellm, response, call, model, text)
+    prompt_tokens, completion_tokens, cost = reply_usage(  # a provider's numbers are data
+        getattr(response, "usage", None),
+        call.messages,
+        text,
+        model,
+        cost=lambda: _cost(litellm, response, model),
+        price=price,
+    )
     return ModelReply(
         text=text,
         model=model,
@@ -262,83 +269,6 @@ async def _call_once(
         completion_tokens=completion_tokens,
         cost_usd=cost,
     )
-
-
-# ----------------------------------------------------------------------------- usage as data
-def usage_numbers(
-    reported: tuple[object, object], own_prompt: Callable[[], int], own_reply: Callable[[], int]
-) -> tuple[int, int, bool]:
-    """(prompt, completion) tokens from a provider's reported usage, and whether we counted.
-
-    A provider's numbers are data: one that is not a finite count ≥ 0 (negative, NaN, infinite,
-    text, missing where the other is given) is replaced by our own count (engine.tokens), so a
-    bad reply can never refund a budget. No usage at all (both missing) is a provider that does
-    not report it: counted ourselves too.
-    """
-    prompt, completion = reported
-    ok = tuple(_is_count(v) for v in reported)
-    if all(ok):
-        return int(prompt), int(completion), False  # type: ignore[call-overload]
-    return (
-        int(prompt) if ok[0] else own_prompt(),  # type: ignore[call-overload]
-        int(completion) if ok[1] else own_reply(),  # type: ignore[call-overload]
-        True,
-    )
-
-
-def _usage_numbers(
-    litellm: Any, response: Any, call: ModelCall, model: str, text: str
-) -> tuple[int, int, float | None]:
-    """(prompt tokens, reply tokens, cost) of a response, each a finite number ≥ 0 (or an
-    unknown cost): what the provider reported where it is usable, our own count and price
-    where it is not, with a warning to the operator."""
-    usage = getattr(response, "usage", None)
-    reported = (getattr(usage, "prompt_tokens", None), getattr(usage, "completion_tokens", None))
-    prompt, completion, counted = usage_numbers(
-        reported, lambda: _own_count(call.messages, model), lambda: _own_count(text, model)
-    )
-    if counted:
-        if reported != (None, None) or model not in _unreported:  # a silent one: say it once
-            _unreported.add(model)
-            log.warning(
-                "%s reported usage %r, not token counts: counted %d prompt and %d reply "
-                "tokens ourselves",
-                model,
-                reported,
-                prompt,
-                completion,
-            )
-        return prompt, completion, _our_price(model, prompt, completion)
-    cost = _cost(litellm, response, model)
-    if cost is not None and not _is_count(cost):
-        log.warning("%s came back with a cost of %r: priced from its token counts", model, cost)
-        cost = _our_price(model, prompt, completion)
-    return prompt, completion, cost
-
-
-_unreported: set[str] = set()  # models whose replies carry no usage at all (warned once)
-
-
-def _is_count(value: object) -> bool:
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return False
-    return math.isfinite(value) and value >= 0
-
-
-def _own_count(text: str | tuple[dict[str, str], ...], model: str) -> int:
-    from engine import tokens
-
-    if isinstance(text, str):
-        return tokens.count(text, model)
-    return sum(tokens.count(str(m.get("content", "")), model) for m in text)
-
-
-def _our_price(model: str, prompt_tokens: int, completion_tokens: int) -> float | None:
-    """Our own price for counts we trust (litellm's cost map), None where nobody knows it."""
-    known = price(model)
-    if known is None:
-        return None
-    return prompt_tokens * known.input + completion_tokens * known.output
 
 
 def _cost(litellm: Any, response: Any, model: str) -> float | None:

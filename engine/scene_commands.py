@@ -279,7 +279,7 @@ class SceneCommands(SceneAccess):
 
     async def _scene_spent(self, state: SceneState) -> Spend:
         if not budget.scene_limits(state.settings, self.root / CONTEXT):
-            return Spend()  # nothing to compare it with: skip reading the usage log
+            return Spend()  # nothing to compare it with: skip reading the call record
         return spendlog.total(await self.spend_rows())
 
     def _day_spent(self) -> Spend:
@@ -314,7 +314,7 @@ class SceneCommands(SceneAccess):
                 continue
             prompt += int(row.get("prompt_tokens") or 0)
             completion += int(row.get("completion_tokens") or 0)
-            calls += int(row.get("calls", 1))
+            calls += spendlog.calls_of(row)
             if row.get("cost_usd") is not None:
                 cost = (cost or 0.0) + float(row["cost_usd"])
         for row in await self.usage_rows():  # the landed turns

@@ -101,6 +101,12 @@ def row_spend(row: Mapping[str, Any]) -> Spend:
     return Spend(float(row.get("cost_usd") or 0.0), tokens)
 
 
+def calls_of(row: Mapping[str, Any]) -> int:
+    """How many calls a row stands for: one, unless it says (a landed turn's usage row)."""
+    calls = row.get("calls")
+    return 1 if calls is None else int(calls)
+
+
 def total(rows: Iterable[Mapping[str, Any]]) -> Spend:
     out = Spend()
     for row in rows:
@@ -141,7 +147,7 @@ def earlier_row(usage_rows: Iterable[Mapping[str, Any]], at: str) -> Row | None:
         "prompt_tokens": sum(int(r.get("prompt_tokens") or 0) for r in rows),
         "completion_tokens": sum(int(r.get("completion_tokens") or 0) for r in rows),
         "cost_usd": sum(costs) if costs else None,
-        "calls": sum(int(r.get("calls", 1)) for r in rows),
+        "calls": sum(calls_of(r) for r in rows),
     }
 
 

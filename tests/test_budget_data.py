@@ -27,7 +27,7 @@ from budgetkit import (
 )
 from conftest import write_scene
 
-from engine import Actor, Rehearsal, llm, spendlog, tokens
+from engine import Actor, Rehearsal, llm, metering, spendlog, tokens
 
 pytestmark = pytest.mark.usefixtures("no_operator_budgets")
 
@@ -67,7 +67,7 @@ def own_prompt_count(body: dict, model: str) -> int:
     ],
 )
 def test_a_providers_usage_counts_only_where_it_is_a_count(reported, expected):
-    assert llm.usage_numbers(reported, lambda: 77, lambda: 11) == expected
+    assert metering.usage_numbers(reported, lambda: 77, lambda: 11) == expected
 
 
 @pytest.mark.parametrize(
