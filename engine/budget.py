@@ -2,8 +2,8 @@
 
 Invariant: a budget is never crossed. Before every model call the run's `SpendGuard` estimates
 the call from the prompt it is about to send plus its reply cap, priced from litellm's local
-cost map, and refuses it (BudgetExceeded) if spent + estimate would pass any budget; after the
-call it counts what the provider reported. The decisions are pure functions of (limits, rows,
+cost map, and refuses it (BudgetExceeded) if spent + estimate would pass any budget; when the
+call returns it records it (engine.spendlog), landed or not, at what the provider reported. The decisions are pure functions of (limits, rows,
 now); prices are looked up (litellm imported) only when a dollar budget applies.
 """
 
@@ -21,26 +21,13 @@ from engine.catalog import Phrase
 from engine.config import Config, default_config
 from engine.errors import BudgetExceeded, CircusError
 from engine.ledger import Ledger
+from engine.metering import is_count
 from engine.models import reply_cap
+from engine.spendlog import CallLog, Spend, day_spend, row_spend, utc_day
 
 SCENE_SETTINGS = {"usd": "budget_usd", "tokens": "budget_tokens"}
 DAILY_ENV = {"usd": "CIRCUS_DAILY_BUDGET_USD", "tokens": "CIRCUS_DAILY_BUDGET_TOKENS"}
 MESSAGE_OVERHEAD = 8  # role markers and separators a chat template adds around each message
-
-
-@dataclass(frozen=True)
-class Spend:
-    usd: float = 0.0
-    tokens: int = 0
-
-    def __add__(self, other: Spend) -> Spend:
-        return Spend(self.usd + other.usd, self.tokens + other.tokens)
-
-    def __sub__(self, other: Spend) -> Spend:
-        return Spend(self.usd - other.usd, self.tokens - other.tokens)
-
-    def of(self, unit: str) -> float:
-        return self.usd if unit == "usd" else self.tokens
 
 
 @dataclass(frozen=True)
@@ -155,43 +142,6 @@ def check(current: Iterable[Budget], cost: Spend | None = None) -> BudgetExceede
     return None
 
 
-# ----------------------------------------------------------------------------- spend
-def row_spend(row: Mapping[str, Any]) -> Spend:
-    """What one usage or ledger row spent; an unknown cost counts $0 (its tokens still count)."""
-    try:
-        usd = float(row.get("cost_usd") or 0.0)
-        tokens = int(row.get("prompt_tokens") or 0) + int(row.get("completion_tokens") or 0)
-    except (TypeError, ValueError):
-        return Spend()
-    return Spend(usd, tokens)
-
-
-def total(rows: Iterable[Mapping[str, Any]]) -> Spend:
-    out = Spend()
-    for row in rows:
-        out = out + row_spend(row)
-    return out
-
-
-def utc_day(now: datetime) -> date:
-    return now.astimezone(UTC).date()
-
-
-def day_spend(rows: Iterable[Mapping[str, Any]], now: datetime) -> Spend:
-    """What the rows spent on `now`'s UTC day (a row without a readable time counts: caution)."""
-    today = utc_day(now)
-    out = Spend()
-    for row in rows:
-        try:
-            at = datetime.fromisoformat(str(row["at"]))
-            day = utc_day(at if at.tzinfo else at.replace(tzinfo=UTC))
-        except (KeyError, ValueError):
-            day = today
-        if day == today:
-            out = out + row_spend(row)
-    return out
-
-
 def utcnow() -> datetime:
     return datetime.now(UTC)
 
@@ -204,18 +154,23 @@ _reserved_lock = threading.Lock()
 @dataclass(frozen=True)
 class _Ticket:
     model: str
+    kind: str  # actor | repair | stage_manager | summarize (the call's purpose)
     role: str
-    reserved: Spend
-    prompt_usd: float
-    prompt_tokens: int
+    fallback: bool  # the call's fallback model, after its own model failed
+    reserved: Spend  # what this call holds of a shared daily budget while it is in flight
+    prompt_tokens: int  # its prompt, counted high (prompt_tokens)
+    cap: int  # the longest reply it may get
+    price: llm.Price | None  # looked up only for a dollar budget
 
 
 class SpendGuard:
-    """One run's spend gate (engine.llm.SpendGate): admits or refuses each call, counts each.
+    """One run's spend gate (engine.llm.SpendGate): admits or refuses each call, records each.
 
-    Scene spend = the landed turns' usage rows (re-read each turn) + calls made since that did
-    not land yet. Day spend = the account's ledger + calls in flight in this process, so two
-    scenes of one server cannot both take the last dollar.
+    Every call that returns (or is cut, or times out: the provider may bill it) is recorded at
+    once in the scene's call record and the account's daily ledger, landed or not. Scene spend
+    = that record as read at the start of the turn + this turn's calls since. Day spend = the
+    ledger + calls in flight in this process, so two scenes of one server cannot both take the
+    last dollar.
     """
 
     def __init__(
@@ -226,32 +181,38 @@ class SpendGuard:
         *,
         price: Callable[[str], llm.Price | None] = llm.price,
         config: Config | None = None,
+        calls: CallLog | None = None,
     ) -> None:
         """`price` answers what a model costs (the run's model door); `config` gives the reply
-        cap a call without its own max_tokens is estimated at."""
+        cap a call without its own max_tokens is estimated at; `calls` is the scene's record of
+        every call (engine.spendlog)."""
         self.scene = scene
         self.ledger = ledger
         self.clock = clock
         self.price = price
         self.config = config or default_config()
+        self.calls = calls
         self.limits: tuple[Limit, ...] = ()
-        self.landed = Spend()  # the scene's usage rows at the start of this turn
+        self.recorded = Spend()  # the scene's call record at the start of this turn
         self.pending = Spend()  # this turn's calls so far
-        self.lost = Spend()  # calls of this run's turns that never landed (cut, failed)
+        self.take: int | None = None
+        self.turn: int | None = None
         self._day_seen: tuple[date | None, int, Spend] = (None, 0, Spend())
 
-    def begin_turn(self, limits: tuple[Limit, ...], landed: Spend) -> None:
+    def begin_turn(
+        self,
+        limits: tuple[Limit, ...],
+        recorded: Spend,
+        *,
+        take: int | None = None,
+        turn: int | None = None,
+    ) -> None:
+        """A new turn (or a lone call): the budgets that apply, the scene's spend as its call
+        record says now (it holds every earlier call), and where the calls belong."""
         self.limits = limits
-        self.landed = landed
-        self.lost, self.pending = self.lost + self.pending, Spend()
-
-    def turn_landed(self) -> None:
-        """The turn's usage rows are on disk now: they count as landed from the next turn."""
+        self.recorded = recorded
         self.pending = Spend()
-
-    @property
-    def unlanded(self) -> Spend:
-        return self.lost + self.pending
+        self.take, self.turn = take, turn
 
     def day_spent(self, now: datetime) -> Spend:
         if self.ledger is None:
@@ -262,34 +223,34 @@ class SpendGuard:
         last_day, seen, spent = self._day_seen
         if last_day != day or seen > len(rows):  # a new day, or a file replaced by hand
             seen, spent = 0, Spend()
-            seen, spent = 0, Spend()
         spent = spent + day_spend(rows[seen:], now)
         self._day_seen = (day, len(rows), spent)
         return spent
 
     def admit(self, call: llm.ModelCall, model: str) -> _Ticket:
         role = call.shape.speaker or call.shape.kind
+        kind = call.purpose or call.shape.kind
+        fallback = model != call.model
+        cap = call.max_tokens or reply_cap(call.shape.kind, self.config)
         prompt = prompt_tokens(call.messages)
         if not self.limits:  # no budget: nothing to check, no price lookup
-            return _Ticket(model, role, Spend(), 0.0, prompt)
+            return _Ticket(model, kind, role, fallback, Spend(), prompt, cap, None)
         wants_usd = any(lim.unit == "usd" for lim in self.limits)
         price = self.price(model) if wants_usd else None
-        cap = call.max_tokens or reply_cap(call.shape.kind, self.config)
         cost = estimate(call.messages, cap, price)
-        prompt_usd = prompt * price.input if price is not None else 0.0
         now = self.clock()
         key = self.ledger.folder if self.ledger is not None else None
         with _reserved_lock:
             in_flight = _reserved.get(key, Spend()) if key is not None else Spend()
             seen = budgets(
-                self.limits, self.landed + self.unlanded, self.day_spent(now) + in_flight
+                self.limits, self.recorded + self.pending, self.day_spent(now) + in_flight
             )
             refusal = check(seen, cost)
             if refusal is not None:
                 raise refusal
             if key is not None:
                 _reserved[key] = in_flight + cost
-        return _Ticket(model, role, cost, prompt_usd, prompt)
+        return _Ticket(model, kind, role, fallback, cost, prompt, cap, price)
 
     def settle(self, ticket: _Ticket, reply: llm.ModelReply | None, unsure: bool) -> None:
         key = self.ledger.folder if self.ledger is not None else None
@@ -298,30 +259,56 @@ class SpendGuard:
                 left = _reserved.get(key, Spend()) - ticket.reserved
                 _reserved[key] = left if left.tokens > 0 else Spend()
         if reply is not None:
-            spent = Spend(reply.cost_usd or 0.0, reply.prompt_tokens + reply.completion_tokens)
-            row = _row(ticket, reply.prompt_tokens, reply.completion_tokens, reply.cost_usd)
-        elif unsure:  # cut or timed out: the provider may bill the prompt it was sent
-            spent = Spend(ticket.prompt_usd, ticket.prompt_tokens)
-            row = _row(ticket, ticket.prompt_tokens, 0, ticket.prompt_usd, estimated=True)
+            # A door other than engine.llm's may hand back raw numbers: never a refund.
+            prompt = int(_count(reply.prompt_tokens))
+            completion = int(_count(reply.completion_tokens))
+            cost = None if reply.cost_usd is None else float(_count(reply.cost_usd))
+            row = self._row(ticket, prompt, completion, cost)
+        elif unsure:  # cut, timed out or unreadable: billed for all we know, as much as it may
+            row = self._row(ticket, ticket.prompt_tokens, ticket.cap, self._most_usd(ticket), True)
         else:  # the provider refused or failed: nothing billed
             return
-        self.pending = self.pending + spent
+        self.pending = self.pending + row_spend(row)
+        if self.calls is not None:
+            self.calls.append(row)
         if self.ledger is not None:
-            now = self.clock()
-            row = {"at": now.isoformat(timespec="seconds"), "scene": self.scene, **row}
-            self.ledger.append(utc_day(now), row)
+            self.ledger.append(utc_day(datetime.fromisoformat(row["at"])), row)
+
+    def _most_usd(self, ticket: _Ticket) -> float | None:
+        """The most an unsure call may cost in dollars (None: nobody knows its price)."""
+        known = ticket.price or self.price(ticket.model)  # litellm is loaded: a call was made
+        if known is None:
+            return None
+        return ticket.prompt_tokens * known.input + ticket.cap * known.output
+
+    def _row(
+        self,
+        ticket: _Ticket,
+        prompt: int,
+        completion: int,
+        cost: float | None,
+        estimated: bool = False,
+    ) -> dict[str, Any]:
+        """One call as the call record and the daily ledger keep it."""
+        row: dict[str, Any] = {
+            "at": self.clock().isoformat(timespec="seconds"),
+            "scene": self.scene,
+            "take": self.take,
+            "turn": self.turn,
+            "kind": ticket.kind,
+            "role": ticket.role,
+            "model": ticket.model,
+            "prompt_tokens": prompt,
+            "completion_tokens": completion,
+            "cost_usd": cost,
+        }
+        if ticket.fallback:
+            row["fallback"] = True
+        if estimated:
+            row["estimated"] = True
+        return row
 
 
-def _row(
-    ticket: _Ticket, prompt: int, completion: int, cost: float | None, estimated: bool = False
-) -> dict[str, Any]:
-    row: dict[str, Any] = {
-        "role": ticket.role,
-        "model": ticket.model,
-        "prompt_tokens": prompt,
-        "completion_tokens": completion,
-        "cost_usd": cost,
-    }
-    if estimated:
-        row["estimated"] = True
-    return row
+def _count(value: object) -> int | float:
+    """A reported number as spend: itself if it is a finite number ≥ 0, else 0."""
+    return value if is_count(value) else 0  # type: ignore[return-value]

@@ -4,20 +4,21 @@
 each row is written whole under an exclusive flock (after mending a line a crash left torn), so
 processes sharing the folder never interleave rows, and a restart finds the day's spend intact.
 Reads take a shared lock and are incremental: only bytes appended since the last read are parsed.
+A row is read as data (engine.spendlog.read_rows): one whose spend is not finite numbers ≥ 0 —
+a hand edit, a bad reply recorded by an older version — is skipped with a warning, never a refund.
 """
 
 from __future__ import annotations
 
 import fcntl
 import json
-import logging
 import os
 import re
 from datetime import date
 from pathlib import Path
 from typing import Any
 
-log = logging.getLogger("circus.engine")
+from engine.spendlog import read_rows
 
 SPEND_DIR = ".circus/spend"
 _ACCOUNT = re.compile(r"[A-Za-z0-9_-]{1,64}")
@@ -35,8 +36,8 @@ class Ledger:
 
     def __init__(self, scenes_dir: Path | str, account: str) -> None:
         self.folder = Path(scenes_dir) / SPEND_DIR / check_account(account)
-        # per day file: (bytes parsed so far, the rows in them)
-        self._seen: dict[Path, tuple[int, list[dict[str, Any]]]] = {}
+        # per day file: (bytes parsed so far, lines in them, the rows that count)
+        self._seen: dict[Path, tuple[int, int, list[dict[str, Any]]]] = {}
 
     def path(self, day: date) -> Path:
         return self.folder / f"{day.isoformat()}.jsonl"
@@ -63,9 +64,9 @@ class Ledger:
             os.close(fd)
 
     def rows(self, day: date) -> list[dict[str, Any]]:
-        """Every readable row of `day` (a torn or foreign line is skipped, never fatal)."""
+        """Every row of `day` that counts (a torn, foreign or non-numeric line is skipped)."""
         path = self.path(day)
-        offset, rows = self._seen.get(path, (0, []))
+        offset, lines, rows = self._seen.get(path, (0, 0, []))
         try:
             fd = os.open(path, os.O_RDONLY)
         except FileNotFoundError:
@@ -75,27 +76,13 @@ class Ledger:
             fcntl.flock(fd, fcntl.LOCK_SH)
             size = os.fstat(fd).st_size
             if size < offset:  # replaced or truncated by hand: read it again
-                offset, rows = 0, []
+                offset, lines, rows = 0, 0, []
             data = os.pread(fd, size - offset, offset) if size > offset else b""
         finally:
             fcntl.flock(fd, fcntl.LOCK_UN)
             os.close(fd)
         end = data.rfind(b"\n") + 1  # a line still being written is read next time
-        rows = rows + _parse(data[:end], path)
-        self._seen[path] = (offset + end, rows)
+        text = data[:end].decode("utf-8", errors="replace")
+        rows = rows + read_rows(text, path, first_line=lines + 1)
+        self._seen[path] = (offset + end, lines + text.count("\n"), rows)
         return list(rows)
-
-
-def _parse(data: bytes, path: Path) -> list[dict[str, Any]]:
-    out = []
-    for line in data.decode("utf-8", errors="replace").splitlines():
-        if not line.strip():
-            continue
-        try:
-            row = json.loads(line)
-        except ValueError:
-            log.warning("skipping an unreadable line in %s", path)
-            continue
-        if isinstance(row, dict):
-            out.append(row)
-    return out

@@ -24,6 +24,7 @@ from engine.caching import Pieces
 from engine.catalog import Phrase
 from engine.config import DEFAULT_RETRIES, DEFAULT_TURN_TIMEOUT, Config, default_config
 from engine.errors import CircusError, ModelError
+from engine.metering import reply_usage
 
 if TYPE_CHECKING:
     from engine.scripted import ScriptedModels
@@ -37,6 +38,8 @@ LOCAL_PROVIDERS: dict[str, str] = {
     "scripted": "engine.scripted:handler",
     "circus-local": "engine.embedded:handler",
 }
+
+log = logging.getLogger("circus.engine")
 
 _OFFLINE_ENV = {
     "LITELLM_LOCAL_MODEL_COST_MAP": "True",
@@ -69,6 +72,7 @@ class ModelCall:
     # The messages cut where they stay identical call to call (engine.caching): models whose
     # prompt cache needs breakpoints get them as marked content blocks; others read the text.
     pieces: tuple[Pieces | None, ...] = ()
+    purpose: str = ""  # what the spend record calls it: actor, repair, stage_manager, summarize
 
 
 @dataclass(frozen=True)
@@ -93,7 +97,8 @@ class Price:
 
 class SpendGate(Protocol):
     """Asked before each attempt (it may refuse by raising a CircusError); told after how it
-    went: the reply, or None (`unsure` when the call was cut or timed out, so it may be billed)."""
+    went: the reply, or None (`unsure` when the call was cut, timed out or answered with a
+    reply litellm cannot read, so it may be billed)."""
 
     def admit(self, call: ModelCall, model: str) -> Any: ...
 
@@ -258,16 +263,22 @@ async def _call_once(
         response = await litellm.acompletion(**kwargs)
     text = response.choices[0].message.content or ""
     usage = getattr(response, "usage", None)
-    prompt_tokens = int(getattr(usage, "prompt_tokens", 0) or 0)
-    completion_tokens = int(getattr(usage, "completion_tokens", 0) or 0)
+    prompt_tokens, completion_tokens, cost = reply_usage(  # a provider's numbers are data
+        usage,
+        call.messages,
+        text,
+        model,
+        cost=lambda: _cost(litellm, response, model),
+        price=price,
+    )
     reply = ModelReply(
         text=text,
         model=model,
         prompt_tokens=prompt_tokens,
         completion_tokens=completion_tokens,
-        cost_usd=_cost(litellm, response, model),
+        cost_usd=cost,
     )
-    return _with_cache(litellm, reply, getattr(response, "usage", None))
+    return _with_cache(litellm, reply, usage)
 
 
 def _with_cache(litellm: Any, reply: ModelReply, usage: Any) -> ModelReply:
@@ -407,7 +418,11 @@ class LiteLLMModels:
                         continue
                 except Exception as exc:  # provider errors arrive as many litellm types
                     last = exc
-                    if attempt < call.retries and _is_retryable(exc, litellm):
+                    if (
+                        attempt < call.retries
+                        and _is_retryable(exc, litellm)
+                        and not _answered(exc)
+                    ):
                         await asyncio.sleep(_backoff(attempt, exc, self.config.retry_base_seconds))
                         continue
                     break
@@ -421,15 +436,27 @@ async def _gated_call(
         return await _call_once(litellm, call, model, local)
     ticket = gate.admit(call, model)
     reply: ModelReply | None = None
-    unsure = False  # the provider may have charged for a call we stopped waiting for
+    unsure = False  # the provider may have charged for a call we got no usable reply from
     try:
         reply = await _call_once(litellm, call, model, local)
         return reply
     except (asyncio.CancelledError, TimeoutError):
         unsure = True
         raise
+    except Exception as exc:
+        unsure = _answered(exc)
+        if unsure:
+            log.warning("%s answered with a reply litellm cannot read: counted at its most", model)
+        raise
     finally:
         gate.settle(ticket, reply, unsure)
+
+
+def _answered(exc: BaseException) -> bool:
+    """The provider answered (and billed) but litellm could not read the reply — e.g. usage
+    that is not numbers (NaN, text) fails its response model. Never retried: asking again is
+    billed again for the same unreadable answer."""
+    return "Invalid response object" in str(exc)
 
 
 def _describe(exc: BaseException | None) -> str:

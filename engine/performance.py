@@ -164,6 +164,7 @@ async def perform(
         extra={**extra_params(model, config), **structured.request_params("actor", fmt, schema)},
         retries=config.model_retries,
         pieces=prompt.pieces,
+        purpose="actor",
     )
     first = await models.complete(call, gate=gate)
     usage = _usage(first)
@@ -182,6 +183,7 @@ async def perform(
                 state.language,
                 fmt,
             ),
+            purpose="repair",
         ),
         gate=gate,
     )
@@ -260,6 +262,7 @@ async def ask_stage_manager(
         },
         retries=config.model_retries,
         pieces=prompt.pieces,
+        purpose="stage_manager",
     )
     speakers = [t.actor for t in state.turns]
     aliases = {a: s for a, s in state.aliases().items() if a not in barred}

@@ -16,7 +16,6 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from engine.budget import SpendGuard
 from engine.casting import longest_silent, match_cue, next_on_stage
 from engine.config import DEFAULT_TURNS, MAX_TURNS, Config
 from engine.errors import (
@@ -149,11 +148,9 @@ class Rehearsal(StageCommands, HarvestCommands, SceneCommands):
     async def _run(self, turns: int, first: str | None, mode: str, direction: str) -> RunResult:
         done, reason, failures, take = 0, "completed", 0, 0
         avoid: str | None = None
-        # The run's spend gate goes with every model call it makes, and only those.
-        self._spend = SpendGuard(
-            self.name, self.ledger, price=self.models.price, config=self.config
-        )
         try:
+            # The run's spend gate goes with every model call it makes, and only those.
+            self._spend = await self._spend_guard()
             take = await self.current_take()
             self.events.emit(RunStarted(self.name, take, turns, mode))
             await self._open_take(await self.state())
@@ -218,7 +215,7 @@ class Rehearsal(StageCommands, HarvestCommands, SceneCommands):
         avoid: str | None,
     ) -> None:
         state = await self.state()
-        await self._budget_turn(state)
+        await self._budget_turn(state, take)
         number = state.last_turn + 1
         speakers = [t.actor for t in state.turns]
         present = state.on_stage
@@ -349,8 +346,14 @@ class Rehearsal(StageCommands, HarvestCommands, SceneCommands):
         finally:
             ticker.cancel()
 
-    async def _budget_turn(self, state: SceneState) -> None:
-        """Tell the run's spend gate the budgets and the scene's landed spend for this turn."""
+    async def _budget_turn(self, state: SceneState, take: int) -> None:
+        """Tell the run's spend gate the budgets, the scene's spend so far (its call record:
+        every call made, landed or not) and the turn its calls are for."""
         if self._spend is not None:
             self._language = state.language
-            self._spend.begin_turn(self._limits(state), await self._scene_spent(state))
+            self._spend.begin_turn(
+                self._limits(state),
+                await self._scene_spent(state),
+                take=take,
+                turn=state.last_turn + 1,
+            )

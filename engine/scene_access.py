@@ -164,8 +164,6 @@ class SceneAccess:
             cut = True
             await asyncio.wait([commit])
             commit.result()
-        if self._spend is not None:
-            self._spend.turn_landed()
         if fresh:
             state.turns.append(turn)
             self.files.remember_append(TRANSCRIPT, state.turns)

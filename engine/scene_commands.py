@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from engine import budget, frontmatter, llm
+from engine import budget, frontmatter, llm, spendlog
 from engine.budget import Budget, Limit, Spend, SpendGuard
 from engine.errors import BadRequest, BadSceneFile, CircusError, SceneBusy
 from engine.events import NoteAdded, TakeSaved
@@ -37,7 +37,6 @@ from engine.scene import (
 from engine.scene_access import SceneAccess
 from engine.settings import MAX_FILE_BYTES, ORIGINS, SoulSettings, check_untrusted_soul
 from engine.soul import bio_part, parse_soul, replace_prior_story
-from engine.store import parse_jsonl
 from engine.takes import (
     TakeInfo,
     cut_log,
@@ -173,9 +172,11 @@ class SceneCommands(SceneAccess):
         soul = state.souls[name]
         config = self.config
         model = stage_manager_model(state.settings, config)
-        # a summary spends from the same budgets
-        guard = SpendGuard(self.name, self.ledger, price=self.models.price, config=config)
-        guard.begin_turn(self._limits(state), await self._scene_spent(state))
+        # a summary spends from the same budgets, and is recorded like every other call
+        guard = await self._spend_guard()
+        guard.begin_turn(
+            self._limits(state), await self._scene_spent(state), take=await self.current_take()
+        )
         call = llm.ModelCall(
             model=model,
             messages=summarize_messages(name, bio_part(soul.body), full_history, state.language),
@@ -184,6 +185,7 @@ class SceneCommands(SceneAccess):
             max_tokens=sent_reply_cap(model, "free", config),
             extra=extra_params(model, config),
             retries=config.model_retries,
+            purpose="summarize",
         )
         reply = await self.models.complete(call, gate=guard)
         story = reply.text.strip()
@@ -251,8 +253,24 @@ class SceneCommands(SceneAccess):
 
     # ----------------------------------------------------------------- spend
     async def usage_rows(self) -> list[dict[str, Any]]:
-        """The scene's usage rows (one per role per landed turn); unreadable lines skipped."""
-        return parse_jsonl(await self.files.store.read(USAGE_LOG) or "")
+        """The scene's usage rows (one per role per landed turn); unreadable lines and rows
+        whose spend is not numbers ≥ 0 skipped (engine.spendlog)."""
+        text = await self.files.store.read(USAGE_LOG) or ""
+        return spendlog.read_rows(text, self.files.store.path(USAGE_LOG))
+
+    async def spend_rows(self) -> list[dict[str, Any]]:
+        """Every call the scene paid for, landed or not (its calls.jsonl); for a scene from
+        before that record, its usage rows."""
+        rows = await spendlog.read_call_rows(self.files.store)
+        return rows if rows is not None else await self.usage_rows()
+
+    async def _spend_guard(self) -> SpendGuard:
+        """A spend gate for this scene's calls: each is recorded in the scene's calls.jsonl and
+        the account's daily ledger as it returns."""
+        calls = await spendlog.CallLog.open(self.files.store, budget.utcnow())
+        return SpendGuard(
+            self.name, self.ledger, price=self.models.price, config=self.config, calls=calls
+        )
 
     def _limits(self, state: SceneState) -> tuple[Limit, ...]:
         """The budgets that apply: the scene's own, and the account's daily ones if any."""
@@ -261,14 +279,14 @@ class SceneCommands(SceneAccess):
 
     async def _scene_spent(self, state: SceneState) -> Spend:
         if not budget.scene_limits(state.settings, self.root / CONTEXT):
-            return Spend()  # nothing to compare it with: skip reading the usage log
-        return budget.total(await self.usage_rows())
+            return Spend()  # nothing to compare it with: skip reading the call record
+        return spendlog.total(await self.spend_rows())
 
     def _day_spent(self) -> Spend:
         if self.ledger is None:
             return Spend()
         now = budget.utcnow()
-        return budget.day_spend(self.ledger.rows(budget.utc_day(now)), now)
+        return spendlog.day_spend(self.ledger.rows(spendlog.utc_day(now)), now)
 
     async def budgets(self, state: SceneState | None = None) -> tuple[Budget, ...]:
         """Each budget that applies to this scene now, with what is spent against it."""
@@ -288,25 +306,25 @@ class SceneCommands(SceneAccess):
     # ----------------------------------------------------------------- status
     async def status(self) -> Status:
         state = await self.state()
-        rows = await self.usage_rows()
+        spent = await self.spend_rows()  # every call made, landed or not
         prompt = completion = calls = repairs = fallbacks = 0
         cost: float | None = None
-        for row in rows:
+        for row in spent:
             if "carried_from" in row:  # a replay's copy of a kept turn: counted where it was made
                 continue
-            try:
-                prompt += int(row.get("prompt_tokens", 0))
-                completion += int(row.get("completion_tokens", 0))
-                calls += int(row.get("calls", 1))
-                if row.get("cost_usd") is not None:
-                    cost = (cost or 0.0) + float(row["cost_usd"])
-            except (TypeError, ValueError):
+            prompt += int(row.get("prompt_tokens") or 0)
+            completion += int(row.get("completion_tokens") or 0)
+            calls += spendlog.calls_of(row)
+            if row.get("cost_usd") is not None:
+                cost = (cost or 0.0) + float(row["cost_usd"])
+        for row in await self.usage_rows():  # the landed turns
+            if "carried_from" in row:
                 continue
             fallback = row.get("fallback") is True
             repairs += row.get("repaired") is True and not fallback
             fallbacks += fallback
         limits = self._limits(state)
-        scene = budget.total(rows) if limits else Spend()
+        scene = spendlog.total(spent) if limits else Spend()
         return Status(
             scene=self.name,
             take=await self.current_take(),

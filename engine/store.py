@@ -62,7 +62,7 @@ def _unreadable(path: Path, rel: str | None, exc: OSError) -> BadSceneFile:
 # A frontend keeps its own small state inside a scene (the bot: which thread plays it) in one
 # JSON file under .circus/, named after the frontend; never one of the engine's own files.
 _FRONTEND = re.compile(r"[a-z][a-z0-9-]{0,31}")
-_ENGINE_OWN = frozenset({"pending", "players", "usage", "posts", "run", "spend"})
+_ENGINE_OWN = frozenset({"pending", "players", "usage", "posts", "run", "spend", "calls"})
 
 
 def _frontend_path(scene_dir: Path | str, frontend: str) -> Path:
@@ -290,6 +290,32 @@ class SceneStore:
         try:
             os.write(fd, data)
             os.fsync(fd)
+        finally:
+            os.close(fd)
+
+    def append_now(self, rel: str, line: str, first: str = "") -> None:
+        """Append one line at once, synchronously, for a caller that cannot await (the spend
+        gate records a call in a `finally` a cut may be unwinding). One O_APPEND write, begun
+        on a fresh line if a crash left the last one torn (so that row costs only itself).
+        `first` goes before it only if this call creates the file: it is written once, by
+        whichever process comes first. (No fsync, as for the daily ledger.)"""
+        path = self.root / rel
+        self._mkdirs(Path(rel).parent)
+        text = line.rstrip("\n") + "\n"
+        fd = -1
+        if first:
+            try:
+                fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_EXCL, 0o644)
+                text = first.rstrip("\n") + "\n" + text
+            except FileExistsError:
+                pass
+        if fd < 0:
+            fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o644)
+        try:
+            size = os.fstat(fd).st_size
+            if size and os.pread(fd, 1, size - 1) != b"\n":
+                text = "\n" + text
+            os.write(fd, text.encode("utf-8"))
         finally:
             os.close(fd)
 

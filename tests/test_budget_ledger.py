@@ -116,7 +116,7 @@ def test_the_guard_writes_each_call_to_its_utc_days_file(tmp_path):
     )
 
 
-def test_a_cut_call_counts_its_prompt_a_failed_one_nothing(tmp_path):
+def test_a_cut_call_counts_the_most_it_may_cost_a_failed_one_nothing(tmp_path):
     ledger = Ledger(tmp_path, "discord-9")
     guard = SpendGuard("s", ledger)
     guard.begin_turn((Limit("day", "tokens", 10**6),), Spend())
@@ -124,10 +124,12 @@ def test_a_cut_call_counts_its_prompt_a_failed_one_nothing(tmp_path):
     assert ledger.rows(datetime.now(UTC).date()) == []
     guard.settle(guard.admit(guard_call(), "scripted/x"), None, True)  # cut mid-call
     [row] = ledger.rows(datetime.now(UTC).date())
+    # its prompt (counted high) and a whole reply: the provider may have billed both
     assert row["estimated"] is True and row["prompt_tokens"] == budget.prompt_tokens(
         guard_call().messages
     )
-    assert guard.unlanded.tokens == row["prompt_tokens"]
+    assert row["completion_tokens"] == 10  # the call's max_tokens
+    assert guard.pending.tokens == row["prompt_tokens"] + 10
 
 
 def test_calls_in_flight_hold_their_share_of_a_shared_daily_budget(tmp_path):
