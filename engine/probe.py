@@ -121,12 +121,13 @@ def reply_field(reply: ModelReply, names: tuple[str, ...]) -> Any:
     return None
 
 
-def structured_used(reply: ModelReply, call: ModelCall) -> bool | None:
-    """Whether the reply came under a schema: as the door says, or from what was asked."""
+def structured_used(reply: ModelReply, call: ModelCall) -> bool:
+    """Whether the reply came under a schema: as the door says, else from what was asked (the
+    door puts a schema request in the call's extra keywords; no request means tags)."""
     said = reply_field(reply, STRUCTURED_FIELDS)
     if said is not None:
         return bool(said)
-    return True if any(k in call.extra for k in STRUCTURED_KWARGS) else None
+    return any(k in call.extra for k in STRUCTURED_KWARGS)
 
 
 # ----------------------------------------------------------------------------- the scenes

@@ -135,7 +135,7 @@ CACHING = SimpleNamespace(text="{}", model="openai/x", cached_tokens=1024, struc
 @pytest.mark.parametrize(
     "reply, extra, structured",
     [
-        (PLAIN, {}, None),  # today's door says nothing about it
+        (PLAIN, {}, False),  # nothing was asked: tags
         (PLAIN, {"response_format": {"type": "json_schema"}}, True),  # asked for a schema
         (PLAIN, {"format": {"type": "object"}}, True),  # Ollama's way
         (CACHING, {}, True),
@@ -187,8 +187,11 @@ async def test_the_probe_plays_both_scenes_through_the_real_prompts_and_keeps_th
     asked = [r.shape.kind for r in door.calls]
     assert asked == ["stage_manager"] + ["actor"] * 6
     assert {r.shape.speaker for r in door.calls[1:]} == {"Ruth", "Danny", "林小姐", "刑警"}
-    ruth = say("prompt.rules", "en", name="Ruth")
-    lin = say("prompt.rules", "zh", name="林小姐")
+    def rules(name: str, lang: str) -> str:  # the scripted model is asked in tags
+        fmt, own = say("prompt.format.tags", lang), say("prompt.own_turn.tags", lang)
+        return say("prompt.rules", lang, name=name, format=fmt, own_turn=own)
+
+    ruth, lin = rules("Ruth", "en"), rules("林小姐", "zh")
     assert any(r.messages[0]["content"].startswith(ruth) for r in door.calls)
     assert any(r.messages[0]["content"].startswith(lin) for r in door.calls)
     for request in door.calls:
@@ -259,8 +262,8 @@ def test_check_model_passes_the_scripted_model_and_writes_nothing(tmp_path: Path
         "reachable: yes",
         "latency per call: stage manager",
         "replies read without a re-ask: 6/6 (0 after a re-ask, 0 unreadable); stage manager: named an actor on stage",
-        "structured output: not reported",
-        "prompt caching: not reported",
+        "structured output: no (tagged replies)",
+        "prompt caching: no cached tokens on the repeat calls",
         "per turn: ",
         "a 40-turn take with 4 actors: about 50 calls",
         "verdict: usable — every reply read as written",
