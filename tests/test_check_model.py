@@ -187,6 +187,7 @@ async def test_the_probe_plays_both_scenes_through_the_real_prompts_and_keeps_th
     asked = [r.shape.kind for r in door.calls]
     assert asked == ["stage_manager"] + ["actor"] * 6
     assert {r.shape.speaker for r in door.calls[1:]} == {"Ruth", "Danny", "林小姐", "刑警"}
+
     def rules(name: str, lang: str) -> str:  # the scripted model is asked in tags
         fmt, own = say("prompt.format.tags", lang), say("prompt.own_turn.tags", lang)
         return say("prompt.rules", lang, name=name, format=fmt, own_turn=own)
