@@ -182,10 +182,9 @@ async def edit_soul(rehearsal, actor) -> int:  # actor: engine.Actor
         await rehearsal.set_soul(actor, after)
     except CircusError as exc:
         rel = await rehearsal.save_soul_draft(actor, after)
-        print_error(str(exc))
         print_error(
-            f"your edit is kept in {rehearsal.root / rel}; `{_me()} soul {rehearsal.root} edit "
-            f"{actor}` reopens it (soul.md is unchanged)"
+            f"{exc} — your edit is kept in {rehearsal.root / rel}; `{_me()} soul "
+            f"{rehearsal.root} edit {actor}` reopens it (soul.md is unchanged)"
         )
         return EXIT_USAGE
     if draft is not None:
