@@ -79,7 +79,7 @@ markdown files (context.md, director_notes.md, transcript.md, actors/<name>/soul
 EPILOG = """\
 quick start:
   circus demo                         make scenes/demo and rehearse 4 turns offline
-  circus new scenes/s1 --template wake
+  circus new scenes/s1 --template wake   (or your own: circus new scenes/s2 --cast "Eddie, Rose")
   circus run scenes/s1 -n 6 --backstage
   circus console scenes/s1            interactive: RUN 6, CUE 刑警 拍桌子, CUT, NOTE ...
   circus exit scenes/s1 律師 · circus event scenes/s1 電話響了 · circus say scenes/s1 林小姐 我沒有
@@ -117,9 +117,58 @@ def build_parser() -> argparse.ArgumentParser:
             help="also print each actor's private thoughts (and the stage manager's picks)",
         )
 
-    p = command("new", "create a scene folder from a template")
+    # --- setup: new scenes, the cast and the context (circus.setup_commands)
+    p = command("new", "create a scene folder from a template, or a blank one with your own --cast")
     scene_arg(p)
-    p.add_argument("--template", "-t", default="interrogation", metavar="NAME")
+    p.add_argument("--template", "-t", metavar="NAME", help="a template (default: interrogation)")
+    p.add_argument(
+        "--cast", metavar="NAMES", help='a blank scene with these actors: "林小姐, Eddie, Rose"'
+    )
+    p.add_argument("--title", metavar="TEXT", help="with --cast: the scene's title line")
+    p.add_argument(
+        "--language",
+        choices=["zh", "en"],
+        help="with --cast: the scene's language (default: zh if a name is Chinese)",
+    )
+
+    p = command("actor", "add, remove or rename an actor (rename: before the first turn)")
+    actions = p.add_subparsers(dest="action", metavar="add|remove|rename", parser_class=_Parser)
+    actions.required = True
+    a = actions.add_parser("add", help="a new actor: a blank three-part soul, or --from FILE")
+    scene_arg(a)
+    a.add_argument("name", metavar="NAME")
+    a.add_argument("--from", dest="soul_file", metavar="FILE", help="their soul.md (- = stdin)")
+    a = actions.add_parser("remove", help="take an actor out (their lines stay on record)")
+    scene_arg(a)
+    a.add_argument("name", metavar="NAME")
+    a = actions.add_parser("rename", help="rename an actor, before the first turn of the take")
+    scene_arg(a)
+    a.add_argument("name", metavar="OLD")
+    a.add_argument("new_name", metavar="NEW")
+
+    p = command("context", "show context.md, edit it in $EDITOR, or replace it from a FILE")
+    scene_arg(p)
+    p.add_argument(
+        "action",
+        nargs="?",
+        default="show",
+        choices=["show", "edit", "set"],
+        metavar="show|edit|set",
+    )
+    p.add_argument(
+        "file", nargs="?", metavar="FILE", help="for set: the new context.md (- = stdin)"
+    )
+
+    p = command(
+        "backstory",
+        "draft every actor's prior story from a full backstory FILE; accept each one",
+    )
+    scene_arg(p)
+    p.add_argument("file", metavar="FILE", help="the full, omniscient backstory (- = stdin)")
+    p.add_argument(
+        "--accept-all", action="store_true", help="write every draft without asking (scripts)"
+    )
+    # --- end of setup
 
     command("templates", "list the scene templates")
 
@@ -330,7 +379,9 @@ def main(argv: list[str] | None = None) -> int:
 
     try:
         args.config = Config.from_env(os.environ)  # the one read; commands pass it down
-        return asyncio.run(commands.COMMANDS[args.command](args))
+        from circus.setup_commands import SETUP_COMMANDS
+
+        return asyncio.run({**commands.COMMANDS, **SETUP_COMMANDS}[args.command](args))
     except UsageError as exc:
         print_error(str(exc))
         return EXIT_USAGE

@@ -295,3 +295,30 @@ def check_untrusted_soul(
         value = getattr(new, key)
         if value is not None and not unchanged(key) and not model_allowed(value, allowed):
             raise Refused(key, value, allowed)
+
+
+# Context settings only the operator may change: where requests go, what they may spend.
+OPERATOR_CONTEXT_KEYS = ("api_base", "budget_usd", "budget_tokens", "turn_timeout")
+
+
+def check_untrusted_context(
+    new: ContextSettings,
+    current: ContextSettings | None,
+    config: Config | None = None,
+) -> None:
+    """Refuse what a context.md arriving through Discord may not set (raises Refused): any
+    change to the operator's keys (added, changed or removed), and models as for a soul
+    (`check_untrusted_soul`)."""
+
+    def unchanged(key: str) -> bool:
+        return current is not None and getattr(current, key) == getattr(new, key)
+
+    for key in OPERATOR_CONTEXT_KEYS:  # removing one is a change too (a budget dropped)
+        before = getattr(current, key) if current is not None else None
+        if getattr(new, key) != before:
+            raise Refused(key, getattr(new, key))
+    allowed = allowed_models(config)
+    for key in ("model", "stage_manager_model"):
+        value = getattr(new, key)
+        if value is not None and not unchanged(key) and not model_allowed(value, allowed):
+            raise Refused(key, value, allowed)
