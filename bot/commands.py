@@ -16,11 +16,11 @@ import logging
 import discord
 from discord import app_commands
 
-from bot.edge import defer, directed, directors_only, reply, report, scene_of
+from bot.edge import defer, directed, directors_only, may_direct, reply, report, scene_of
 from bot.errors import BotProblem
 from bot.i18n import t
 from bot.options import ActorArg
-from bot.render import render_status, render_takes
+from bot.render import render_status, render_takes, render_warnings
 from bot.stage import Stage
 from engine import DEFAULT_TURNS, MAX_FILE_BYTES, Actor
 
@@ -263,7 +263,13 @@ async def status(interaction: discord.Interaction) -> None:
     """Cast, turns, mode, tokens and cost"""
     stage = scene_of(interaction)
     await defer(interaction)
-    await reply(interaction, render_status(await stage.rehearsal.status(), stage.lang))
+    text = render_status(await stage.rehearsal.status(), stage.lang)
+    # What a hand-built scene should fix names files and may quote an alias (a private
+    # nickname): for its directors only.
+    if may_direct(interaction, stage):
+        warnings = [w.text(stage.lang) for w in await stage.rehearsal.warnings()]
+        text = "\n".join(filter(None, (text, render_warnings(warnings, stage.lang))))
+    await reply(interaction, text)
 
 
 # ---------------------------------------------------------------------- directors
