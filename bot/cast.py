@@ -165,7 +165,8 @@ class ActorGroup(app_commands.Group, name="actor"):
         view = await stage.rehearsal.view()
         taken = name_taken(name, view.cast, view.aliases)
         if taken is not None:
-            raise BotProblem("cast.taken", name=name, actor=taken)
+            same = _key(taken) == _key(name)  # their own name, or one of their aliases
+            raise BotProblem("cast.exists" if same else "cast.taken", name=name, actor=taken)
         if file is None:
             await interaction.response.send_modal(ActorModal(stage, name))
             return
