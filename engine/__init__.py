@@ -20,6 +20,11 @@ and ruff's banned-api rule refuse engine submodules in bot/ and circus/):
   (`in_language`), translated once at the frontend's edge.
 - words: `say(key, language, …)` speaks a sentence from the catalog (engine/catalog/);
   `is_zh`/`lang_of` decide which language a setting or a locale means.
+- setup (issue 17): `Rehearsal.add_actor/remove_actor/rename_actor/set_context/
+  backstory_drafts/accept_prior_story` and `warnings()` (frozen `SceneWarning`s, one line each
+  via `.text(language)`); `split_cast` reads a typed cast ("林小姐, Eddie"), at most `MAX_CAST`
+  (`CastTooBig`); `AmbiguousActor` when a name could mean several; `is_template` (a template
+  folder is copied by `new_scene`, never rehearsed).
 - pure helpers for what a person typed (`check_name`, `is_everyone`); `litellm_module()`
   loads the model library ahead of the first turn (the bot warms it up off the event loop).
 
@@ -28,13 +33,16 @@ embedded one.
 """
 
 from engine.catalog import is_zh, lang_of, say
+from engine.checkup import SceneWarning
 from engine.config import DEFAULT_TURNS, MAX_TURNS, Config
 from engine.embedded import EmbeddedModelUnavailable
 from engine.embedded import available as embedded_available
 from engine.errors import (
+    AmbiguousActor,
     BadName,
     BadSceneFile,
     BudgetExceeded,
+    CastTooBig,
     CircusError,
     ModelError,
     NotPlaying,
@@ -58,7 +66,7 @@ from engine.events import (
     WaitingForPlayer,
 )
 from engine.llm import EMBEDDED_MODEL, LiteLLMModels, Models, litellm_module
-from engine.names import check_name, is_everyone
+from engine.names import MAX_CAST, check_name, is_everyone, split_cast
 from engine.picks import Pick, render_picks
 from engine.rehearsal import Rehearsal, RunResult
 from engine.reply import CAPS
@@ -70,6 +78,7 @@ from engine.store import read_frontend_file, write_frontend_file
 from engine.takes import TakeInfo
 from engine.templates import (
     DEFAULT_TEMPLATE,
+    is_template,
     list_templates,
     new_scene,
     template_summary,
@@ -79,11 +88,13 @@ from engine.view import Actor, LastTurn, SceneView, load_view
 
 __all__ = [
     "Actor",
+    "AmbiguousActor",
     "BadName",
     "BadSceneFile",
     "BudgetExceeded",
     "CAPS",
     "CONSOLE",
+    "CastTooBig",
     "CircusError",
     "Config",
     "Cut",
@@ -96,6 +107,7 @@ __all__ = [
     "EventHub",
     "LastTurn",
     "LiteLLMModels",
+    "MAX_CAST",
     "MAX_FILE_BYTES",
     "MAX_TURNS",
     "ModelError",
@@ -110,6 +122,7 @@ __all__ = [
     "SceneBusy",
     "SceneNotFound",
     "SceneView",
+    "SceneWarning",
     "StageChanged",
     "StageManagerDecided",
     "Status",
@@ -124,6 +137,7 @@ __all__ = [
     "embedded_available",
     "is_everyone",
     "is_scene",
+    "is_template",
     "is_zh",
     "lang_of",
     "list_scenes",
@@ -134,6 +148,7 @@ __all__ = [
     "read_frontend_file",
     "render_picks",
     "say",
+    "split_cast",
     "template_summary",
     "templates_dir",
     "write_frontend_file",

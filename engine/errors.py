@@ -49,6 +49,11 @@ class BadName(CircusError):
         )
 
 
+class CastTooBig(CircusError):
+    def __init__(self, count: int, most: int) -> None:
+        super().__init__("error.cast_too_big", count=count, most=most)
+
+
 class SceneNotFound(CircusError):
     def __init__(self, path: object) -> None:
         self.scene = _last_part(path)
@@ -111,6 +116,8 @@ class Refused(CircusError):
         self.allowed = tuple(allowed)
         if key == "api_base":
             super().__init__("error.refused.api_base")
+        elif key not in ("model", "fallback_model", "stage_manager_model"):
+            super().__init__("error.refused.operator", key=key)  # a budget, a timeout
         else:
             super().__init__(
                 "error.refused.model",
@@ -126,6 +133,14 @@ class UnknownActor(CircusError):
     def __init__(self, name: str, cast: Iterable[str]) -> None:
         cast = tuple(cast)
         super().__init__("error.unknown_actor", name=name, cast=cast or Phrase("error.cast_nobody"))
+
+
+class AmbiguousActor(CircusError):
+    """A name that could mean several actors: the director is asked, never guessed for."""
+
+    def __init__(self, name: str, candidates: Iterable[str]) -> None:
+        self.name, self.candidates = name, tuple(candidates)
+        super().__init__("error.ambiguous_actor", name=name, candidates=self.candidates)
 
 
 class SceneBusy(CircusError):

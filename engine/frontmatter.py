@@ -191,3 +191,37 @@ def _where(exc: yaml.YAMLError) -> Phrase | str:
     if mark is None:
         return ""
     return Phrase("error.yaml.line", line=mark.line + 2)
+
+
+def _flow(value: Any) -> str:
+    """One value as a single YAML line: `[林小姐, Eddie]`, quoting only where YAML needs it."""
+    # A scalar is dumped inside a list and unwrapped: alone, YAML ends it with a `...` line.
+    line = yaml.safe_dump([value], default_flow_style=True, allow_unicode=True, width=1 << 20)
+    return line.strip()[1:-1]
+
+
+def with_setting(text: str, key: str, value: Any) -> str:
+    """The file's text with the top-level setting `key` set to `value` (None: removed), every
+    other line exactly as written. A file without front matter gets one."""
+    text = text.removeprefix(BOM)
+    lines = text.split("\n")
+    close = None
+    if lines and lines[0].strip() == _FENCE:
+        close = next((i for i in range(1, len(lines)) if lines[i].strip() == _FENCE), None)
+    if close is None:
+        if value is None:
+            return text
+        return f"{_FENCE}\n{key}: {_flow(value)}\n{_FENCE}\n{text}"
+    header = lines[1:close]
+    start = next(
+        (i for i, line in enumerate(header) if re.match(rf"{re.escape(key)}\s*:", line)), None
+    )
+    new = [] if value is None else [f"{key}: {_flow(value)}"]
+    if start is None:
+        header = header + new
+    else:
+        end = start + 1  # a block list (`cast:` then `  - a` lines) belongs to the key
+        while end < len(header) and header[end][:1] in (" ", "\t", "-"):
+            end += 1
+        header = header[:start] + new + header[end:]
+    return "\n".join([lines[0], *header, *lines[close:]])

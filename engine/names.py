@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
 from engine.errors import BadName
 
@@ -80,3 +80,41 @@ def check_unique(names: Iterable[str], what: str = "Actor") -> None:
         if key in seen and seen[key] != name:
             raise BadName(what, name, "collides", other=seen[key])
         seen[key] = name
+
+
+MAX_CAST = 12  # a five-minute scene has 2–6 characters; 12 is already a crowd
+_CAST_SEPARATORS = re.compile(r"[,，、;；\n]")
+
+
+def split_cast(text: str) -> tuple[str, ...]:
+    """The names in a cast as typed: "林小姐, Eddie、Rose" → ("林小姐", "Eddie", "Rose")."""
+    return tuple(part.strip() for part in _CAST_SEPARATORS.split(text or "") if part.strip())
+
+
+def check_cast(names: Iterable[str], what: str = "Actor") -> tuple[str, ...]:
+    """A whole cast: every name valid (`check_name`), none twice once normalised, at most
+    MAX_CAST. Returns the NFC names; raises BadName or CastTooBig."""
+    from engine.errors import CastTooBig
+
+    checked = tuple(check_name(n, what) for n in names)
+    if len(checked) > MAX_CAST:
+        raise CastTooBig(len(checked), MAX_CAST)
+    seen: dict[str, str] = {}
+    for name in checked:
+        key = name_key(name)
+        if key in seen:
+            raise BadName(what, name, "collides", other=seen[key])
+        seen[key] = name
+    return checked
+
+
+def alias_clash(cast: Mapping[str, Iterable[str]]) -> tuple[str, str, str] | None:
+    """(actor, alias, other) for the first alias that is another actor's name, else None:
+    such an alias would send whispers for `other` to `actor`."""
+    keys = {name_key(name): name for name in cast}
+    for actor, aliases in cast.items():
+        for alias in aliases:
+            other = keys.get(name_key(alias))
+            if other is not None and other != actor:
+                return actor, alias, other
+    return None

@@ -80,3 +80,20 @@ def add_note(text: str, note: str, actor: str | None, language: str = "zh") -> s
         end -= 1
     lines.insert(end, bullet)
     return "\n".join(lines) + "\n"
+
+
+def rename_section(text: str, old: str, new: str) -> str:
+    """director_notes.md with the whispers headed `## old` now headed `## new` (a renamed
+    actor keeps their whispers; nobody else's section changes)."""
+    out = []
+    for line in text.split("\n"):
+        match = _SECTION.fullmatch(line)
+        out.append(f"## {new}" if match and match.group(1) == old else line)
+    return "\n".join(out)
+
+
+def with_section(text: str, actor: str) -> str:
+    """director_notes.md with an empty section for `actor` added if it has none."""
+    if any(s.match.group(1) == actor for s in split(text, _SECTION)):
+        return text
+    return text.rstrip("\n") + f"\n\n## {actor}\n"

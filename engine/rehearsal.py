@@ -17,7 +17,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from engine.budget import SpendGuard
+from engine.cast_commands import CastCommands
 from engine.casting import longest_silent, match_cue, next_on_stage
+from engine.catalog import say
 from engine.config import DEFAULT_TURNS, MAX_TURNS, Config
 from engine.errors import (
     BadRequest,
@@ -40,12 +42,10 @@ from engine.harvest import HarvestCommands
 from engine.llm import ModelError, Models
 from engine.models import actor_model, turn_timeout
 from engine.performance import Usage, ask_stage_manager, perform
-from engine.scene import (
-    SceneState,
-)
-from engine.scene_commands import SceneCommands
+from engine.scene import DIRECTIONS, SceneState
 from engine.stage import after_event, quiet
 from engine.stage_commands import PlayedLine, StageCommands
+from engine.templates import is_template
 from engine.turns import render_decision
 from engine.view import Actor, SceneView, view_of
 
@@ -60,7 +60,7 @@ class RunResult:
     last_turn: int
 
 
-class Rehearsal(StageCommands, HarvestCommands, SceneCommands):
+class Rehearsal(StageCommands, HarvestCommands, CastCommands):
     """Director commands for one scene folder. Frontends hold one per scene."""
 
     def __init__(
@@ -99,6 +99,8 @@ class Rehearsal(StageCommands, HarvestCommands, SceneCommands):
             raise SceneBusy(self.name)
         if not isinstance(turns, int) or not 1 <= turns <= MAX_TURNS:
             raise BadRequest("error.turn_count", most=MAX_TURNS, turns=turns)
+        if is_template(self.root, self.config):  # a template is copied (`new`), never played
+            raise BadRequest("error.run_template", scene=self.name)
         # Check everything before taking the lock, so a refused run writes nothing at all.
         state = await self.state()
         self._language = state.language
@@ -282,6 +284,8 @@ class Rehearsal(StageCommands, HarvestCommands, SceneCommands):
                     raise asyncio.CancelledError
                 return
         self.events.emit(TurnStarted(self.name, take, number, actor, reason, index, total))
+        if direction:
+            await self._log_direction(state, take, number, actor, direction)
         # One deadline for the whole turn, however many retries, repairs and fallbacks it takes.
         deadline = TURN_DEADLINE_FACTOR * turn_timeout(state.settings, self.config)
         try:
@@ -318,6 +322,20 @@ class Rehearsal(StageCommands, HarvestCommands, SceneCommands):
         )
         if cut_during_commit:
             raise asyncio.CancelledError  # the turn landed whole; now honour the cut
+
+    async def _log_direction(
+        self, state: SceneState, take: int, number: int, actor: str, direction: str
+    ) -> None:
+        """Keep the director's cue direction in directions.md (by take and turn), for the
+        director alone: it reaches `actor` in this turn's prompt only, and no model reads the
+        file. Appended in one write, beside the turn (a cut turn keeps its direction)."""
+        head = (
+            ""
+            if self.files.store.path(DIRECTIONS).exists()
+            else say("directions.title", state.language) + "\n"
+        )
+        entry = say("directions.entry", state.language, take=take, turn=number, actor=actor)
+        await self.files.store.append_line(DIRECTIONS, f"{head}\n{entry}\n\n{direction}\n")
 
     async def _wait_for_player(
         self, take: int, number: int, actor: str, player: str

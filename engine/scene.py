@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from engine import frontmatter
 from engine.errors import BadSceneFile, SceneNotFound, UnknownActor
-from engine.names import check_name, check_unique
+from engine.names import alias_clash, check_name, check_unique
 from engine.notes import Whispers, parse_notes
 from engine.settings import MAX_FILE_BYTES, context_settings
 from engine.soul import Soul, parse_soul
@@ -34,6 +34,8 @@ STAGE_MANAGER_LOG = "stage_manager.log"
 PLAYERS = ".circus/players.json"
 USAGE_LOG = ".circus/usage.jsonl"  # one row per role per landed turn (engine.scene_access)
 STAGE_KEY = "|stage"  # the transcript's stage blocks, cached beside its turns
+DIRECTIONS = "directions.md"  # the director's cue directions, by take and turn (append-only)
+DRAFTS = "drafts"  # soul edits that failed validation, kept for the writer (not in a take)
 
 
 def is_scene(folder: Path | str) -> bool:
@@ -216,6 +218,13 @@ class SceneFiles:
                 return parse_soul(actor, text, path, rel)
 
             souls[actor] = await self._cached(rel, sigs[rel], parse, limit=MAX_FILE_BYTES)
+        clash = alias_clash({a: soul.aliases for a, soul in souls.items()})
+        if clash is not None:  # a whisper to `other` must never reach `actor`
+            actor, alias, other = clash
+            rel = soul_path(actor)
+            raise BadSceneFile(
+                self.root / rel, "error.file.alias_is_name", rel=rel, alias=alias, other=other
+            )
 
         turns = await self._cached(TRANSCRIPT, sigs[TRANSCRIPT], parse_transcript)
         blocks = await self._cached(TRANSCRIPT, sigs[TRANSCRIPT], parse_blocks, key=STAGE_KEY)

@@ -14,9 +14,9 @@ from pathlib import Path
 from typing import Any
 
 from engine.budget import SpendGuard, utcnow
-from engine.casting import match_cue
+from engine.casting import ANY, cue_candidates
 from engine.config import Config, default_config
-from engine.errors import UnknownActor
+from engine.errors import AmbiguousActor, UnknownActor
 from engine.events import EventHub, TurnCompleted
 from engine.ledger import Ledger
 from engine.llm import LiteLLMModels, Models
@@ -67,14 +67,17 @@ class SceneAccess:
         return await self.files.load()
 
     async def resolve_actor(self, name: str) -> Actor:
-        """The cast member `name` means (a name or an alias, `@` and honorifics tolerated);
-        UnknownActor otherwise. The one resolve: commands take the Actor it returns and only
+        """The cast member `name` means (a name or an alias, `@` and honorifics tolerated, a
+        Latin name only as a whole word); AmbiguousActor when it could mean several,
+        UnknownActor when nobody. The one resolve: commands take the Actor it returns and only
         check that they are still in the cast (`SceneState.member`)."""
         state = await self.state()
-        matched = match_cue(name, state.aliases())
-        if matched is None or matched not in state.cast:
+        found = [a for a in cue_candidates(name, state.aliases()) if a != ANY]
+        if len(found) > 1:  # never guess whom a private word is for: ask
+            raise AmbiguousActor(name, found)
+        if not found or found[0] not in state.cast:
             raise UnknownActor(name, state.cast)
-        return Actor(matched)
+        return Actor(found[0])
 
     async def current_take(self) -> int:
         """The working take's number: the last saved take's + 1."""

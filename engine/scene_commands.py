@@ -188,12 +188,17 @@ class SceneCommands(SceneAccess):
         reply = await self.models.complete(call, gate=guard)
         story = reply.text.strip()
         if write and story:
-            text = await self.files.store.read(soul_path(name)) or ""
-            _, body = frontmatter.split(text, self.root / soul_path(name))
-            new_body = replace_prior_story(body, story, state.language)
-            header = text[: len(text) - len(body)] if body and text.endswith(body) else ""
-            await self.files.store.write_atomic(soul_path(name), header + new_body)
+            await self._write_prior_story(name, story)
         return story
+
+    async def _write_prior_story(self, name: str, story: str) -> None:
+        """Replace part 2 of `name`'s soul.md with `story`; its settings and other parts stay."""
+        language = (await self.state()).language
+        text = await self.files.store.read(soul_path(name)) or ""
+        _, body = frontmatter.split(text, self.root / soul_path(name))
+        new_body = replace_prior_story(body, story, language)
+        header = text[: len(text) - len(body)] if body and text.endswith(body) else ""
+        await self.files.store.write_atomic(soul_path(name), header + new_body)
 
     # ----------------------------------------------------------------- takes
     async def save_take(self) -> int:

@@ -255,3 +255,28 @@ def check_untrusted_soul(
         value = getattr(new, key)
         if value is not None and not unchanged(key) and not model_allowed(value, allowed):
             raise Refused(key, value, allowed)
+
+
+# Context settings only the operator may change: where requests go, what they may spend.
+OPERATOR_CONTEXT_KEYS = ("api_base", "budget_usd", "budget_tokens", "turn_timeout")
+
+
+def check_untrusted_context(
+    new: ContextSettings,
+    current: ContextSettings | None,
+    config: Config | None = None,
+) -> None:
+    """Refuse what a context.md arriving through Discord may not set (raises Refused): the
+    operator's keys unless unchanged, and models as for a soul (`check_untrusted_soul`)."""
+
+    def unchanged(key: str) -> bool:
+        return current is not None and getattr(current, key) == getattr(new, key)
+
+    for key in OPERATOR_CONTEXT_KEYS:
+        if getattr(new, key) is not None and not unchanged(key):
+            raise Refused(key, getattr(new, key))
+    allowed = allowed_models(config)
+    for key in ("model", "stage_manager_model"):
+        value = getattr(new, key)
+        if value is not None and not unchanged(key) and not model_allowed(value, allowed):
+            raise Refused(key, value, allowed)

@@ -18,6 +18,26 @@ from engine.sections import Section, split
 from engine.settings import soul_settings
 
 PRIOR_STORY_HEADINGS = ("前期劇本", "前期剧本", "前情", "prior story", "backstory so far")
+BIO_HEADINGS = ("角色小傳", "角色小传", "小傳", "小传", "bio", "character")
+NOTES_HEADINGS = (
+    "導戲筆記",
+    "导戏笔记",
+    "導演筆記",
+    "导演笔记",
+    "director's notes",
+    "director notes",
+)
+# The three parts, in order (seed 000 §6), by the catalog key of the heading new souls get.
+PARTS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("soul.bio", BIO_HEADINGS),
+    ("soul.prior_story", PRIOR_STORY_HEADINGS),
+    ("soul.notes", NOTES_HEADINGS),
+)
+_GUIDE = {  # the one line under each heading of a new soul
+    "soul.bio": "soul.bio.guide",
+    "soul.prior_story": "soul.prior_story.guide",
+    "soul.notes": "soul.notes.guide",
+}
 _SECTION = re.compile(r"## (.+?)\s*$")  # soul.md is the writer's markdown: no escapes
 
 
@@ -79,6 +99,18 @@ def replace_prior_story(body: str, story: str, language: str = "zh") -> str:
         return body[: section.offset] + head + "\n\n" + story.strip() + "\n\n" + tail.lstrip("\n")
     heading = say("soul.prior_story", language)
     return body.rstrip("\n") + f"\n\n## {heading}\n\n{story.strip()}\n"
+
+
+def missing_parts(body: str) -> tuple[str, ...]:
+    """The catalog keys (`PARTS`) of the parts a soul body has no `##` heading for."""
+    headings = [section.match.group(1).casefold() for section in split(body, _SECTION)]
+    return tuple(key for key, words in PARTS if not any(w in h for h in headings for w in words))
+
+
+def blank_soul(language: str = "zh") -> str:
+    """A new actor's soul.md: the three headed parts, each with one line of guidance."""
+    parts = [f"## {say(key, language)}\n\n{say(_GUIDE[key], language)}\n" for key, _ in PARTS]
+    return "\n".join(parts)
 
 
 def bio_part(body: str) -> str:

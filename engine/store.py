@@ -299,6 +299,35 @@ class SceneStore:
             os.close(self._lock_fd)
             self._lock_fd = None
 
+    def move(self, src_rel: str, dst_rel: str) -> None:
+        """Rename a file or folder inside the scene in one step (an actor's folder renamed);
+        never over something that exists."""
+        src, dst = self.root / src_rel, self.root / dst_rel
+        if dst.exists() or dst.is_symlink():
+            raise _unreadable(dst, dst_rel, FileExistsError())
+        self._mkdirs(Path(dst_rel).parent)
+        try:
+            os.rename(src, dst)
+        except OSError as exc:
+            raise _unreadable(src, src_rel, exc) from None
+
+    def remove(self, rel: str) -> None:
+        """Delete a file or folder inside the scene: first renamed aside (hidden) in one step,
+        so a crash midway never leaves half an actor folder where the loader looks."""
+        path = self.root / rel
+        if not (path.exists() or path.is_symlink()):
+            return
+        aside = path.with_name(f".{path.name}.removed")
+        shutil.rmtree(aside, ignore_errors=True)
+        try:
+            os.rename(path, aside)
+        except OSError as exc:
+            raise _unreadable(path, rel, exc) from None
+        if aside.is_dir() and not aside.is_symlink():
+            shutil.rmtree(aside, ignore_errors=True)
+        else:
+            aside.unlink(missing_ok=True)
+
     async def listdir(self, rel: str) -> list[str]:
         try:
             return sorted(await aiofiles.os.listdir(self.root / rel))

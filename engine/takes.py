@@ -54,7 +54,7 @@ async def resolve_take(store: SceneStore, ref: str | int) -> int:
 
 # Not part of a take: the takes themselves, the exports made from them, and the scene's line
 # bin (picks.md points into the takes; a copy inside one would go stale).
-NOT_IN_TAKE = {TAKES, "exports", "picks.md"}
+NOT_IN_TAKE = {TAKES, "exports", "picks.md", "drafts"}  # drafts: engine.scene.DRAFTS
 
 
 async def next_take_number(store: SceneStore) -> int:

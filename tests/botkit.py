@@ -19,7 +19,7 @@ from engine import Models
 from engine.scripted import ScriptedRequest, improv
 from tests.fakediscord import FakeDiscord, InteractionHandle
 
-TEMPLATES = Path(__file__).resolve().parent.parent / "scenes" / "templates"
+TEMPLATES = Path(__file__).resolve().parent.parent / "engine" / "scene_templates"
 WAIT = 60.0  # only bounds how long a broken bot can hang a test; a loaded machine is slow
 
 

@@ -1,0 +1,266 @@
+"""The director's commands that change who is in a scene and what the stage is: add, remove and
+rename an actor, read and replace context.md, sift a full backstory into each actor's prior
+story, keep a soul edit that failed, and the warnings a hand-built scene deserves.
+
+A command group of Rehearsal. Every change is checked whole before anything is written, takes
+the cross-process run lock (never beside a run), and lands in one journaled step, so a refused
+or failed command leaves the folder exactly as it was.
+"""
+
+from __future__ import annotations
+
+from engine import frontmatter
+from engine.checkup import SceneWarning, check_scene
+from engine.errors import BadRequest, BadSceneFile, CircusError, SceneBusy
+from engine.frontmatter import BOM
+from engine.names import MAX_CAST, alias_clash, check_name, name_key
+from engine.notes import rename_section, with_section
+from engine.scene import CONTEXT, DRAFTS, NOTES, PLAYERS, SceneState, backstage_path, soul_path
+from engine.scene_commands import SceneCommands
+from engine.settings import (
+    MAX_FILE_BYTES,
+    ORIGINS,
+    ContextSettings,
+    SoulSettings,
+    check_untrusted_context,
+    check_untrusted_soul,
+    context_settings,
+)
+from engine.soul import blank_soul, parse_soul
+from engine.stage import configured
+from engine.view import Actor
+
+
+def draft_path(actor: str) -> str:
+    return f"{DRAFTS}/{actor}.soul.md"
+
+
+def _check_origin(origin: str) -> None:
+    if origin not in ORIGINS:
+        raise ValueError(f"origin must be one of {ORIGINS}, not {origin!r}")
+
+
+def _text(text: str, path: object, rel: str) -> str:
+    """The text a command was given, or BadSceneFile if it is not text or is too big."""
+    if not isinstance(text, str):
+        raise BadSceneFile(path, "error.file.not_text_given", rel=rel)
+    text = text.removeprefix(BOM)
+    try:
+        size = len(text.encode("utf-8"))
+    except UnicodeEncodeError:  # a lone surrogate (JSON can carry one): not text
+        raise BadSceneFile(path, "error.file.not_text_given", rel=rel) from None
+    if size > MAX_FILE_BYTES:
+        raise BadSceneFile(path, "error.file.given_too_big", rel=rel, kb=MAX_FILE_BYTES // 1024)
+    return text
+
+
+class CastCommands(SceneCommands):
+    """Cast, context, backstory and warnings for one scene folder."""
+
+    # ----------------------------------------------------------------- the cast
+    def _new_name(self, state: SceneState, name: str, old: str | None = None) -> str:
+        """`name` checked as a newcomer's: a valid name that is no one else's name or alias."""
+        name = check_name(name, "Actor")
+        for other, aliases in state.aliases().items():
+            if other == old:
+                continue
+            if name_key(name) == name_key(other):
+                raise BadRequest("error.actor_exists", name=name)
+            if any(name_key(name) == name_key(a) for a in aliases):
+                raise BadRequest("error.name_is_alias", name=name, other=other)
+        return name
+
+    async def _context_with_cast(
+        self, state: SceneState, cast: list[str], renamed: dict[str, str] | None = None
+    ) -> str:
+        """context.md with its cast / on_stage lists following `cast` (if it has them)."""
+        text = await self.files.store.read(CONTEXT, limit=MAX_FILE_BYTES) or ""
+        for key in ("cast", "on_stage"):
+            value = state.settings.get(key)
+            if value is None:
+                continue
+            if renamed:
+                new = [renamed.get(n, n) for n in value]
+            else:
+                new = [n for n in value if n in cast]
+                if key == "cast":
+                    new += [n for n in cast if n not in new]
+            text = frontmatter.with_setting(text, key, new)
+        return text
+
+    def _refuse_if_running(self) -> None:
+        if self.running:
+            raise SceneBusy(self.name)
+
+    async def add_actor(
+        self, name: str, soul_text: str | None = None, *, origin: str = "operator"
+    ) -> Actor:
+        """Add an actor with `soul_text` as their soul.md (None: the three parts to fill in).
+
+        Refused, with nothing written: a bad name, a name that is another actor's name or
+        alias, a 13th actor, a soul whose settings are broken or whose alias is another actor's
+        name; from Discord, a soul setting only the operator may choose."""
+        _check_origin(origin)
+        self._refuse_if_running()
+        with self.files.store.held(self.name):
+            self.files.forget()
+            state = await self.state()
+            name = self._new_name(state, name)
+            if len(state.cast) >= MAX_CAST:
+                raise BadRequest("error.cast_full", most=MAX_CAST)
+            rel = soul_path(name)
+            path = self.root / rel
+            text = blank_soul(state.language) if soul_text is None else _text(soul_text, path, rel)
+            soul = parse_soul(name, text, path, rel)
+            if not soul.body:
+                raise BadSceneFile(path, "error.file.soul_empty", rel=rel)
+            if origin == "discord":
+                check_untrusted_soul(SoulSettings(**soul.settings), None, self.config)
+            clash = alias_clash({**state.aliases(), name: soul.aliases})
+            if clash is not None:
+                raise BadSceneFile(
+                    path, "error.file.alias_is_name", rel=rel, alias=clash[1], other=clash[2]
+                )
+            files = {rel: text, CONTEXT: await self._context_with_cast(state, [*state.cast, name])}
+            notes = await self.files.store.read(NOTES)
+            if notes is not None:
+                files[NOTES] = with_section(notes, name)
+            await self.files.store.commit_rewrites(files)
+            self.files.forget()
+        return Actor(name)
+
+    async def remove_actor(self, actor: Actor) -> None:
+        """Take an actor out of the scene: their folder goes, context.md's cast and on_stage
+        forget them. Their lines stay in the transcript and the saved takes (history)."""
+        self._refuse_if_running()
+        with self.files.store.held(self.name):
+            self.files.forget()
+            state = await self.state()
+            name = state.member(actor)
+            if len(state.cast) == 1:
+                raise BadRequest("error.cast_last", name=name)
+            context = await self._context_with_cast(state, [a for a in state.cast if a != name])
+            self.files.store.remove(f"actors/{name}")
+            await self.files.store.commit_rewrites({CONTEXT: context})
+            self.files.forget()
+
+    async def rename_actor(self, actor: Actor, new_name: str) -> Actor:
+        """Rename an actor before the first turn of the current take (folder, cast, on_stage,
+        whispers, who plays them); after it, refused: the record already names them."""
+        self._refuse_if_running()
+        store = self.files.store
+        with store.held(self.name):
+            self.files.forget()
+            state = await self.state()
+            old = state.member(actor)
+            if state.turns:
+                raise BadRequest("error.rename_after_turns", name=old, turns=len(state.turns))
+            new = self._new_name(state, new_name, old=old)
+            if new == old:
+                return Actor(old)
+            cast = [new if a == old else a for a in state.cast]
+            files = {CONTEXT: await self._context_with_cast(state, cast, {old: new})}
+            notes = await store.read(NOTES)
+            if notes is not None:
+                files[NOTES] = rename_section(notes, old, new)
+            if old in state.players:
+                import json
+
+                players = {(new if a == old else a): p for a, p in state.players.items()}
+                files[PLAYERS] = json.dumps(players, ensure_ascii=False, indent=2) + "\n"
+            moved: list[tuple[str, str]] = []
+            try:
+                for src, dst in ((f"actors/{old}", f"actors/{new}"),
+                                 (backstage_path(old), backstage_path(new))):  # fmt: skip
+                    if store.path(src).exists():
+                        store.move(src, dst)
+                        moved.append((src, dst))
+                await store.commit_rewrites(files)
+            except (CircusError, OSError):
+                for src, dst in reversed(moved):  # put the folder back: nothing half-renamed
+                    store.move(dst, src)
+                raise
+            finally:
+                self.files.forget()
+        return Actor(new)
+
+    # ----------------------------------------------------------------- context
+    async def context_text(self) -> str:
+        """context.md as written (settings and public stage facts)."""
+        await self.state()  # SceneNotFound for a folder that is not a scene
+        return await self.files.store.read(CONTEXT, limit=MAX_FILE_BYTES) or ""
+
+    async def set_context(self, text: str, *, origin: str = "operator") -> None:
+        """Replace context.md; refused (nothing written) if its settings are broken, its cast
+        or on_stage names are not names, or (from Discord) it changes an operator setting."""
+        _check_origin(origin)
+        path = self.root / CONTEXT
+        text = _text(text, path, CONTEXT)
+        raw, _ = frontmatter.split(text, path, CONTEXT)
+        new = context_settings(raw, path, CONTEXT)
+        for name in new.cast or ():
+            check_name(name, "Actor")
+        state = await self.state()
+        if new.on_stage is not None:
+            configured(new.as_dict(), state.cast, path)
+        if origin == "discord":
+            current = ContextSettings(**state.settings) if state.settings else None
+            check_untrusted_context(new, current, self.config)
+        self._refuse_if_running()
+        with self.files.store.held(self.name):
+            await self.files.store.write_atomic(CONTEXT, text)
+            self.files.forget()
+
+    # ----------------------------------------------------------------- backstory
+    async def backstory_drafts(self, full_backstory: str) -> dict[str, str]:
+        """Each actor's prior story drafted from the full backstory (one summary call each,
+        shown that actor's own bio only). Nothing is written: `accept_prior_story` does."""
+        if not isinstance(full_backstory, str) or not full_backstory.strip():
+            raise BadRequest("error.backstory_empty")
+        state = await self.state()
+        return {
+            name: await self.summarize_for(Actor(name), full_backstory, write=False)
+            for name in state.cast
+        }
+
+    async def accept_prior_story(self, actor: Actor, text: str) -> None:
+        """Write `text` as part 2 (the prior story) of the actor's soul; the rest unchanged."""
+        name = (await self.state()).member(actor)
+        rel = soul_path(name)
+        story = _text(text, self.root / rel, rel).strip()
+        if not story:
+            raise BadRequest("error.prior_story_empty", name=name)
+        self._refuse_if_running()
+        await self._write_prior_story(name, story)
+
+    # ----------------------------------------------------------------- soul drafts
+    async def save_soul_draft(self, actor: Actor, text: str) -> str:
+        """Keep a soul edit that could not be used, in drafts/<actor>.soul.md (never loaded,
+        never in a take). Returns that path inside the scene."""
+        name = (await self.state()).member(actor)
+        rel = draft_path(name)
+        await self.files.store.write_atomic(rel, _text(text, self.root / rel, rel))
+        return rel
+
+    async def soul_draft(self, actor: Actor) -> str | None:
+        """The kept draft of the actor's soul, if there is one."""
+        name = (await self.state()).member(actor)
+        return await self.files.store.read(draft_path(name), limit=MAX_FILE_BYTES)
+
+    async def drop_soul_draft(self, actor: Actor) -> None:
+        name = (await self.state()).member(actor)
+        self.files.store.remove(draft_path(name))
+
+    # ----------------------------------------------------------------- warnings
+    async def warnings(self) -> tuple[SceneWarning, ...]:
+        """One warning per problem a hand-built scene has that does not stop it loading."""
+        store = self.files.store
+        context = await store.read(CONTEXT, limit=MAX_FILE_BYTES) or ""
+        souls = {}
+        for actor in self.files.actor_names():
+            try:
+                souls[actor] = await store.read(soul_path(actor), limit=MAX_FILE_BYTES)
+            except CircusError:
+                continue  # unreadable: the loader says why
+        drafts = [a for a in souls if store.path(draft_path(a)).is_file()]
+        return check_scene(context, souls, drafts)
