@@ -10,7 +10,6 @@ are refreshed at once, so a new actor posts under its own name from its first li
 
 from __future__ import annotations
 
-import re
 import unicodedata
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -24,7 +23,7 @@ from bot.errors import BotProblem
 from bot.i18n import t
 from bot.options import ActorArg
 from bot.stage import Stage
-from engine import Actor, CircusError, check_name, say
+from engine import MAX_CAST, Actor, CircusError, check_name, say
 
 NameArg = app_commands.Range[str, 1, 64]  # engine.check_name's own bound, told to Discord too
 
@@ -45,15 +44,6 @@ PARTS = {
     "prior_story": ("soul.prior_story", "cast.prior_story_label", "cast.prior_story_hint"),
     "notes": ("soul.notes", "cast.notes_label", "cast.notes_hint"),
 }
-
-
-_CAST_SEPARATORS = re.compile(r"[,，、;；\n]+")
-
-
-def parse_cast(text: str) -> tuple[str, ...]:
-    """The names in a typed cast list, in order: "林小姐, Eddie、Rose" — commas (Latin or
-    Chinese), 、, semicolons or new lines between them; blanks dropped. The engine checks them."""
-    return tuple(n.strip() for n in _CAST_SEPARATORS.split(text) if n.strip())
 
 
 def too_long(values: Mapping[str, str], limit: int = MODAL_LIMIT) -> tuple[str, int] | None:
@@ -167,6 +157,8 @@ class ActorGroup(app_commands.Group, name="actor"):
         if taken is not None:
             same = _key(taken) == _key(name)  # their own name, or one of their aliases
             raise BotProblem("cast.exists" if same else "cast.taken", name=name, actor=taken)
+        if len(view.cast) >= MAX_CAST:  # before the form: nobody types a soul in vain
+            raise BotProblem("cast.full", most=MAX_CAST)
         if file is None:
             await interaction.response.send_modal(ActorModal(stage, name))
             return

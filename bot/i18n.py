@@ -104,9 +104,9 @@ COMMAND_TEXT: dict[str, tuple[str, str]] = {
         "只有這些演員的空白場景，用逗號分隔（取代範本）",
         "只有这些演员的空白场景，用逗号分隔（取代模板）",
     ),
-    "The blank scene's language (default: your Discord's)": (
-        "空白場景的語言（預設：你的 Discord 語言）",
-        "空白场景的语言（默认：你的 Discord 语言）",
+    "The blank scene's language (default: yours if Chinese, else the names')": (
+        "空白場景的語言（預設：你的 Discord 是中文就用中文，否則看名字）",
+        "空白场景的语言（默认：你的 Discord 是中文就用中文，否则看名字）",
     ),
     "Rewrite the scene's public context": ("改寫這場戲的公開場景", "改写这场戏的公开场景"),
     "A replacement context.md (for a context over 4000 characters)": (

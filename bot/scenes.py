@@ -3,6 +3,9 @@
 Invariants: `/scene` carries `default_member_permissions` = Manage Threads, so Discord delivers
 it only to members a server's admins allow (Server Settings → Integrations can widen or narrow
 that per role, member and channel); whoever may use it becomes a director of what they open.
+`/scene new cast:` makes a blank scene of that cast (the engine checks every name) instead of a
+template copy; `/scene context` and `/scene backstory` (bot.context, bot.backstory) are for the
+scene's directors as well, inside its thread.
 A scene bound to a server is opened elsewhere only by its own directors. A scene is bound to a
 thread only once its folder loads and its webhook and thread exist; a `/scene new` that fails
 midway removes the folder it just made (nothing is left half-made); the thread opens with a
@@ -21,12 +24,11 @@ from discord import app_commands
 
 from bot import backstory, context
 from bot.binding import Binding, list_scenes, opening, read_binding, visible_scenes
-from bot.cast import parse_cast
 from bot.edge import bot_of, defer, language, reply
 from bot.errors import BotProblem, MissingPermission, NotDirector
-from bot.i18n import lang_of, t
+from bot.i18n import t
 from bot.render import autocomplete_names, render_scene_list, scene_card, split_message
-from engine import DEFAULT_TEMPLATE, Rehearsal, check_name, new_scene
+from engine import DEFAULT_TEMPLATE, Rehearsal, check_name, is_zh, new_scene, split_cast
 
 log = logging.getLogger("circus.bot")
 
@@ -88,6 +90,14 @@ def may_open(interaction: discord.Interaction, scene: str, old: Binding | None) 
     return decision
 
 
+def blank_language(chosen: str | None, locale: str) -> str | None:
+    """A blank scene's language: the one chosen, else Chinese for a member whose Discord is in
+    Chinese, else None — the engine then reads it from the names (林小姐 → Chinese)."""
+    if chosen:
+        return chosen
+    return "zh" if is_zh(locale) else None
+
+
 def build(templates: list[str]) -> app_commands.Group:
     """The /scene group; `templates` become the choices of /scene new's template option."""
     group = app_commands.Group(
@@ -103,7 +113,7 @@ def build(templates: list[str]) -> app_commands.Group:
         name="Scene name (becomes its folder)",
         template="Template to start from",
         cast="A blank scene with these actors, comma-separated (instead of a template)",
-        language="The blank scene's language (default: your Discord's)",
+        language="The blank scene's language (default: yours if Chinese, else the names')",
     )
     @app_commands.choices(language=LANGUAGES)
     async def scene_new(
@@ -117,12 +127,13 @@ def build(templates: list[str]) -> app_commands.Group:
         parent_channel(interaction)
         await defer(interaction)
         name = check_name(name, "Scene")
-        names = parse_cast(cast or "")
+        names = split_cast(cast or "")
         if names and template:
             raise BotProblem("scene_cast_or_template")
         dest = bot.scenes_dir / name
         if names:  # a blank scene: its souls and context wait for /actor add and /scene context
-            lang = language or lang_of(str(interaction.locale.value if interaction.locale else ""))
+            locale = str(interaction.locale.value if interaction.locale else "")
+            lang = blank_language(language, locale)
             make = partial(new_scene, dest, config=bot.config, cast=names, language=lang)
         else:
             chosen = template or (DEFAULT_TEMPLATE if DEFAULT_TEMPLATE in templates else None)

@@ -246,23 +246,18 @@ async def test_a_bad_cast_for_a_new_scene_makes_no_folder_and_no_thread(tmp_path
         assert not any(t["name"] == "🎭 新戲" for t in r.fake.threads.values())
 
 
-async def test_a_thirteenth_actor_is_refused_and_the_form_comes_back_as_a_file(tmp_path):
+async def test_a_thirteenth_actor_is_refused_before_any_form_opens(tmp_path):
     async with room(tmp_path) as r:
         cast = ", ".join(f"角色{i}" for i in range(12))
         await r.ask("scene new", {"name": "群戲", "cast": cast, "language": "zh"})
         thread = thread_of(r, "群戲")
         folder = r.scenes_dir / "群戲"
         before = snapshot(folder)
-        shown = await r.slash("actor add", {"name": "第十三"}, channel=thread)
-        if shown.modal is None:  # refused before the form: nothing to type, nothing lost
+        for options in ({"name": "第十三"}, {"name": "第十三", "file": soul_upload("")}):
+            shown = await r.slash("actor add", options, channel=thread)
+            assert shown.modal is None  # nobody types a soul in vain
             refusal = await r.answer(shown)
-        else:
-            submitted = await r.fake.submit_modal(shown, {"bio": "多出來的人。TYPED"})
-            await submitted.response()
-            refusal = await r.answer(submitted)
-            kept = attached(r, submitted)["第十三-soul.md"].decode("utf-8")
-            assert "多出來的人。TYPED" in kept  # what was typed is not lost
-        assert "12" in refusal
+            assert "12" in refusal and "/actor remove" in refusal and "\n" not in refusal
         assert snapshot(folder) == before
 
 
@@ -396,3 +391,21 @@ async def test_backstory_drafts_reach_the_director_alone_and_are_written_only_wh
         assert (await press.response())["type"] == 7
         assert press.callback["data"]["content"].startswith("🗑")
         assert souls["律師"].read_bytes() == before["actors/律師/soul.md"]
+
+
+# ---------------------------------------------------------------------- /status warnings
+async def test_status_shows_directors_what_a_hand_built_scene_should_fix(tmp_path):
+    async with room(tmp_path) as r:
+        folder = write_scene(r.scenes_dir / "密室")
+        (folder / "actors" / "律師" / "soul.md").write_text(
+            "律師。只寫了一行。\n", encoding="utf-8"
+        )
+        await r.ask("scene open", {"name": "密室"})
+        thread = thread_of(r, "密室")
+        director = await r.ask("status", channel=thread)
+        warnings = [line for line in director.splitlines() if line.startswith("• ")]
+        assert len(warnings) == 1 and "actors/律師/soul.md" in warnings[0]
+        assert str(r.scenes_dir) not in director  # a file by its path inside the scene
+        spectator = await r.ask("status", user="bob", channel=thread)
+        assert "⚠" not in spectator and "soul.md" not in spectator
+        assert spectator.splitlines()[0] == director.splitlines()[0]

@@ -1,32 +1,17 @@
-"""The pure decisions behind setting a scene up from Discord: reading a typed cast list, a name
-already taken, a form field too long, the soul a three-part form makes, context.md's settings
-kept apart from its public body, and what a director reads about a drafted prior story."""
+"""The pure decisions behind setting a scene up from Discord: a name already taken, a form
+field too long, the soul a three-part form makes, context.md's settings kept apart from its
+public body, and what a director reads about a drafted prior story."""
 
 from __future__ import annotations
 
 import pytest
 
 from bot.backstory import PREVIEW, draft_message
-from bot.cast import SoulParts, compose_soul, name_taken, parse_cast, too_long
+from bot.cast import SoulParts, compose_soul, name_taken, too_long
 from bot.context import split_context, with_body
 from bot.render import render_warnings
+from bot.scenes import blank_language
 from engine.soul import missing_parts
-
-
-@pytest.mark.parametrize(
-    "typed, cast",
-    [
-        ("林小姐, Eddie, Rose", ("林小姐", "Eddie", "Rose")),
-        ("林小姐，刑警、律師", ("林小姐", "刑警", "律師")),
-        ("Ruth Nowak; Danny\nCarol", ("Ruth Nowak", "Danny", "Carol")),
-        (" , 林小姐 ,, ", ("林小姐",)),
-        ("", ()),
-        ("Eddie, Eddie", ("Eddie", "Eddie")),  # duplicates are the engine's to refuse
-    ],
-)
-def test_a_typed_cast_list_reads_as_names_in_order(typed, cast):
-    assert parse_cast(typed) == cast
-
 
 ALIASES = {"林小姐": ("林曉雯",), "刑警": ("王警官",), "Ruth": ()}
 
@@ -151,3 +136,19 @@ def test_a_long_draft_is_cut_to_a_preview_that_fits_one_message():
 )
 def test_warnings_are_one_line_each(lines, lang, shown):
     assert render_warnings(lines, lang) == shown
+
+
+@pytest.mark.parametrize(
+    "chosen, locale, language",
+    [
+        ("en", "zh-TW", "en"),  # chosen wins
+        (None, "zh-TW", "zh"),
+        (None, "zh-CN", "zh"),
+        (None, "en-US", None),  # the engine reads it from the names
+        (None, "", None),
+    ],
+)
+def test_a_blank_scene_speaks_the_language_chosen_else_a_chinese_discord_s(
+    chosen, locale, language
+):
+    assert blank_language(chosen, locale) == language

@@ -392,6 +392,7 @@ TEXT: dict[str, str] = {
     "bot.cast.field_too_long": "{field} is {length} characters; a form field holds at most {limit}. Nothing was written — send the whole soul.md as a file instead (`/actor add name: file:`).",
     "bot.cast.form_kept": "Nothing was written; what you typed for {actor} is attached — fix it and send it back with `/actor add name:{actor} file:`.",
     "bot.cast.exists": "**{actor}** is already in the cast — pick another name; nothing was written.",
+    "bot.cast.full": "The cast is full: a scene holds at most {most} actors. `/actor remove` one first; nothing was written.",
     "bot.cast.taken": "**{name}** is taken: it is an alias of {actor}. Pick another name; nothing was written.",
     "bot.cast.added": "🎭 {actor} joins the cast and plays from the next turn. `/soul show actor:{actor}` reads the soul back.",
     "bot.cast.removed": "{actor} has left the cast. Their lines stay in the transcript and in saved takes.",

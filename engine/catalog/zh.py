@@ -391,6 +391,7 @@ TEXT: dict[str, str] = {
     "bot.cast.field_too_long": "{field}有 {length} 字；表單欄位最多 {limit} 字。沒有寫入任何東西——請改用檔案送出整份 soul.md（`/actor add name: file:`）。",
     "bot.cast.form_kept": "沒有寫入任何東西；你為 {actor} 打的內容附在這裡——改好後用 `/actor add name:{actor} file:` 送回來。",
     "bot.cast.exists": "**{actor}** 已經在演員陣容裡——請換個名字；沒有寫入任何東西。",
+    "bot.cast.full": "演員陣容已滿：一場戲最多 {most} 位演員。先用 `/actor remove` 移除一位；沒有寫入任何東西。",
     "bot.cast.taken": "**{name}** 已被使用：它是 {actor} 的別名。請換個名字；沒有寫入任何東西。",
     "bot.cast.added": "🎭 {actor} 加入演員陣容，下一輪起上場。用 `/soul show actor:{actor}` 可以讀回角色靈魂。",
     "bot.cast.removed": "{actor} 已離開演員陣容。他的台詞留在逐字稿和已存的條裡。",
