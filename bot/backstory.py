@@ -20,6 +20,7 @@ from bot.errors import BotProblem
 from bot.i18n import t
 from bot.render import LIMIT
 from bot.stage import Stage
+from engine import UnknownActor
 
 PREVIEW = 1500  # a draft's characters shown inline; a longer one also comes as a file
 # discord.py ends a private message's buttons after 15 minutes (its interaction token's life).
@@ -96,7 +97,11 @@ class DraftView(discord.ui.View):
     async def write(self, interaction: discord.Interaction, text: str, state: str) -> None:
         """Write `text` as the actor's prior story (the director said so), then show it done."""
         stage = directed(interaction)
-        actor = await stage.rehearsal.resolve_actor(self.actor)  # still in the cast?
+        try:
+            actor = await stage.rehearsal.resolve_actor(self.actor)  # still in the cast?
+        except UnknownActor:  # removed or renamed since the draft was made
+            cast = ", ".join((await stage.rehearsal.view()).cast)
+            raise BotProblem("unknown_actor", name=self.actor, cast=cast) from None
         await stage.rehearsal.accept_prior_story(actor, text)
         self.draft = text
         self.stop()
@@ -126,6 +131,7 @@ class DraftModal(discord.ui.Modal):
         self.add_item(self.story)
 
     async def on_submit(self, interaction: discord.Interaction) -> None:
+        directed(interaction)  # a form is no command: the gate is called by hand (again in write)
         text = self.story.value or ""
         if len(text) > MODAL_LIMIT:
             label = t("backstory.label", self.draft_view.stage.lang)
@@ -151,7 +157,8 @@ def attach(group: app_commands.Group) -> None:
     async def scene_backstory(interaction: discord.Interaction, file: discord.Attachment) -> None:
         stage = scene_of(interaction)
         await defer(interaction)
-        drafts = await stage.rehearsal.backstory_drafts(await uploaded_text(file))
+        text = await uploaded_text(file, too_big="upload_too_big")
+        drafts = await stage.rehearsal.backstory_drafts(text)
         await reply(interaction, t("backstory.drafted", stage.lang, count=len(drafts)))
         for actor, draft in drafts.items():
             if not draft.strip():

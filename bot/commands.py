@@ -218,11 +218,12 @@ class Soul(app_commands.Group, name="soul"):
         await interaction.response.send_modal(SoulModal(stage, actor, text))
 
 
-async def uploaded_text(file: discord.Attachment) -> str:
-    """An uploaded soul.md as text: UTF-8 (a BOM is dropped), refused naming the file else."""
+async def uploaded_text(file: discord.Attachment, too_big: str = "soul_file_too_big") -> str:
+    """An uploaded soul.md (or other scene text) as text: UTF-8 (a BOM is dropped), refused
+    naming the file else; `too_big` is the refusal's key for a file over the engine's cap."""
     shown = discord.utils.escape_markdown(file.filename[:100]).replace("`", "ˋ")
     if file.size > UPLOAD_LIMIT:
-        raise BotProblem("soul_file_too_big", file=shown, size=file.size, limit=UPLOAD_LIMIT)
+        raise BotProblem(too_big, file=shown, size=file.size, limit=UPLOAD_LIMIT)
     try:
         return (await file.read()).decode("utf-8-sig")
     except UnicodeDecodeError as exc:

@@ -109,7 +109,7 @@ def attach(group: app_commands.Group) -> None:
         stage = scene_of(interaction)
         if file is not None:
             await defer(interaction)
-            text = await uploaded_text(file)
+            text = await uploaded_text(file, too_big="upload_too_big")
             await stage.rehearsal.set_context(text, origin="discord")
             await saved(interaction, stage)
             return

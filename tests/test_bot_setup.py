@@ -208,6 +208,8 @@ BAD_INPUTS = [
         "scripted/improv",
     ),
     ("scene backstory", {"file": ("story.txt", b"   \n")}, "前情"),  # an empty backstory
+    ("scene backstory", {"file": ("big.txt", b"x" * 300_000)}, "big.txt"),  # over 256 KB
+    ("scene context", {"file": ("big.md", b"#" * 300_000)}, "big.md"),
 ]
 
 
@@ -293,6 +295,9 @@ async def test_a_rename_after_the_first_turn_is_refused(tmp_path):
         said = await r.ask("actor rename", {"actor": "刑警", "new_name": "警官"}, channel=thread)
         assert "警官" in said
         assert (r.scenes_dir / "新審訊室" / "actors" / "警官" / "soul.md").is_file()
+        await r.ask("cue", {"actor": "警官"}, channel=thread)  # posts under the new name at once
+        await finished(r, thread)
+        assert r.lines(thread)[-1].startswith("警官:")
 
 
 @pytest.mark.parametrize("field", ["bio", "prior_story", "notes"])
@@ -391,6 +396,25 @@ async def test_backstory_drafts_reach_the_director_alone_and_are_written_only_wh
         assert (await press.response())["type"] == 7
         assert press.callback["data"]["content"].startswith("🗑")
         assert souls["律師"].read_bytes() == before["actors/律師/soul.md"]
+
+
+async def test_a_draft_for_an_actor_removed_meanwhile_is_refused_naming_the_cast(tmp_path):
+    models = ScriptedModels({"sift": sifter})
+    async with room(tmp_path, models=models) as r:
+        write_scene(r.scenes_dir / "密室", model="scripted/sift")
+        await r.ask("scene open", {"name": "密室"})
+        thread = thread_of(r, "密室")
+        upload = ("story.txt", BACKSTORY.encode())
+        handle = await r.slash("scene backstory", {"file": upload}, channel=thread)
+        messages = await handle.wait_followups(4, timeout=60)
+        draft = next(m for m in messages[1:] if "律師只記得" in m["content"])
+        await r.ask("actor remove", {"actor": "律師"}, channel=thread)
+        before = snapshot(r.scenes_dir / "密室")
+        press = await r.fake.click(int(draft["id"]), "backstory:accept")
+        await press.response()
+        refusal = await r.answer(press)
+        assert "律師" in refusal and "林小姐, 刑警" in refusal
+        assert snapshot(r.scenes_dir / "密室") == before
 
 
 # ---------------------------------------------------------------------- /status warnings
