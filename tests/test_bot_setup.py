@@ -173,6 +173,14 @@ async def test_a_spectator_is_refused_every_set_up_command_privately_and_nothing
         assert len(r.thread(thread)) == shown_before  # nothing was announced either
 
 
+async def test_outside_a_scene_thread_the_set_up_commands_say_where_to_go(tmp_path):
+    async with room(tmp_path) as r:
+        for command, options in SET_UP:
+            handle = await r.slash(command, options)  # in the channel, not a scene's thread
+            assert handle.modal is None
+            assert "/scene new" in await r.answer(handle), command
+
+
 async def test_a_form_sent_by_someone_who_stopped_directing_meanwhile_writes_nothing(tmp_path):
     async with room(tmp_path) as r:
         thread = await r.new_scene("審訊室")
