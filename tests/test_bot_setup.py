@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from engine.scripted import ScriptedModels, ScriptedRequest, improv
-from tests.botkit import finished, room
+from tests.botkit import WAIT, finished, room
 from tests.conftest import SOUL_MARKER, write_scene
 from tests.fakediscord import CommandUnavailable
 
@@ -59,7 +59,7 @@ def inputs(modal: dict[str, Any]) -> dict[str, str]:
 async def submit(r, shown, values: dict[str, str]) -> str:
     """Fill in and send the form `shown` opened; the private answer."""
     submitted = await r.fake.submit_modal(shown, values)
-    await submitted.response()
+    await submitted.response(timeout=WAIT)
     return await r.answer(submitted)
 
 
@@ -280,7 +280,7 @@ async def test_a_form_refused_on_submit_hands_back_what_was_typed(tmp_path):
         await r.ask("actor add", {"name": "證人", "file": upload}, channel=thread)
         before = snapshot(folder)
         submitted = await r.fake.submit_modal(shown, {"bio": "後到的證人。", "notes": "別說謊。"})
-        await submitted.response()
+        await submitted.response(timeout=WAIT)
         refusal = await r.answer(submitted)
         assert "證人" in refusal
         kept = attached(r, submitted)["證人-soul.md"].decode("utf-8")
@@ -358,7 +358,7 @@ async def test_backstory_drafts_reach_the_director_alone_and_are_written_only_wh
 
         upload = ("story.txt", BACKSTORY.encode())
         handle = await r.slash("scene backstory", {"file": upload}, channel=thread)
-        messages = await handle.wait_followups(4, timeout=60)
+        messages = await handle.wait_followups(4, timeout=WAIT)
         assert "3" in messages[0]["content"]
         drafts = {a: next(m for m in messages[1:] if a in m["content"]) for a in SOUL_MARKER}
         for actor, message in drafts.items():
@@ -376,13 +376,15 @@ async def test_backstory_drafts_reach_the_director_alone_and_are_written_only_wh
 
         # A spectator pressing a button changes nothing.
         press = await r.fake.click(int(drafts["林小姐"]["id"]), "backstory:accept", user="bob")
-        await press.response()
+        await press.response(timeout=WAIT)
         assert "/director add" in await r.answer(press)
         assert snapshot(folder) == before
 
         # Accept: written as 林小姐's prior story, the rest of her soul untouched.
         press = await r.fake.click(int(drafts["林小姐"]["id"]), "backstory:accept")
-        assert (await press.response())["type"] == 7  # the draft's message now says it is done
+        assert (await press.response(timeout=WAIT))[
+            "type"
+        ] == 7  # the draft's message now says it is done
         assert press.callback["data"]["content"].startswith("✅")
         assert press.callback["data"]["components"] == []
         soul = souls["林小姐"].read_text("utf-8")
@@ -392,16 +394,16 @@ async def test_backstory_drafts_reach_the_director_alone_and_are_written_only_wh
 
         # Edit: a form prefilled with the draft; what the director sends is what is written.
         press = await r.fake.click(int(drafts["刑警"]["id"]), "backstory:edit")
-        await press.response()
+        await press.response(timeout=WAIT)
         assert inputs(press.modal)["prior_story"] == "刑警只記得午夜那通電話。"
         submitted = await r.fake.submit_modal(press, {"prior_story": "刑警只記得那把槍。"})
-        assert (await submitted.response())["type"] == 7
+        assert (await submitted.response(timeout=WAIT))["type"] == 7
         assert "刑警只記得那把槍。" in souls["刑警"].read_text("utf-8")
         assert "午夜那通電話" not in souls["刑警"].read_text("utf-8")
 
         # Drop: nothing written.
         press = await r.fake.click(int(drafts["律師"]["id"]), "backstory:drop")
-        assert (await press.response())["type"] == 7
+        assert (await press.response(timeout=WAIT))["type"] == 7
         assert press.callback["data"]["content"].startswith("🗑")
         assert souls["律師"].read_bytes() == before["actors/律師/soul.md"]
 
@@ -414,12 +416,12 @@ async def test_a_draft_for_an_actor_removed_meanwhile_is_refused_naming_the_cast
         thread = thread_of(r, "密室")
         upload = ("story.txt", BACKSTORY.encode())
         handle = await r.slash("scene backstory", {"file": upload}, channel=thread)
-        messages = await handle.wait_followups(4, timeout=60)
+        messages = await handle.wait_followups(4, timeout=WAIT)
         draft = next(m for m in messages[1:] if "律師只記得" in m["content"])
         await r.ask("actor remove", {"actor": "律師"}, channel=thread)
         before = snapshot(r.scenes_dir / "密室")
         press = await r.fake.click(int(draft["id"]), "backstory:accept")
-        await press.response()
+        await press.response(timeout=WAIT)
         refusal = await r.answer(press)
         assert "律師" in refusal and "林小姐, 刑警" in refusal
         assert snapshot(r.scenes_dir / "密室") == before
