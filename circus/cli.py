@@ -65,7 +65,7 @@ markdown files (context.md, director_notes.md, transcript.md, actors/<name>/soul
 EPILOG = """\
 quick start:
   circus demo                         make scenes/demo and rehearse 4 turns offline
-  circus new scenes/s1 --template wake
+  circus new scenes/s1 --template wake   (or your own: circus new scenes/s2 --cast "Eddie, Rose")
   circus run scenes/s1 -n 6 --backstage
   circus console scenes/s1            interactive: RUN 6, CUE 刑警 拍桌子, CUT, NOTE ...
   circus exit scenes/s1 律師 · circus event scenes/s1 電話響了 · circus say scenes/s1 林小姐 我沒有
@@ -103,9 +103,51 @@ def build_parser() -> argparse.ArgumentParser:
             help="also print each actor's private thoughts (and the stage manager's picks)",
         )
 
-    p = command("new", "create a scene folder from a template")
+    # --- setup: new scenes, the cast and the context (circus.setup_commands)
+    p = command("new", "create a scene folder from a template, or a blank one with your own --cast")
     scene_arg(p)
-    p.add_argument("--template", "-t", default="interrogation", metavar="NAME")
+    p.add_argument("--template", "-t", metavar="NAME", help="a template (default: interrogation)")
+    p.add_argument(
+        "--cast", metavar="NAMES", help='a blank scene with these actors: "林小姐, Eddie, Rose"'
+    )
+    p.add_argument("--title", metavar="TEXT", help="with --cast: the scene's title line")
+    p.add_argument(
+        "--language",
+        choices=["zh", "en"],
+        help="with --cast: the scene's language (default: zh if a name is Chinese)",
+    )
+
+    p = command("actor", "add, remove or rename an actor (rename: before the first turn)")
+    scene_arg(p)
+    p.add_argument("action", choices=["add", "remove", "rename"], metavar="add|remove|rename")
+    p.add_argument("names", nargs="+", metavar="NAME", help="add/remove: NAME; rename: OLD NEW")
+    p.add_argument(
+        "--from", dest="soul_file", metavar="FILE", help="add: their soul.md (- = stdin)"
+    )
+
+    p = command("context", "show context.md, edit it in $EDITOR, or replace it from a FILE")
+    scene_arg(p)
+    p.add_argument(
+        "action",
+        nargs="?",
+        default="show",
+        choices=["show", "edit", "set"],
+        metavar="show|edit|set",
+    )
+    p.add_argument(
+        "file", nargs="?", metavar="FILE", help="for set: the new context.md (- = stdin)"
+    )
+
+    p = command(
+        "backstory",
+        "draft every actor's prior story from a full backstory FILE; accept each one",
+    )
+    scene_arg(p)
+    p.add_argument("file", metavar="FILE", help="the full, omniscient backstory (- = stdin)")
+    p.add_argument(
+        "--accept-all", action="store_true", help="write every draft without asking (scripts)"
+    )
+    # --- end of setup
 
     command("templates", "list the scene templates")
 
@@ -299,7 +341,9 @@ def main(argv: list[str] | None = None) -> int:
 
     try:
         args.config = Config.from_env(os.environ)  # the one read; commands pass it down
-        return asyncio.run(commands.COMMANDS[args.command](args))
+        from circus.setup_commands import SETUP_COMMANDS
+
+        return asyncio.run({**commands.COMMANDS, **SETUP_COMMANDS}[args.command](args))
     except UsageError as exc:
         print_error(str(exc))
         return EXIT_USAGE

@@ -12,7 +12,7 @@ import os
 import sys
 
 from circus.exits import EXIT_FAILURE, EXIT_OK, UsageError, print_error
-from circus.session import check_embedded, open_scene, play, status_text
+from circus.session import check_embedded, open_scene, play, print_warnings, status_text
 
 
 def _me() -> str:
@@ -31,16 +31,6 @@ def _read_text(path: str) -> str:
         raise UsageError(f"cannot read {path}: {exc.strerror or exc}") from None
     except UnicodeDecodeError:
         raise UsageError(f"{path} is not UTF-8 text — save it as UTF-8") from None
-
-
-async def cmd_new(args: argparse.Namespace) -> int:
-    from engine import load_view, new_scene
-
-    dest = new_scene(args.scene, args.template, args.config)
-    cast = ", ".join((await load_view(dest)).cast)
-    print(f"Created {dest} from the {args.template} template — cast: {cast}.")
-    print(f"Next: {_me()} run {dest}   (or: {_me()} console {dest})")
-    return EXIT_OK
 
 
 async def cmd_templates(args: argparse.Namespace) -> int:
@@ -64,6 +54,7 @@ async def cmd_run(args: argparse.Namespace) -> int:
     rehearsal = await open_scene(args.scene, args.config)
     start = await rehearsal.resolve_actor(args.start) if args.start else None
     check_embedded(await rehearsal.view())
+    await print_warnings(rehearsal)
     return await play(
         rehearsal, lambda: rehearsal.start_run(args.turns, start, "run"), args.backstage
     )
@@ -72,6 +63,7 @@ async def cmd_run(args: argparse.Namespace) -> int:
 async def cmd_resume(args: argparse.Namespace) -> int:
     rehearsal = await open_scene(args.scene, args.config)
     check_embedded(await rehearsal.view())
+    await print_warnings(rehearsal)
     return await play(
         rehearsal, lambda: rehearsal.start_run(args.turns, None, "resume"), args.backstage
     )
@@ -81,6 +73,7 @@ async def cmd_cue(args: argparse.Namespace) -> int:
     rehearsal = await open_scene(args.scene, args.config)
     actor = await rehearsal.resolve_actor(args.actor)
     check_embedded(await rehearsal.view())
+    await print_warnings(rehearsal)
     direction = " ".join(args.direction).strip()
     return await play(
         rehearsal, lambda: rehearsal.start_run(1, actor, "cue", direction), args.backstage
@@ -191,6 +184,7 @@ async def cmd_replay(args: argparse.Namespace) -> int:
     rehearsal = await open_scene(args.scene, args.config)
     if not args.no_play:
         check_embedded(await rehearsal.view())
+        await print_warnings(rehearsal)
     result = await rehearsal.replay(args.take, args.until)
     if result.autosaved:
         print(f"(the unsaved work was saved first as take_{result.autosaved})")
@@ -265,32 +259,9 @@ async def cmd_soul(args: argparse.Namespace) -> int:
         await rehearsal.set_soul(actor, _read_text(args.file))
         print(f"Updated {actor}'s soul.md; used from the next turn.")
         return EXIT_OK
-    return await _edit_soul(rehearsal, actor)
+    from circus.setup_commands import edit_soul
 
-
-async def _edit_soul(rehearsal, actor) -> int:  # actor: engine.Actor
-    import shlex
-    import subprocess
-    import tempfile
-
-    editor = os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi"
-    before = await rehearsal.soul_text(actor)
-    with tempfile.TemporaryDirectory() as tmp:
-        path = os.path.join(tmp, "soul.md")
-        with open(path, "w", encoding="utf-8") as f:
-            f.write(before)
-        code = subprocess.call([*shlex.split(editor), path])
-        if code != 0:
-            print_error(f"{editor} exited with {code}; soul.md was not changed")
-            return EXIT_FAILURE
-        with open(path, encoding="utf-8") as f:
-            after = f.read()
-    if after == before:
-        print("No change.")
-        return EXIT_OK
-    await rehearsal.set_soul(actor, after)
-    print(f"Updated {actor}'s soul.md; used from the next turn.")
-    return EXIT_OK
+    return await edit_soul(rehearsal, actor)
 
 
 async def cmd_summarize(args: argparse.Namespace) -> int:
@@ -354,8 +325,7 @@ def cmd_bot(args: argparse.Namespace) -> int:
     return run_bot()
 
 
-COMMANDS = {
-    "new": cmd_new,
+COMMANDS = {  # with circus.setup_commands.SETUP_COMMANDS (new, actor, context, backstory)
     "templates": cmd_templates,
     "run": cmd_run,
     "resume": cmd_resume,

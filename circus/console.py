@@ -147,6 +147,8 @@ class Console:
             f"Circus console — scene {self.rehearsal.name} ({view.turns} turns on record); "
             f"cast: {', '.join(view.cast)}. HELP lists the verbs."
         )
+        for warning in await self.rehearsal.warnings():  # a hand-built scene's problems
+            self.renderer.info(f"circus: warning: {warning.text('en')}")
         try:
             while not self._quit:
                 self._prompt()

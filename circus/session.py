@@ -27,6 +27,17 @@ async def open_scene(path: str, config=None):  # -> engine.Rehearsal
     return rehearsal
 
 
+async def warning_lines(rehearsal) -> list[str]:
+    """One line per problem of a hand-built scene (engine `warnings()`), for the terminal."""
+    return [f"warning: {w.text('en')}" for w in await rehearsal.warnings()]
+
+
+async def print_warnings(rehearsal) -> None:
+    """Say, before a run, what is wrong with the scene that does not stop it (stderr)."""
+    for line in await warning_lines(rehearsal):
+        print_error(line)
+
+
 def describe_models(view) -> list[str]:  # view: engine.SceneView
     lines = [f"{name} → {model}" for name, model in view.models.items()]
     lines.append(f"stage manager → {view.stage_manager_model}")
@@ -116,6 +127,7 @@ async def status_text(rehearsal) -> str:
         last = view.last_turn
         line = (last.dialogue or last.action).split("\n")[0][:100]
         lines.append(f"last:    [{last.number}] {last.actor}: {line}")
+    lines += await warning_lines(rehearsal)
     if view.unknown_note_sections:
         lines.append(
             "warning: director_notes.md has sections nobody reads (not in the cast): "

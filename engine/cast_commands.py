@@ -9,6 +9,8 @@ or failed command leaves the folder exactly as it was.
 
 from __future__ import annotations
 
+import json
+
 from engine import frontmatter
 from engine.checkup import SceneWarning, check_scene
 from engine.errors import BadRequest, BadSceneFile, CircusError, SceneBusy
@@ -92,6 +94,20 @@ class CastCommands(SceneCommands):
         if self.running:
             raise SceneBusy(self.name)
 
+    async def _change(self, plan) -> object:  # plan: async (SceneState) -> (files, apply)
+        """Check a change on the scene as it is (a refusal writes nothing, not even the lock
+        file), then take the run lock and check it again on the folder as it is now, and only
+        then write it: `plan` returns (files to rewrite, a function that writes the rest)."""
+        self._refuse_if_running()
+        await plan(await self.state())
+        with self.files.store.held(self.name):
+            self.files.forget()
+            try:
+                files, apply = await plan(await self.state())
+                return await apply(files)
+            finally:
+                self.files.forget()
+
     async def add_actor(
         self, name: str, soul_text: str | None = None, *, origin: str = "operator"
     ) -> Actor:
@@ -101,88 +117,95 @@ class CastCommands(SceneCommands):
         alias, a 13th actor, a soul whose settings are broken or whose alias is another actor's
         name; from Discord, a soul setting only the operator may choose."""
         _check_origin(origin)
-        self._refuse_if_running()
-        with self.files.store.held(self.name):
-            self.files.forget()
-            state = await self.state()
-            name = self._new_name(state, name)
+
+        async def plan(state: SceneState):
+            new = self._new_name(state, name)
             if len(state.cast) >= MAX_CAST:
                 raise BadRequest("error.cast_full", most=MAX_CAST)
-            rel = soul_path(name)
+            rel = soul_path(new)
             path = self.root / rel
             text = blank_soul(state.language) if soul_text is None else _text(soul_text, path, rel)
-            soul = parse_soul(name, text, path, rel)
+            soul = parse_soul(new, text, path, rel)
             if not soul.body:
                 raise BadSceneFile(path, "error.file.soul_empty", rel=rel)
             if origin == "discord":
                 check_untrusted_soul(SoulSettings(**soul.settings), None, self.config)
-            clash = alias_clash({**state.aliases(), name: soul.aliases})
+            clash = alias_clash({**state.aliases(), new: soul.aliases})
             if clash is not None:
                 raise BadSceneFile(
                     path, "error.file.alias_is_name", rel=rel, alias=clash[1], other=clash[2]
                 )
-            files = {rel: text, CONTEXT: await self._context_with_cast(state, [*state.cast, name])}
+            files = {rel: text, CONTEXT: await self._context_with_cast(state, [*state.cast, new])}
             notes = await self.files.store.read(NOTES)
             if notes is not None:
-                files[NOTES] = with_section(notes, name)
-            await self.files.store.commit_rewrites(files)
-            self.files.forget()
-        return Actor(name)
+                files[NOTES] = with_section(notes, new)
+
+            async def apply(files: dict[str, str]) -> Actor:
+                await self.files.store.commit_rewrites(files)
+                return Actor(new)
+
+            return files, apply
+
+        return await self._change(plan)  # type: ignore[return-value]
 
     async def remove_actor(self, actor: Actor) -> None:
         """Take an actor out of the scene: their folder goes, context.md's cast and on_stage
         forget them. Their lines stay in the transcript and the saved takes (history)."""
-        self._refuse_if_running()
-        with self.files.store.held(self.name):
-            self.files.forget()
-            state = await self.state()
+
+        async def plan(state: SceneState):
             name = state.member(actor)
             if len(state.cast) == 1:
                 raise BadRequest("error.cast_last", name=name)
-            context = await self._context_with_cast(state, [a for a in state.cast if a != name])
-            self.files.store.remove(f"actors/{name}")
-            await self.files.store.commit_rewrites({CONTEXT: context})
-            self.files.forget()
+            rest = [a for a in state.cast if a != name]
+            files = {CONTEXT: await self._context_with_cast(state, rest)}
+
+            async def apply(files: dict[str, str]) -> None:
+                self.files.store.remove(f"actors/{name}")
+                await self.files.store.commit_rewrites(files)
+
+            return files, apply
+
+        await self._change(plan)
 
     async def rename_actor(self, actor: Actor, new_name: str) -> Actor:
         """Rename an actor before the first turn of the current take (folder, cast, on_stage,
         whispers, who plays them); after it, refused: the record already names them."""
-        self._refuse_if_running()
         store = self.files.store
-        with store.held(self.name):
-            self.files.forget()
-            state = await self.state()
+
+        async def plan(state: SceneState):
             old = state.member(actor)
             if state.turns:
                 raise BadRequest("error.rename_after_turns", name=old, turns=len(state.turns))
             new = self._new_name(state, new_name, old=old)
-            if new == old:
-                return Actor(old)
             cast = [new if a == old else a for a in state.cast]
             files = {CONTEXT: await self._context_with_cast(state, cast, {old: new})}
             notes = await store.read(NOTES)
             if notes is not None:
                 files[NOTES] = rename_section(notes, old, new)
             if old in state.players:
-                import json
-
                 players = {(new if a == old else a): p for a, p in state.players.items()}
                 files[PLAYERS] = json.dumps(players, ensure_ascii=False, indent=2) + "\n"
-            moved: list[tuple[str, str]] = []
-            try:
-                for src, dst in ((f"actors/{old}", f"actors/{new}"),
-                                 (backstage_path(old), backstage_path(new))):  # fmt: skip
-                    if store.path(src).exists():
-                        store.move(src, dst)
-                        moved.append((src, dst))
-                await store.commit_rewrites(files)
-            except (CircusError, OSError):
-                for src, dst in reversed(moved):  # put the folder back: nothing half-renamed
-                    store.move(dst, src)
-                raise
-            finally:
-                self.files.forget()
-        return Actor(new)
+
+            async def apply(files: dict[str, str]) -> Actor:
+                if new == old:
+                    return Actor(old)
+                moved: list[tuple[str, str]] = []
+                try:
+                    for src, dst in ((f"actors/{old}", f"actors/{new}"),
+                                     (backstage_path(old), backstage_path(new))):  # fmt: skip
+                        if store.path(src).exists():
+                            store.move(src, dst)
+                            moved.append((src, dst))
+                    await store.commit_rewrites(files)
+                except (CircusError, OSError):
+                    for src, dst in reversed(moved):  # put them back: nothing half-renamed
+                        store.move(dst, src)
+                    raise
+                return Actor(new)
+
+            return files, apply
+
+        return await self._change(plan)  # type: ignore[return-value]
 
     # ----------------------------------------------------------------- context
     async def context_text(self) -> str:
