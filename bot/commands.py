@@ -16,13 +16,22 @@ import logging
 import discord
 from discord import app_commands
 
-from bot.edge import defer, directed, directors_only, may_direct, reply, report, scene_of
+from bot.edge import (
+    defer,
+    describe,
+    directed,
+    directors_only,
+    may_direct,
+    reply,
+    report,
+    scene_of,
+)
 from bot.errors import BotProblem
 from bot.i18n import t
 from bot.options import ActorArg
 from bot.render import render_status, render_takes, render_warnings
 from bot.stage import Stage
-from engine import DEFAULT_TURNS, MAX_FILE_BYTES, Actor
+from engine import DEFAULT_TURNS, MAX_FILE_BYTES, Actor, CircusError
 
 log = logging.getLogger("circus.bot")
 
@@ -251,7 +260,14 @@ class SoulModal(discord.ui.Modal):
         await defer(interaction)
         # What arrives through Discord is data, not configuration: origin="discord" refuses
         # api_base and models outside the operator's allow-list.
-        await stage.rehearsal.set_soul(self.actor, self.body.value, origin="discord")
+        text = self.body.value
+        try:
+            await stage.rehearsal.set_soul(self.actor, text, origin="discord")
+        except CircusError as exc:  # refused: say why, and hand back what was typed
+            why = await describe(interaction, exc)
+            kept = t("soul_form_kept", stage.lang, actor=self.actor.name)
+            await reply(interaction, f"{why}\n{kept}", file=soul_file(self.actor.name, text))
+            return
         await reply(interaction, t("soul_saved", stage.lang, actor=self.actor.name))
 
     async def on_error(self, interaction: discord.Interaction, error: Exception, /) -> None:

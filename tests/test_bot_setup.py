@@ -308,6 +308,21 @@ async def test_a_rename_after_the_first_turn_is_refused(tmp_path):
         assert r.lines(thread)[-1].startswith("警官:")
 
 
+async def test_a_soul_edit_form_the_engine_refuses_hands_back_what_was_typed(tmp_path):
+    async with room(tmp_path) as r:
+        thread = await r.new_scene("審訊室")
+        soul = r.scenes_dir / "審訊室" / "actors" / "刑警" / "soul.md"
+        before = soul.read_bytes()
+        shown = await r.slash("soul edit", {"actor": "刑警"}, channel=thread)
+        typed = "---\ntemprature: 0.4\n---\n## 角色小傳\n改了一整晚的刑警。\n"
+        submitted = await r.fake.submit_modal(shown, {"soul": typed})
+        await submitted.response(timeout=WAIT)
+        refusal = await r.answer(submitted)
+        assert "temperature" in refusal  # did you mean…
+        assert attached(r, submitted)["刑警-soul.md"].decode("utf-8") == typed
+        assert soul.read_bytes() == before
+
+
 @pytest.mark.parametrize("field", ["bio", "prior_story", "notes"])
 async def test_an_oversized_form_field_is_refused_and_nothing_is_written(tmp_path, field):
     async with room(tmp_path) as r:

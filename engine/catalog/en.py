@@ -419,6 +419,7 @@ TEXT: dict[str, str] = {
     "bot.backstory.label": "What this character knows",
     "bot.backstory.too_long": "{actor}'s draft is longer than a form holds ({limit}): accept it, then change it with `/soul edit`.",
     "bot.backstory.empty_edit": "The edited prior story of {actor} is empty — nothing was written. Drop the draft instead if you want none.",
+    "bot.soul_form_kept": "Nothing was written; what you typed is attached — fix it and send it back with `/soul edit actor:{actor} file:`.",
     "bot.upload_too_big": "`{file}` is {size} bytes; an upload may be at most {limit}. Nothing was written.",
     "bot.status_warnings": "⚠ To fix (directors only):\n{lines}",
     # bot · status

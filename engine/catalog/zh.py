@@ -418,6 +418,7 @@ TEXT: dict[str, str] = {
     "bot.backstory.label": "這個角色知道的事",
     "bot.backstory.too_long": "{actor} 的草稿超過表單上限（{limit} 字）：先採用，再用 `/soul edit` 修改。",
     "bot.backstory.empty_edit": "{actor} 改過的前期劇本是空的——沒有寫入任何東西。不想要就按「捨棄」。",
+    "bot.soul_form_kept": "沒有寫入任何東西；你打的內容附在這裡——改好後用 `/soul edit actor:{actor} file:` 送回來。",
     "bot.upload_too_big": "`{file}` 有 {size} 位元組；上傳的檔案最多 {limit} 位元組。沒有寫入任何東西。",
     "bot.status_warnings": "⚠ 待修正（只有導演看得到）：\n{lines}",
     # bot · status
