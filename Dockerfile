@@ -9,25 +9,19 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
 
 WORKDIR /app
 COPY . /app
+# The shipped scene templates are package data (engine/scene_templates) and install with the
+# package: the ./scenes mount in docker-compose.yml cannot hide them, and no run writes into them.
 RUN pip install . \
-    # A copy of the shipped templates outside /app/scenes: docker-compose bind-mounts ./scenes
-    # over /app/scenes, which hides whatever the image has there. The mount normally brings the
-    # repository's scenes/templates along; if it does not (an empty ./scenes), the entrypoint
-    # seeds it from this copy, so `/scene new` always finds its templates.
-    && mkdir -p /opt/circus \
-    && cp -r /app/scenes/templates /opt/circus/templates \
     && printf '%s\n' \
         '#!/bin/sh' \
         'set -e' \
         'mkdir -p "$CIRCUS_SCENES_DIR"' \
-        'if [ ! -d "$CIRCUS_TEMPLATES_DIR" ]; then cp -r /opt/circus/templates "$CIRCUS_TEMPLATES_DIR"; fi' \
         'exec "$@"' \
         > /usr/local/bin/circus-entrypoint \
     && chmod +x /usr/local/bin/circus-entrypoint
 
-# Scenes live in /app/scenes (a volume in docker-compose.yml); the templates beside them.
-ENV CIRCUS_SCENES_DIR=/app/scenes \
-    CIRCUS_TEMPLATES_DIR=/app/scenes/templates
+# Scenes live in /app/scenes (a volume in docker-compose.yml).
+ENV CIRCUS_SCENES_DIR=/app/scenes
 
 ENTRYPOINT ["circus-entrypoint"]
 CMD ["circus", "bot"]

@@ -118,12 +118,19 @@ def build_parser() -> argparse.ArgumentParser:
     )
 
     p = command("actor", "add, remove or rename an actor (rename: before the first turn)")
-    scene_arg(p)
-    p.add_argument("action", choices=["add", "remove", "rename"], metavar="add|remove|rename")
-    p.add_argument("names", nargs="+", metavar="NAME", help="add/remove: NAME; rename: OLD NEW")
-    p.add_argument(
-        "--from", dest="soul_file", metavar="FILE", help="add: their soul.md (- = stdin)"
-    )
+    actions = p.add_subparsers(dest="action", metavar="add|remove|rename", parser_class=_Parser)
+    actions.required = True
+    a = actions.add_parser("add", help="a new actor: a blank three-part soul, or --from FILE")
+    scene_arg(a)
+    a.add_argument("name", metavar="NAME")
+    a.add_argument("--from", dest="soul_file", metavar="FILE", help="their soul.md (- = stdin)")
+    a = actions.add_parser("remove", help="take an actor out (their lines stay on record)")
+    scene_arg(a)
+    a.add_argument("name", metavar="NAME")
+    a = actions.add_parser("rename", help="rename an actor, before the first turn of the take")
+    scene_arg(a)
+    a.add_argument("name", metavar="OLD")
+    a.add_argument("new_name", metavar="NEW")
 
     p = command("context", "show context.md, edit it in $EDITOR, or replace it from a FILE")
     scene_arg(p)

@@ -72,28 +72,18 @@ async def cmd_new(args: argparse.Namespace) -> int:
 async def cmd_actor(args: argparse.Namespace) -> int:
     rehearsal = await open_scene(args.scene, args.config)
     if args.action == "add":
-        if len(args.names) != 1:
-            raise UsageError("actor add needs one NAME, e.g. actor add SCENE_DIR Rose")
         soul = _read_text(args.soul_file) if args.soul_file else None
-        actor = await rehearsal.add_actor(args.names[0], soul)
+        actor = await rehearsal.add_actor(args.name, soul)
         print(f"Added {actor} ({rehearsal.root}/actors/{actor}/soul.md).")
         if soul is None:
             print(f"Write who they are: {_me()} soul {rehearsal.root} edit {actor}")
-    elif args.soul_file:
-        raise UsageError("--from goes with actor add")
     elif args.action == "remove":
-        if len(args.names) != 1:
-            raise UsageError("actor remove needs one NAME")
-        actor = await rehearsal.resolve_actor(args.names[0])
+        actor = await rehearsal.resolve_actor(args.name)
         await rehearsal.remove_actor(actor)
         print(f"Removed {actor}; their lines stay in the transcript and the saved takes.")
     else:
-        if len(args.names) != 2:
-            raise UsageError(
-                "actor rename needs OLD and NEW, e.g. actor rename SCENE_DIR Rose Ruth"
-            )
-        actor = await rehearsal.resolve_actor(args.names[0])
-        new = await rehearsal.rename_actor(actor, args.names[1])
+        actor = await rehearsal.resolve_actor(args.name)
+        new = await rehearsal.rename_actor(actor, args.new_name)
         print(f"Renamed {actor} to {new}.")
     for warning in await rehearsal.warnings():
         print_error(f"warning: {warning.text('en')}")
@@ -192,10 +182,9 @@ async def edit_soul(rehearsal, actor) -> int:  # actor: engine.Actor
         await rehearsal.set_soul(actor, after)
     except CircusError as exc:
         rel = await rehearsal.save_soul_draft(actor, after)
-        print_error(str(exc))
         print_error(
-            f"your edit is kept in {rehearsal.root / rel}; `{_me()} soul {rehearsal.root} edit "
-            f"{actor}` reopens it (soul.md is unchanged)"
+            f"{exc} — your edit is kept in {rehearsal.root / rel}; `{_me()} soul "
+            f"{rehearsal.root} edit {actor}` reopens it (soul.md is unchanged)"
         )
         return EXIT_USAGE
     if draft is not None:

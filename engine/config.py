@@ -79,7 +79,7 @@ class Config:
     daily_budget_usd: str | None = None  # CIRCUS_DAILY_BUDGET_USD (checked by engine.budget)
     daily_budget_tokens: str | None = None  # CIRCUS_DAILY_BUDGET_TOKENS
     scenes_dir: Path = Path("scenes")  # CIRCUS_SCENES_DIR
-    templates_dir: Path | None = None  # CIRCUS_TEMPLATES_DIR (None: the repository's own)
+    templates_dir: Path | None = None  # CIRCUS_TEMPLATES_DIR (None: engine/scene_templates)
     embedded_threads: int = EMBEDDED_THREADS  # CIRCUS_EMBEDDED_THREADS (at least 1)
     embedded_cache_mb: int = EMBEDDED_CACHE_MB  # CIRCUS_EMBEDDED_CACHE_MB (0: off)
     scripted_latency: float = 0.0  # CIRCUS_SCRIPTED_LATENCY: seconds each scripted call waits

@@ -103,7 +103,7 @@ def test_help_lists_every_command_and_imports_nothing_heavy(tmp_path: Path) -> N
     assert result.returncode == 0
     for command in (
         "new", "templates", "run", "cue", "note", "resume", "take", "replay", "status",
-        "soul", "summarize", "console", "bot", "demo",
+        "soul", "summarize", "console", "bot", "demo", "actor", "context", "backstory",
     ):  # fmt: skip
         assert command in result.stdout
     assert circus("run", "--help", cwd=tmp_path).returncode == 0

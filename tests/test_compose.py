@@ -7,9 +7,11 @@ one-shot pull script is run with a fake `ollama` to see what it pulls."""
 
 from __future__ import annotations
 
+import fnmatch
 import os
 import re
 import subprocess
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -100,25 +102,27 @@ def test_the_bot_command_is_a_real_subcommand(compose: dict) -> None:
     assert '"circus", "bot"' in dockerfile
 
 
-def test_templates_survive_the_scenes_mount(compose: dict) -> None:
-    """./scenes is mounted over /app/scenes, hiding the image's copy: the templates the bot
-    reads must come from the mount (the repository has scenes/templates) or be seeded."""
+def test_templates_ship_inside_the_package_where_no_mount_or_run_can_touch_them(
+    compose: dict,
+) -> None:
+    """./scenes is mounted over /app/scenes; the templates are package data
+    (engine/scene_templates, installed by `pip install .`), so the mount cannot hide them."""
     dockerfile = (REPO / "Dockerfile").read_text(encoding="utf-8")
-    assert dockerfile.startswith("#") or "FROM python:3.11-slim" in dockerfile
     assert "FROM python:3.11-slim" in dockerfile
     assert re.search(r"pip install \.(\s|$)", dockerfile), "no [embedded] extra in the image"
-    assert "CIRCUS_TEMPLATES_DIR=/app/scenes/templates" in dockerfile
-    env = compose["services"]["bot"]["environment"]
-    assert env["CIRCUS_TEMPLATES_DIR"] == "/app/scenes/templates"
-    mount_src, mount_dst = compose["services"]["bot"]["volumes"][0].split(":")[:2]
-    assert env["CIRCUS_TEMPLATES_DIR"].startswith(mount_dst + "/")
-    rel = env["CIRCUS_TEMPLATES_DIR"][len(mount_dst) + 1 :]
-    assert (REPO / mount_src / rel / "interrogation" / "context.md").is_file()
-    assert "/opt/circus/templates" in dockerfile  # the seed copy for an empty mount
+    assert "CIRCUS_TEMPLATES_DIR" not in dockerfile
+    assert "CIRCUS_TEMPLATES_DIR" not in compose["services"]["bot"]["environment"]
+    shipped = REPO / "engine" / "scene_templates"
+    files = [p.relative_to(REPO / "engine").as_posix() for p in shipped.rglob("*") if p.is_file()]
+    assert "scene_templates/interrogation/context.md" in files
+    globs = tomllib.loads((REPO / "pyproject.toml").read_text("utf-8"))["tool"]["setuptools"][
+        "package-data"
+    ]["engine"]
+    for rel in files:  # every template file is installed with the package
+        assert any(fnmatch.fnmatch(rel, g) and rel.count("/") == g.count("/") for g in globs), rel
     ignored = (REPO / ".dockerignore").read_text(encoding="utf-8").split()
-    assert ".env" in ignored and ".venv" in ignored and "!scenes/templates" in ignored
-    gitignore = (REPO / ".gitignore").read_text(encoding="utf-8")
-    assert "!scenes/templates/" in gitignore
+    assert ".env" in ignored and ".venv" in ignored and "scenes" in ignored
+    assert not (REPO / "scenes" / "templates").exists()
 
 
 def test_every_variable_is_documented_and_read_by_the_code(compose: dict) -> None:

@@ -269,6 +269,36 @@ async def test_whispers_and_cues_match_latin_names_as_whole_words(blank, models,
         assert "Eddie" in str(caught.value) and "Rose" in str(caught.value)
 
 
+@pytest.mark.parametrize(
+    "cue, expected",
+    [
+        ("Linda", None),
+        ("Freddie", None),
+        ("Primrose", None),
+        ("RuthX", None),
+        ("Lin", "林小姐"),
+        ("林", "林小姐"),
+        ("林小姐", "林小姐"),
+        ("@Eddie!", "Eddie"),
+        ("Rose's turn", "Rose"),
+        ("Carol Lindqvist", "Carol"),
+        ("carol-lindqvist?", "Carol"),
+        ("Eddie, then Rose", None),  # a model's unclear cue: the stage manager decides
+    ],
+)
+def test_a_models_cue_matches_latin_names_as_whole_words_only(cue, expected):
+    from engine.casting import match_cue
+
+    cast = {
+        "林小姐": ("Lin", "林"),
+        "Eddie": (),
+        "Rose": (),
+        "Ruth": (),
+        "Carol": ("Carol Lindqvist",),
+    }
+    assert match_cue(cue, cast) == expected
+
+
 # ----------------------------------------------------------------------------- context
 async def test_set_context_replaces_it_and_a_broken_one_writes_nothing(blank, models):
     rehearsal = Rehearsal(blank, models=models)
