@@ -266,14 +266,16 @@ def check_untrusted_context(
     current: ContextSettings | None,
     config: Config | None = None,
 ) -> None:
-    """Refuse what a context.md arriving through Discord may not set (raises Refused): the
-    operator's keys unless unchanged, and models as for a soul (`check_untrusted_soul`)."""
+    """Refuse what a context.md arriving through Discord may not set (raises Refused): any
+    change to the operator's keys (added, changed or removed), and models as for a soul
+    (`check_untrusted_soul`)."""
 
     def unchanged(key: str) -> bool:
         return current is not None and getattr(current, key) == getattr(new, key)
 
-    for key in OPERATOR_CONTEXT_KEYS:
-        if getattr(new, key) is not None and not unchanged(key):
+    for key in OPERATOR_CONTEXT_KEYS:  # removing one is a change too (a budget dropped)
+        before = getattr(current, key) if current is not None else None
+        if getattr(new, key) != before:
             raise Refused(key, getattr(new, key))
     allowed = allowed_models(config)
     for key in ("model", "stage_manager_model"):

@@ -334,6 +334,9 @@ async def test_a_context_from_discord_keeps_operator_settings_as_on_disk(blank, 
     await rehearsal.set_context("---\nlanguage: en\nbudget_usd: 2\n---\nx\n")
     await rehearsal.set_context("---\nlanguage: en\nbudget_usd: 2\n---\ny\n", origin="discord")
     assert (await rehearsal.context_text()).endswith("y\n")
+    with pytest.raises(Refused, match="budget_usd"):  # dropping the budget is a change too
+        await rehearsal.set_context("---\nlanguage: en\n---\nz\n", origin="discord")
+    assert (await rehearsal.context_text()).endswith("y\n")
 
 
 # ----------------------------------------------------------------------------- backstory
