@@ -22,7 +22,7 @@ import discord
 import yarl
 from discord import app_commands
 
-from bot import commands, harvest, scenes, stagecraft, votes
+from bot import cast, commands, harvest, scenes, stagecraft, votes
 from bot.backstage import Backstage
 from bot.binding import Binding, read_binding, scan_bindings, write_binding
 from bot.edge import on_tree_error
@@ -205,6 +205,7 @@ def register(tree: app_commands.CommandTree, templates: list[str]) -> None:
     commands.setup(tree)  # first: it makes the /take group that harvest adds /take compare to
     harvest.setup(tree)
     stagecraft.setup(tree)
+    cast.setup(tree)
 
 
 def point_at(api_base: str | None, gateway_url: str | None) -> None:

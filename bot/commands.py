@@ -16,13 +16,22 @@ import logging
 import discord
 from discord import app_commands
 
-from bot.edge import defer, directed, directors_only, reply, report, scene_of
+from bot.edge import (
+    defer,
+    describe,
+    directed,
+    directors_only,
+    may_direct,
+    reply,
+    report,
+    scene_of,
+)
 from bot.errors import BotProblem
 from bot.i18n import t
 from bot.options import ActorArg
-from bot.render import render_status, render_takes
+from bot.render import render_status, render_takes, render_warnings
 from bot.stage import Stage
-from engine import DEFAULT_TURNS, MAX_FILE_BYTES, Actor
+from engine import DEFAULT_TURNS, MAX_FILE_BYTES, Actor, CircusError
 
 log = logging.getLogger("circus.bot")
 
@@ -218,11 +227,12 @@ class Soul(app_commands.Group, name="soul"):
         await interaction.response.send_modal(SoulModal(stage, actor, text))
 
 
-async def uploaded_text(file: discord.Attachment) -> str:
-    """An uploaded soul.md as text: UTF-8 (a BOM is dropped), refused naming the file else."""
+async def uploaded_text(file: discord.Attachment, too_big: str = "soul_file_too_big") -> str:
+    """An uploaded soul.md (or other scene text) as text: UTF-8 (a BOM is dropped), refused
+    naming the file else; `too_big` is the refusal's key for a file over the engine's cap."""
     shown = discord.utils.escape_markdown(file.filename[:100]).replace("`", "ˋ")
     if file.size > UPLOAD_LIMIT:
-        raise BotProblem("soul_file_too_big", file=shown, size=file.size, limit=UPLOAD_LIMIT)
+        raise BotProblem(too_big, file=shown, size=file.size, limit=UPLOAD_LIMIT)
     try:
         return (await file.read()).decode("utf-8-sig")
     except UnicodeDecodeError as exc:
@@ -250,7 +260,14 @@ class SoulModal(discord.ui.Modal):
         await defer(interaction)
         # What arrives through Discord is data, not configuration: origin="discord" refuses
         # api_base and models outside the operator's allow-list.
-        await stage.rehearsal.set_soul(self.actor, self.body.value, origin="discord")
+        text = self.body.value
+        try:
+            await stage.rehearsal.set_soul(self.actor, text, origin="discord")
+        except CircusError as exc:  # refused: say why, and hand back what was typed
+            why = await describe(interaction, exc)
+            kept = t("soul_form_kept", stage.lang, actor=self.actor.name)
+            await reply(interaction, f"{why}\n{kept}", file=soul_file(self.actor.name, text))
+            return
         await reply(interaction, t("soul_saved", stage.lang, actor=self.actor.name))
 
     async def on_error(self, interaction: discord.Interaction, error: Exception, /) -> None:
@@ -263,7 +280,13 @@ async def status(interaction: discord.Interaction) -> None:
     """Cast, turns, mode, tokens and cost"""
     stage = scene_of(interaction)
     await defer(interaction)
-    await reply(interaction, render_status(await stage.rehearsal.status(), stage.lang))
+    text = render_status(await stage.rehearsal.status(), stage.lang)
+    # What a hand-built scene should fix names files and may quote an alias (a private
+    # nickname): for its directors only.
+    if may_direct(interaction, stage):
+        warnings = [w.text(stage.lang) for w in await stage.rehearsal.warnings()]
+        text = "\n".join(filter(None, (text, render_warnings(warnings, stage.lang))))
+    await reply(interaction, text)
 
 
 # ---------------------------------------------------------------------- directors

@@ -118,6 +118,7 @@ async def reply(
     file: discord.File | None = None,
     files: list[discord.File] | None = None,
     embed: discord.Embed | None = None,
+    view: discord.ui.View | None = None,
 ) -> None:
     """Answer privately, whether or not the interaction was deferred."""
     notice = bot_of(interaction).backstage.take_notice(interaction.user.id)
@@ -132,6 +133,8 @@ async def reply(
         kwargs["files"] = files
     if embed is not None:
         kwargs["embed"] = embed
+    if view is not None:
+        kwargs["view"] = view
     allowed = discord.AllowedMentions.none()
     if interaction.response.is_done():
         await interaction.followup.send(text, allowed_mentions=allowed, **kwargs)  # type: ignore[arg-type]

@@ -99,6 +99,47 @@ COMMAND_TEXT: dict[str, tuple[str, str]] = {
     "Make someone a co-director": ("讓某人成為共同導演", "让某人成为共同导演"),
     "Remove a co-director": ("移除一位共同導演", "移除一位共同导演"),
     "The member": ("成員", "成员"),
+    # --- discord: setting a scene up from Discord (/scene new cast, /scene context|backstory, /actor)
+    "A blank scene with these actors, comma-separated (instead of a template)": (
+        "只有這些演員的空白場景，用逗號分隔（取代範本）",
+        "只有这些演员的空白场景，用逗号分隔（取代模板）",
+    ),
+    "The blank scene's language (default: yours if Chinese, else the names')": (
+        "空白場景的語言（預設：你的 Discord 是中文就用中文，否則看名字）",
+        "空白场景的语言（默认：你的 Discord 是中文就用中文，否则看名字）",
+    ),
+    "Rewrite the scene's public context": ("改寫這場戲的公開場景", "改写这场戏的公开场景"),
+    "A replacement context.md (for a context over 4000 characters)": (
+        "替換用的 context.md（超過 4000 字時用）",
+        "替换用的 context.md（超过 4000 字时用）",
+    ),
+    "Draft each actor's prior story from one backstory": (
+        "從一份完整背景替每位演員擬前期劇本",
+        "从一份完整背景替每位演员拟前期剧本",
+    ),
+    "The full backstory (a text file): what really happened": (
+        "完整背景（文字檔）：真正發生了什麼",
+        "完整背景（文本文件）：真正发生了什么",
+    ),
+    "Add, remove or rename the scene's actors": (
+        "新增、移除或改名這場戲的演員",
+        "新增、移除或改名这场戏的演员",
+    ),
+    "Add an actor: a form for their bio, prior story and director's notes": (
+        "新增演員：填寫角色小傳、前期劇本與導戲筆記",
+        "新增演员：填写角色小传、前期剧本与导戏笔记",
+    ),
+    "The new actor's name": ("新演員的名字", "新演员的名字"),
+    "Their whole soul.md instead of the form (for souls over 4000 characters)": (
+        "用整份 soul.md 取代表單（超過 4000 字時用）",
+        "用整份 soul.md 取代表单（超过 4000 字时用）",
+    ),
+    "Take an actor out of the scene": ("讓一位演員離開這場戲", "让一位演员离开这场戏"),
+    "Rename an actor (before the take's first turn)": (
+        "替演員改名（這一條的第一輪之前）",
+        "替演员改名（这一条的第一轮之前）",
+    ),
+    "Their new name": ("新名字", "新名字"),
 }
 
 

@@ -211,6 +211,14 @@ def render_status(status: Status, lang: str) -> str:
     return "\n".join(lines)
 
 
+def render_warnings(lines: Sequence[str], lang: str) -> str:
+    """`/status` for directors: what to fix in the scene's files, one line each ("" if none)."""
+    if not lines:
+        return ""
+    shown = "\n".join("• " + " ".join(line.split()) for line in lines)
+    return t("status_warnings", lang, lines=shown)
+
+
 def _player(who: str) -> str:
     """A player as Discord shows them: `discord:<id>` becomes a mention (never pinged: replies
     carry no allowed mentions); a console player's name is shown as text."""

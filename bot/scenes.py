@@ -3,6 +3,9 @@
 Invariants: `/scene` carries `default_member_permissions` = Manage Threads, so Discord delivers
 it only to members a server's admins allow (Server Settings → Integrations can widen or narrow
 that per role, member and channel); whoever may use it becomes a director of what they open.
+`/scene new cast:` makes a blank scene of that cast (the engine checks every name) instead of a
+template copy; `/scene context` and `/scene backstory` (bot.context, bot.backstory) are for the
+scene's directors as well, inside its thread.
 A scene bound to a server is opened elsewhere only by its own directors. A scene is bound to a
 thread only once its folder loads and its webhook and thread exist; a `/scene new` that fails
 midway removes the folder it just made (nothing is left half-made); the thread opens with a
@@ -14,21 +17,28 @@ from __future__ import annotations
 import asyncio
 import logging
 import shutil
+from functools import partial
 
 import discord
 from discord import app_commands
 
+from bot import backstory, context
 from bot.binding import Binding, list_scenes, opening, read_binding, visible_scenes
 from bot.edge import bot_of, defer, language, reply
 from bot.errors import BotProblem, MissingPermission, NotDirector
 from bot.i18n import t
 from bot.render import autocomplete_names, render_scene_list, scene_card, split_message
-from engine import DEFAULT_TEMPLATE, Rehearsal, check_name, new_scene
+from engine import DEFAULT_TEMPLATE, Rehearsal, check_name, is_zh, new_scene, split_cast
 
 log = logging.getLogger("circus.bot")
 
 THREAD_ARCHIVE_MINUTES = 10080  # a week: rehearsals pause for days
 SCENE_PERMISSIONS = discord.Permissions(manage_threads=True)  # who may create and open scenes
+CAST_CHARS = 1000  # 12 names of at most 64 characters, with commas
+LANGUAGES = [
+    app_commands.Choice(name="中文", value="zh"),
+    app_commands.Choice(name="English", value="en"),
+]
 
 
 def parent_channel(interaction: discord.Interaction) -> discord.TextChannel:
@@ -80,6 +90,14 @@ def may_open(interaction: discord.Interaction, scene: str, old: Binding | None) 
     return decision
 
 
+def blank_language(chosen: str | None, locale: str) -> str | None:
+    """A blank scene's language: the one chosen, else Chinese for a member whose Discord is in
+    Chinese, else None — the engine then reads it from the names (林小姐 → Chinese)."""
+    if chosen:
+        return chosen
+    return "zh" if is_zh(locale) else None
+
+
 def build(templates: list[str]) -> app_commands.Group:
     """The /scene group; `templates` become the choices of /scene new's template option."""
     group = app_commands.Group(
@@ -92,18 +110,36 @@ def build(templates: list[str]) -> app_commands.Group:
 
     @group.command(name="new", description="Create a scene and its thread")
     @app_commands.describe(
-        name="Scene name (becomes its folder)", template="Template to start from"
+        name="Scene name (becomes its folder)",
+        template="Template to start from",
+        cast="A blank scene with these actors, comma-separated (instead of a template)",
+        language="The blank scene's language (default: yours if Chinese, else the names')",
     )
+    @app_commands.choices(language=LANGUAGES)
     async def scene_new(
-        interaction: discord.Interaction, name: str, template: str | None = None
+        interaction: discord.Interaction,
+        name: str,
+        template: str | None = None,
+        cast: app_commands.Range[str, 1, CAST_CHARS] | None = None,
+        language: str | None = None,
     ) -> None:
         bot = bot_of(interaction)
         parent_channel(interaction)
         await defer(interaction)
         name = check_name(name, "Scene")
-        chosen = template or (DEFAULT_TEMPLATE if DEFAULT_TEMPLATE in templates else None)
-        chosen = chosen or (templates[0] if templates else DEFAULT_TEMPLATE)
-        folder = await asyncio.to_thread(new_scene, bot.scenes_dir / name, chosen, bot.config)
+        names = split_cast(cast or "")
+        if names and template:
+            raise BotProblem("scene_cast_or_template")
+        dest = bot.scenes_dir / name
+        if names:  # a blank scene: its souls and context wait for /actor add and /scene context
+            locale = str(interaction.locale.value if interaction.locale else "")
+            lang = blank_language(language, locale)
+            make = partial(new_scene, dest, config=bot.config, cast=names, language=lang)
+        else:
+            chosen = template or (DEFAULT_TEMPLATE if DEFAULT_TEMPLATE in templates else None)
+            chosen = chosen or (templates[0] if templates else DEFAULT_TEMPLATE)
+            make = partial(new_scene, dest, chosen, bot.config)
+        folder = await asyncio.to_thread(make)
         try:
             thread = await open_thread(interaction, name, (interaction.user.id,))
         except BaseException:
@@ -111,7 +147,8 @@ def build(templates: list[str]) -> app_commands.Group:
             await asyncio.to_thread(shutil.rmtree, folder, True)
             raise
         lang = bot.stages[name].lang
-        await reply(interaction, t("scene_created", lang, scene=name, thread=thread.mention))
+        key = "scene_created_blank" if names else "scene_created"
+        await reply(interaction, t(key, lang, scene=name, thread=thread.mention))
 
     if templates:
         choices = [app_commands.Choice(name=n, value=n) for n in templates[:25]]
@@ -154,4 +191,6 @@ def build(templates: list[str]) -> app_commands.Group:
             return []
         return [app_commands.Choice(name=n[:100], value=n) for n in names]
 
+    context.attach(group)
+    backstory.attach(group)
     return group

@@ -241,8 +241,14 @@ class InteractionsMixin:
         channel_id: int | None = None,
     ) -> InteractionHandle:
         """Submit a modal (type 5).  ``modal`` is the handle whose callback showed it, the modal
-        dict, or a bare custom_id.  ``values`` maps text-input custom_id -> value."""
+        dict, or a bare custom_id.  ``values`` maps text-input custom_id -> value.  A modal
+        shown in answer to a component (a button on a message) carries that message, as on
+        Discord, so the bot may answer by updating it (callback type 7)."""
+        message = None
         if isinstance(modal, InteractionHandle):
+            if modal.type == 3 and modal.payload.get("message"):
+                message, _ = self._find_message(int(modal.payload["message"]["id"]))
+                message = copy.deepcopy(message)
             if user is None:
                 user = modal.user_id
             if channel_id is None:
@@ -330,7 +336,11 @@ class InteractionsMixin:
         if resolved:
             data["resolved"] = resolved
         return await self.inject_interaction(
-            5, data, user=user if user is not None else "alice", channel_id=channel_id
+            5,
+            data,
+            user=user if user is not None else "alice",
+            channel_id=channel_id,
+            message=message,
         )
 
     def _resolve_select_value(

@@ -1,0 +1,173 @@
+"""`/scene backstory file:`: one full backstory in, a prior story per actor drafted, and each
+draft shown to the director privately, to accept, edit or drop.
+
+Invariants: the full backstory and every draft reach only the director who sent it (ephemeral
+messages; never the thread, never another actor); nothing is written into a soul until a
+director presses Accept (or submits the edited draft), and then only its part 2 (the engine's
+accept_prior_story); every button and form checks again that its user directs the scene.
+"""
+
+from __future__ import annotations
+
+import io
+
+import discord
+from discord import app_commands
+
+from bot.commands import MODAL_LIMIT, uploaded_text
+from bot.edge import defer, directed, directors_only, reply, report, scene_of
+from bot.errors import BotProblem
+from bot.i18n import t
+from bot.render import LIMIT
+from bot.stage import Stage
+from engine import UnknownActor
+
+PREVIEW = 1500  # a draft's characters shown inline; a longer one also comes as a file
+# discord.py ends a private message's buttons after 15 minutes (its interaction token's life).
+DECIDE_SECONDS = 15 * 60.0
+# What a draft's message says first, by its state (catalog keys).
+STATES = {
+    "draft": "backstory.draft",
+    "accepted": "backstory.accepted",
+    "edited": "backstory.edited",
+    "dropped": "backstory.dropped",
+    "empty": "backstory.empty",
+}
+
+
+def _quote(text: str) -> str:
+    return "\n".join("> " + line if line.strip() else ">" for line in text.strip().splitlines())
+
+
+def draft_message(actor: str, draft: str, state: str, lang: str) -> str:
+    """What the director reads about one draft: its state ("draft", "accepted", "edited",
+    "dropped", "empty") and, unless dropped, the draft itself (cut to fit one message)."""
+    head = t(STATES[state], lang, actor=actor, length=len(draft))
+    if state in ("dropped", "empty") or not draft.strip():
+        return head
+    shown = draft.strip()
+    if len(shown) > PREVIEW:
+        shown = shown[:PREVIEW].rstrip() + "…"
+    return f"{head}\n{_quote(shown)}"[:LIMIT]
+
+
+def draft_file(actor: str, draft: str) -> discord.File:
+    return discord.File(io.BytesIO(draft.encode("utf-8")), filename=f"{actor}-prior-story.md")
+
+
+class DraftView(discord.ui.View):
+    """Accept / Edit / Drop under one actor's draft; it holds the draft until then."""
+
+    def __init__(self, stage: Stage, actor: str, draft: str) -> None:
+        super().__init__(timeout=DECIDE_SECONDS)
+        self.stage = stage
+        self.actor = actor
+        self.draft = draft
+        lang = stage.lang
+        buttons = (
+            ("accept", "backstory.accept_button", discord.ButtonStyle.success, self.accept),
+            ("edit", "backstory.edit_button", discord.ButtonStyle.secondary, self.edit),
+            ("drop", "backstory.drop_button", discord.ButtonStyle.danger, self.drop),
+        )
+        for name, label, style, callback in buttons:
+            button: discord.ui.Button[DraftView] = discord.ui.Button(
+                label=t(label, lang)[:80],
+                style=style,
+                custom_id=f"backstory:{name}",
+                disabled=name == "edit" and len(draft) > MODAL_LIMIT,
+            )
+            button.callback = callback  # type: ignore[method-assign]
+            self.add_item(button)
+
+    async def accept(self, interaction: discord.Interaction) -> None:
+        await self.write(interaction, self.draft, "accepted")
+
+    async def edit(self, interaction: discord.Interaction) -> None:
+        directed(interaction)
+        if len(self.draft) > MODAL_LIMIT:  # the button is disabled then; a client may not care
+            raise BotProblem("backstory.too_long", actor=self.actor, limit=MODAL_LIMIT)
+        await interaction.response.send_modal(DraftModal(self))
+
+    async def drop(self, interaction: discord.Interaction) -> None:
+        stage = directed(interaction)
+        self.stop()
+        text = draft_message(self.actor, self.draft, "dropped", stage.lang)
+        await interaction.response.edit_message(content=text, view=None, attachments=[])
+
+    async def write(self, interaction: discord.Interaction, text: str, state: str) -> None:
+        """Write `text` as the actor's prior story (the director said so), then show it done."""
+        stage = directed(interaction)
+        try:
+            actor = await stage.rehearsal.resolve_actor(self.actor)  # still in the cast?
+        except UnknownActor:  # removed or renamed since the draft was made
+            cast = ", ".join((await stage.rehearsal.view()).cast)
+            raise BotProblem("unknown_actor", name=self.actor, cast=cast) from None
+        await stage.rehearsal.accept_prior_story(actor, text)
+        self.draft = text
+        self.stop()
+        shown = draft_message(actor.name, text, state, stage.lang)
+        await interaction.response.edit_message(content=shown, view=None, attachments=[])
+
+    async def on_error(
+        self, interaction: discord.Interaction, error: Exception, item: discord.ui.Item, /
+    ) -> None:
+        await report(interaction, error)
+
+
+class DraftModal(discord.ui.Modal):
+    """One draft prior story, prefilled, for the director to rewrite before it is written."""
+
+    def __init__(self, view: DraftView) -> None:
+        lang = view.stage.lang
+        super().__init__(title=t("backstory.form_title", lang, actor=view.actor)[:45], timeout=None)
+        self.draft_view = view
+        self.story: discord.ui.TextInput[DraftModal] = discord.ui.TextInput(
+            label=t("backstory.label", lang)[:45],
+            style=discord.TextStyle.paragraph,
+            default=view.draft or None,
+            max_length=MODAL_LIMIT,
+            custom_id="prior_story",
+        )
+        self.add_item(self.story)
+
+    async def on_submit(self, interaction: discord.Interaction) -> None:
+        directed(interaction)  # a form is no command: the gate is called by hand (again in write)
+        text = self.story.value or ""
+        if len(text) > MODAL_LIMIT:
+            label = t("backstory.label", self.draft_view.stage.lang)
+            raise BotProblem(
+                "cast.field_too_long", field=label, length=len(text), limit=MODAL_LIMIT
+            )
+        if not text.strip():
+            raise BotProblem("backstory.empty_edit", actor=self.draft_view.actor)
+        await self.draft_view.write(interaction, text, "edited")
+
+    async def on_error(self, interaction: discord.Interaction, error: Exception, /) -> None:
+        await report(interaction, error)
+
+
+def attach(group: app_commands.Group) -> None:
+    """Add `/scene backstory` to the /scene group."""
+
+    @group.command(
+        name="backstory", description="Draft each actor's prior story from one backstory"
+    )
+    @app_commands.describe(file="The full backstory (a text file): what really happened")
+    @directors_only
+    async def scene_backstory(interaction: discord.Interaction, file: discord.Attachment) -> None:
+        stage = scene_of(interaction)
+        await defer(interaction)
+        text = await uploaded_text(file, too_big="upload_too_big")
+        drafts = await stage.rehearsal.backstory_drafts(text)
+        await reply(interaction, t("backstory.drafted", stage.lang, count=len(drafts)))
+        for actor, draft in drafts.items():
+            if not draft.strip():
+                await reply(interaction, draft_message(actor, draft, "empty", stage.lang))
+                continue
+            file_ = draft_file(actor, draft) if len(draft) > PREVIEW else None
+            await reply(
+                interaction,
+                draft_message(actor, draft, "draft", stage.lang),
+                file=file_,
+                view=DraftView(stage, actor, draft),
+            )

@@ -1,0 +1,206 @@
+"""`/actor add|remove|rename`: a scene's cast, set up from Discord (from a phone).
+
+Invariants: every command is `directors_only` (refused before anything is read or written); a
+new soul arrives as data (origin="discord": no api_base, models only from the operator's
+allow-list) either as the three parts of a form or as an uploaded soul.md; the engine writes
+it whole or not at all, and a refused form is handed back as a file, so nothing typed is lost.
+A cast change is announced in the thread by name only (never a soul), and the scene's personas
+are refreshed at once, so a new actor posts under its own name from its first line.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import discord
+from discord import app_commands
+
+from bot.commands import MODAL_LIMIT, soul_file, uploaded_text
+from bot.edge import defer, describe, directed, directors_only, reply, report, scene_of
+from bot.errors import BotProblem
+from bot.i18n import t
+from bot.options import ActorArg
+from bot.stage import Stage
+from engine import MAX_CAST, Actor, CircusError, check_name, say
+
+NameArg = app_commands.Range[str, 1, 64]  # engine.check_name's own bound, told to Discord too
+
+
+# ---------------------------------------------------------------------- pure decisions
+@dataclass(frozen=True)
+class SoulParts:
+    """The three parts of a soul as a form carries them (seed 000 §6)."""
+
+    bio: str
+    prior_story: str = ""
+    notes: str = ""
+
+
+# field -> (its heading in soul.md, the form's label, the form's hint): catalog keys
+PARTS = {
+    "bio": ("soul.bio", "cast.bio_label", "cast.bio_hint"),
+    "prior_story": ("soul.prior_story", "cast.prior_story_label", "cast.prior_story_hint"),
+    "notes": ("soul.notes", "cast.notes_label", "cast.notes_hint"),
+}
+
+
+def too_long(values: Mapping[str, str], limit: int = MODAL_LIMIT) -> tuple[str, int] | None:
+    """The first field over `limit` characters (name, length), if any: a form is bounded by
+    Discord, but what arrives is checked again here."""
+    for name, value in values.items():
+        if len(value) > limit:
+            return name, len(value)
+    return None
+
+
+def compose_soul(parts: SoulParts, language: str) -> str:
+    """A soul.md body from its three parts, under the headings engine.soul reads (in the
+    scene's language); an empty part keeps its heading, so the writer sees where it goes."""
+    chunks = []
+    for field, (heading, _, _) in PARTS.items():
+        text = getattr(parts, field).strip()
+        title = f"## {say(heading, language)}\n"
+        chunks.append(f"{title}\n{text}\n" if text else title)
+    return "\n".join(chunks)
+
+
+def _key(name: str) -> str:
+    return unicodedata.normalize("NFKC", name).casefold().strip()
+
+
+def name_taken(name: str, cast: Sequence[str], aliases: Mapping[str, Sequence[str]]) -> str | None:
+    """The cast member whose name or alias `name` already is (after case and width folding),
+    or None. Asked before a form opens, so nobody types a soul for a name that is taken."""
+    wanted = _key(name)
+    for actor in cast:
+        if _key(actor) == wanted or any(_key(a) == wanted for a in aliases.get(actor, ())):
+            return actor
+    return None
+
+
+# ---------------------------------------------------------------------- the form
+class ActorModal(discord.ui.Modal):
+    """A new actor's soul in three fields: bio (required), prior story, director's notes."""
+
+    def __init__(self, stage: Stage, name: str) -> None:
+        lang = stage.lang
+        super().__init__(title=t("cast.form_title", lang, actor=name)[:45], timeout=None)
+        self.stage = stage
+        self.name = name
+        self.fields: dict[str, discord.ui.TextInput[ActorModal]] = {}
+        for field, (_, label, hint) in PARTS.items():
+            box: discord.ui.TextInput[ActorModal] = discord.ui.TextInput(
+                label=t(label, lang)[:45],
+                placeholder=t(hint, lang)[:100],
+                style=discord.TextStyle.paragraph,
+                max_length=MODAL_LIMIT,
+                required=field == "bio",
+                custom_id=field,
+            )
+            self.fields[field] = box
+            self.add_item(box)
+
+    async def on_submit(self, interaction: discord.Interaction) -> None:
+        stage = directed(interaction)  # a form is no command: the gate is called by hand
+        await defer(interaction)
+        values = {field: box.value or "" for field, box in self.fields.items()}
+        over = too_long(values)
+        if over is not None:
+            field, length = over
+            label = t(PARTS[field][1], stage.lang)
+            raise BotProblem("cast.field_too_long", field=label, length=length, limit=MODAL_LIMIT)
+        text = compose_soul(SoulParts(**values), stage.lang)
+        try:
+            actor = await stage.rehearsal.add_actor(self.name, text, origin="discord")
+        except CircusError as exc:  # refused: say why, and hand back what was typed
+            why = await describe(interaction, exc)
+            kept = t("cast.form_kept", stage.lang, actor=self.name)
+            await reply(interaction, f"{why}\n{kept}", file=soul_file(self.name, text))
+            return
+        await joined(interaction, stage, actor)
+
+    async def on_error(self, interaction: discord.Interaction, error: Exception, /) -> None:
+        await report(interaction, error)
+
+
+async def joined(interaction: discord.Interaction, stage: Stage, actor: Actor) -> None:
+    """A new actor is in the cast: personas know them now; the thread and the director hear."""
+    await stage.refresh()
+    stage.status_line(t("cast.line_joined", stage.lang, actor=actor.name))
+    await reply(interaction, t("cast.added", stage.lang, actor=actor.name))
+
+
+# ---------------------------------------------------------------------- the commands
+class ActorGroup(app_commands.Group, name="actor"):
+    """Add, remove or rename the scene's actors"""
+
+    @app_commands.command(name="add")
+    @directors_only
+    async def add(
+        self,
+        interaction: discord.Interaction,
+        name: NameArg,
+        file: discord.Attachment | None = None,
+    ) -> None:
+        """Add an actor: a form for their bio, prior story and director's notes
+
+        Args:
+            name: The new actor's name
+            file: Their whole soul.md instead of the form (for souls over 4000 characters)
+        """
+        stage = scene_of(interaction)
+        name = check_name(name, "Actor")
+        view = await stage.rehearsal.view()
+        taken = name_taken(name, view.cast, view.aliases)
+        if taken is not None:
+            same = _key(taken) == _key(name)  # their own name, or one of their aliases
+            raise BotProblem("cast.exists" if same else "cast.taken", name=name, actor=taken)
+        if len(view.cast) >= MAX_CAST:  # before the form: nobody types a soul in vain
+            raise BotProblem("cast.full", most=MAX_CAST)
+        if file is None:
+            await interaction.response.send_modal(ActorModal(stage, name))
+            return
+        await defer(interaction)
+        text = await uploaded_text(file)
+        actor = await stage.rehearsal.add_actor(name, text, origin="discord")
+        await joined(interaction, stage, actor)
+
+    @app_commands.command(name="remove")
+    @directors_only
+    async def remove(self, interaction: discord.Interaction, actor: ActorArg) -> None:
+        """Take an actor out of the scene
+
+        Args:
+            actor: The actor
+        """
+        stage = scene_of(interaction)
+        await defer(interaction)
+        await stage.rehearsal.remove_actor(actor)
+        await stage.refresh()
+        stage.status_line(t("cast.line_left", stage.lang, actor=actor.name))
+        await reply(interaction, t("cast.removed", stage.lang, actor=actor.name))
+
+    @app_commands.command(name="rename")
+    @directors_only
+    async def rename(
+        self, interaction: discord.Interaction, actor: ActorArg, new_name: NameArg
+    ) -> None:
+        """Rename an actor (before the take's first turn)
+
+        Args:
+            actor: The actor
+            new_name: Their new name
+        """
+        stage = scene_of(interaction)
+        await defer(interaction)
+        renamed = await stage.rehearsal.rename_actor(actor, new_name)
+        await stage.refresh()
+        values = dict(old=actor.name, new=renamed.name)
+        stage.status_line(t("cast.line_renamed", stage.lang, **values))
+        await reply(interaction, t("cast.renamed", stage.lang, **values))
+
+
+def setup(tree: app_commands.CommandTree) -> None:
+    tree.add_command(ActorGroup())

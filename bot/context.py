@@ -1,0 +1,123 @@
+"""`/scene context`: the scene's public stage facts (context.md's body), rewritten in a form.
+
+Invariants: only a scene's directors reach the form or upload a file (`directors_only`, and the
+form's own gate on submit); the text arrives as data (origin="discord": the scene's operator
+settings stay as on disk), the engine writes it whole or not at all, and a refused form is
+handed back as a file. A body over a form's 4000 characters comes as a file to edit and upload.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+
+import discord
+from discord import app_commands
+
+from bot.commands import MODAL_LIMIT, uploaded_text
+from bot.edge import defer, describe, directed, directors_only, reply, report, scene_of
+from bot.errors import BotProblem
+from bot.i18n import t
+from bot.stage import Stage
+from engine import CircusError
+
+_OPEN = re.compile(r"\ufeff?---[ \t]*\r?\n")
+_CLOSE = re.compile(r"^---[ \t]*(?:\r?\n|\Z)", re.MULTILINE)
+
+
+def split_context(text: str) -> tuple[str, str]:
+    """context.md as (its settings block with both `---` fences, the public body). The form
+    shows the body only; the settings go back exactly as they are on disk. Without a closed
+    settings block all of it is the body (the engine then says what is wrong, on save)."""
+    opening = _OPEN.match(text)
+    closing = _CLOSE.search(text, opening.end()) if opening else None
+    if closing is None:
+        return "", text
+    return text[: closing.end()], text[closing.end() :]
+
+
+def with_body(header: str, body: str) -> str:
+    """context.md again from its settings block and a new public body (ending in a newline)."""
+    body = body.strip("\n")
+    if not header:
+        return body + "\n" if body else ""
+    if not header.endswith("\n"):
+        header += "\n"
+    return f"{header}\n{body}\n" if body else header
+
+
+def context_file(text: str) -> discord.File:
+    return discord.File(io.BytesIO(text.encode("utf-8")), filename="context.md")
+
+
+class ContextModal(discord.ui.Modal):
+    """context.md's public body in one field, prefilled with what is on disk."""
+
+    def __init__(self, stage: Stage, body: str) -> None:
+        lang = stage.lang
+        super().__init__(title=t("context.form_title", lang, scene=stage.name)[:45], timeout=None)
+        self.stage = stage
+        self.body: discord.ui.TextInput[ContextModal] = discord.ui.TextInput(
+            label=t("context.label", lang)[:45],
+            placeholder=t("context.hint", lang)[:100],
+            style=discord.TextStyle.paragraph,
+            default=body.strip("\n") or None,
+            max_length=MODAL_LIMIT,
+            custom_id="context",
+        )
+        self.add_item(self.body)
+
+    async def on_submit(self, interaction: discord.Interaction) -> None:
+        stage = directed(interaction)  # a form is no command: the gate is called by hand
+        await defer(interaction)
+        text = self.body.value or ""
+        if len(text) > MODAL_LIMIT:
+            label = t("context.label", stage.lang)
+            raise BotProblem(
+                "cast.field_too_long", field=label, length=len(text), limit=MODAL_LIMIT
+            )
+        # The settings as they are now (a terminal may have changed them meanwhile), untouched.
+        header, _ = split_context(await stage.rehearsal.context_text())
+        whole = with_body(header, text)
+        try:
+            await stage.rehearsal.set_context(whole, origin="discord")
+        except CircusError as exc:  # refused: say why, and hand back what was typed
+            why = await describe(interaction, exc)
+            kept = t("context.form_kept", stage.lang)
+            await reply(interaction, f"{why}\n{kept}", file=context_file(whole))
+            return
+        await saved(interaction, stage)
+
+    async def on_error(self, interaction: discord.Interaction, error: Exception, /) -> None:
+        await report(interaction, error)
+
+
+async def saved(interaction: discord.Interaction, stage: Stage) -> None:
+    await stage.refresh()  # the language may have changed with it
+    await reply(interaction, t("context.saved", stage.lang))
+
+
+def attach(group: app_commands.Group) -> None:
+    """Add `/scene context` to the /scene group."""
+
+    @group.command(name="context", description="Rewrite the scene's public context")
+    @app_commands.describe(file="A replacement context.md (for a context over 4000 characters)")
+    @directors_only
+    async def scene_context(
+        interaction: discord.Interaction, file: discord.Attachment | None = None
+    ) -> None:
+        stage = scene_of(interaction)
+        if file is not None:
+            await defer(interaction)
+            text = await uploaded_text(file, too_big="upload_too_big")
+            await stage.rehearsal.set_context(text, origin="discord")
+            await saved(interaction, stage)
+            return
+        whole = await stage.rehearsal.context_text()
+        _, body = split_context(whole)
+        if len(body.strip("\n")) > MODAL_LIMIT:
+            await defer(interaction)
+            message = t("context.too_long", stage.lang, length=len(body.strip("\n")))
+            await reply(interaction, message, file=context_file(whole))
+            return
+        await interaction.response.send_modal(ContextModal(stage, body))
