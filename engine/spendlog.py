@@ -75,13 +75,15 @@ def read_rows(text: str, where: object, first_line: int = 1) -> list[Row]:
     the file and line (line numbers start at `first_line`)."""
     rows = []
     # split on newlines only: a row may hold U+2028 and other characters splitlines() breaks at
-    for number, line in enumerate(text.split("\n"), first_line):
+    lines = text.split("\n")
+    for number, line in enumerate(lines, first_line):
         if not line.strip():
             continue
         try:
             row = json.loads(line)
         except ValueError:
-            _warn(where, number, "not a JSON row")
+            if number - first_line < len(lines) - 1:  # not a last line still being written
+                _warn(where, number, "not a JSON row")
             continue
         if not isinstance(row, dict):
             _warn(where, number, "not a JSON object")
