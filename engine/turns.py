@@ -49,12 +49,20 @@ def _value_lines(value: str) -> list[str]:
     return [first] + [escape(line) for line in rest]
 
 
+def recorded_cue(cue: str) -> str:
+    """A cue as the record keeps it: its first line, without comment markers. The cue line may
+    carry a writer's own Obsidian comment (`%% … %%`, `<!-- … -->`), which reading drops, so a
+    cue that held a marker itself would come back changed."""
+    first = cue.split("\n")[0]
+    return re.sub(r"%%|<!--", "", first).strip()
+
+
 def render_turn(turn: Turn, language: str = "zh") -> str:
     """The markdown block appended to transcript.md for one turn (ends with a blank line)."""
     labels = labels_for(language)
     out = [f"## {turn.number} · {turn.actor}"]
     for field in ("action", "dialogue", "cue"):
-        value = getattr(turn, field)
+        value = getattr(turn, field) if field != "cue" else recorded_cue(turn.cue)
         if value or field == "cue":
             lines = _value_lines(value)
             out.append(f"**{labels[field]}**: {lines[0]}".rstrip())

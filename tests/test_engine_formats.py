@@ -11,7 +11,14 @@ from engine.errors import BadName, BadSceneFile
 from engine.names import check_name, check_unique
 from engine.notes import add_note, empty_notes, parse_notes
 from engine.soul import bio_part, replace_prior_story
-from engine.turns import Turn, parse_backstage, parse_transcript, render_thought, render_turn
+from engine.turns import (
+    Turn,
+    parse_backstage,
+    parse_transcript,
+    recorded_cue,
+    render_thought,
+    render_turn,
+)
 
 CAST = ["林小姐", "刑警", "律師"]
 
@@ -33,11 +40,17 @@ value = st.text(
 actor = st.sampled_from(CAST + ["Mara", "Detective Reyes"])
 
 
+def test_a_cue_is_recorded_without_comment_markers_so_it_reads_back_as_written():
+    for cue in ("%%", "Mara %%", "<!--Mara", "Mara"):
+        turn = Turn(1, "Mara", "", "x", cue)
+        assert parse_transcript(render_turn(turn, "en"))[0].cue == recorded_cue(cue)
+    assert recorded_cue("%%") == "" and recorded_cue("<!--Mara") == "Mara"
+
+
 @given(st.lists(st.tuples(actor, value, value, value), max_size=6), st.sampled_from(["zh", "en"]))
 def test_any_transcript_round_trips(rows, language):
     turns = [
-        Turn(i + 1, a, act, dia, cue.split("\n")[0].strip())
-        for i, (a, act, dia, cue) in enumerate(rows)
+        Turn(i + 1, a, act, dia, recorded_cue(cue)) for i, (a, act, dia, cue) in enumerate(rows)
     ]
     text = "# 審訊室\n\n" + "".join(render_turn(t, language) for t in turns)
     assert parse_transcript(text) == turns
