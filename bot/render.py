@@ -14,7 +14,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from bot.i18n import t
-from engine import CAPS, Status, TakeInfo
+from engine import CAPS, Status, TakeInfo, whole_number
 
 LIMIT = 2000
 
@@ -214,7 +214,7 @@ def render_status(status: Status, lang: str) -> str:
 def _player(who: str) -> str:
     """A player as Discord shows them: `discord:<id>` becomes a mention (never pinged: replies
     carry no allowed mentions); a console player's name is shown as text."""
-    if who.startswith("discord:") and who[8:].isdigit():
+    if who.startswith("discord:") and whole_number(who[8:], 20) is not None:
         return f"<@{who[8:]}>"
     return who
 

@@ -28,13 +28,19 @@ class _Parser(argparse.ArgumentParser):
         raise UsageError(f"{message} (see `{self.prog} --help`)")
 
 
+def _whole(text: str, what: str) -> int:
+    # The engine's one bounded reader; imported here, not at the top: `--help` must not load
+    # the engine. int() would take "١٢" and "1_0" and refuse 5,000 digits with a ValueError.
+    from engine import shown_number, whole_number
+
+    value = whole_number(text, signed=True)
+    if value is None:
+        raise argparse.ArgumentTypeError(f"{what} must be a whole number, not {shown_number(text)}")
+    return value
+
+
 def _turns(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(
-            f"the number of turns must be a whole number, not {text!r}"
-        ) from None
+    value = _whole(text, "the number of turns")
     from engine import MAX_TURNS  # not at import: `--help` must not load the engine
 
     if not 1 <= value <= MAX_TURNS:
@@ -45,12 +51,7 @@ def _turns(text: str) -> int:
 
 
 def _turn_number(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(
-            f"a turn number must be a whole number, not {text!r}"
-        ) from None
+    value = _whole(text, "a turn number")
     if value < 0:
         raise argparse.ArgumentTypeError(f"a turn number cannot be negative ({value})")
     return value

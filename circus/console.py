@@ -367,9 +367,9 @@ class Console:
     @staticmethod
     def _turn_and_rest(rest: str, verb: str) -> tuple[int, str]:
         first, _, tail = rest.strip().partition(" ")
-        if not first.isdigit():
+        if not first:
             raise ConsoleError(f"{verb} needs a turn number, e.g. {verb} 5")
-        return int(first), tail.strip()
+        return parse_number(first, "a turn number"), tail.strip()
 
     async def do_status(self, rest: str) -> None:
         from circus.session import status_text

@@ -20,7 +20,8 @@ and ruff's banned-api rule refuse engine submodules in bot/ and circus/):
   (`in_language`), translated once at the frontend's edge.
 - words: `say(key, language, …)` speaks a sentence from the catalog (engine/catalog/);
   `is_zh`/`lang_of` decide which language a setting or a locale means.
-- pure helpers for what a person typed (`check_name`, `is_everyone`); `litellm_module()`
+- pure helpers for what a person typed (`check_name`, `is_everyone`, `whole_number`, the
+  one bounded reader of a typed number, and `shown_number` to quote one); `litellm_module()`
   loads the model library ahead of the first turn (the bot warms it up off the event loop).
 
 Importing the engine is cheap: litellm loads on the first model call, llama-cpp on the first
@@ -59,6 +60,7 @@ from engine.events import (
 )
 from engine.llm import EMBEDDED_MODEL, LiteLLMModels, Models, litellm_module
 from engine.names import check_name, is_everyone
+from engine.numbers import shown_number, whole_number
 from engine.picks import Pick, render_picks
 from engine.rehearsal import Rehearsal, RunResult
 from engine.reply import CAPS
@@ -134,7 +136,9 @@ __all__ = [
     "read_frontend_file",
     "render_picks",
     "say",
+    "shown_number",
     "template_summary",
     "templates_dir",
+    "whole_number",
     "write_frontend_file",
 ]
