@@ -63,6 +63,7 @@ def _unreadable(path: Path, rel: str | None, exc: OSError) -> BadSceneFile:
 # JSON file under .circus/, named after the frontend; never one of the engine's own files.
 _FRONTEND = re.compile(r"[a-z][a-z0-9-]{0,31}")
 _ENGINE_OWN = frozenset({"pending", "players", "usage", "posts", "run", "spend"})
+_STATE_LIMIT = 256 * 1024  # a few ids and names; more is not a file Circus wrote
 
 
 def _frontend_path(scene_dir: Path | str, frontend: str) -> Path:
@@ -72,12 +73,45 @@ def _frontend_path(scene_dir: Path | str, frontend: str) -> Path:
 
 
 def read_frontend_file(scene_dir: Path | str, frontend: str) -> dict[str, Any] | None:
-    """What `frontend` stored in this scene, or None if nothing (or nothing readable) is."""
+    """What `frontend` stored in this scene, or None if it stored nothing. A file that is there
+    but unreadable (torn by hand, not an object) is a BadSceneFile, never "nothing": for the
+    bot, "nothing" means the scene is free for anyone to take over."""
+    path = _frontend_path(scene_dir, frontend)
+    return read_state_json(path, f"{STATE_DIR}/{path.name}", _read_small(path))
+
+
+def _read_small(path: Path) -> str | None:
+    """A small state file's text (None if it does not exist), refused the way `read` is."""
+    rel = f"{STATE_DIR}/{path.name}"
     try:
-        data = json.loads(_frontend_path(scene_dir, frontend).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        mode = os.stat(path).st_mode
+        if stat.S_ISDIR(mode):
+            raise IsADirectoryError(path)
+        if not stat.S_ISREG(mode):  # a FIFO would hang the read
+            raise BadSceneFile(path, "error.file.not_regular", rel=rel)
+        with open(path, "rb") as f:
+            data = f.read(_STATE_LIMIT + 1)
+    except (FileNotFoundError, NotADirectoryError):
         return None
-    return data if isinstance(data, dict) else None
+    except OSError as exc:
+        raise _unreadable(path, rel, exc) from None
+    if len(data) > _STATE_LIMIT:
+        raise BadSceneFile(path, "error.file.too_big", rel=rel, kb=_STATE_LIMIT // 1024)
+    return decode(data, path, rel)
+
+
+def read_state_json(path: Path, rel: str, text: str | None) -> dict[str, Any] | None:
+    """One of the small JSON objects Circus keeps under .circus/ (players.json, a frontend's
+    file): None when the file is absent; anything but a JSON object is refused naming it."""
+    if text is None:
+        return None
+    try:
+        data = json.loads(text)
+    except ValueError:
+        data = None
+    if not isinstance(data, dict):
+        raise BadSceneFile(path, "error.file.state_unreadable", rel=rel)
+    return data
 
 
 def write_frontend_file(scene_dir: Path | str, frontend: str, data: Mapping[str, Any]) -> None:

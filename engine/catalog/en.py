@@ -95,6 +95,8 @@ TEXT: dict[str, str] = {
     "error.file.unreadable": "can't be read or written ({why})",
     "error.file.not_regular": "is not a regular file — replace it with a text file",
     "error.file.too_big": "is larger than {kb} KB — this file holds a few pages of text at most",
+    # --- loose: a small state file under .circus/ that is not what Circus wrote
+    "error.file.state_unreadable": "is not the JSON object Circus keeps there — fix it, or delete it to start that file afresh (a deleted discord.json unbinds the scene; a deleted players.json gives every role back to its model)",
     # --- errors in a scene file's settings (engine/settings.py, engine/frontmatter.py)
     "error.setting.unknown_guess": "unknown setting `{key}` — did you mean `{guess}`?",
     "error.setting.unknown": "unknown setting `{key}` — the settings here are {known}",

@@ -96,6 +96,8 @@ TEXT: dict[str, str] = {
     "error.file.unreadable": "無法讀寫（{why}）",
     "error.file.not_regular": "不是一般檔案——請換成文字檔",
     "error.file.too_big": "超過 {kb} KB——這個檔案最多只該有幾頁文字",
+    # --- loose: a small state file under .circus/ that is not what Circus wrote
+    "error.file.state_unreadable": "不是 Circus 在這裡保存的 JSON 物件——請修好它，或刪掉它重新開始（刪掉 discord.json 會解除場景和討論串的綁定；刪掉 players.json 會把所有角色還給模型）",
     # --- errors in a scene file's settings (engine/settings.py, engine/frontmatter.py)
     "error.setting.unknown_guess": "不認得的設定 `{key}`——你是不是要寫 `{guess}`？",
     "error.setting.unknown": "不認得的設定 `{key}`——這裡可用的設定是 {known}",
