@@ -14,7 +14,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from bot.i18n import t
-from engine import CAPS, Status, TakeInfo, whole_number
+from engine import CAPS, Status, TakeInfo, dropped_warning, whole_number
 
 LIMIT = 2000
 
@@ -192,6 +192,8 @@ def render_status(status: Status, lang: str) -> str:
         lines.append(
             t("status_turn_marks", lang, repairs=status.repairs, fallbacks=status.fallbacks)
         )
+    for section, count in status.notes_dropped:
+        lines.append(dropped_warning(section, count, lang))
     for b in status.budgets:
         amount = (
             (lambda v: f"${v:.4f}")

@@ -26,7 +26,12 @@ from circus.typed import (
     split_name,
     take_ref,
 )
-from engine import CONSOLE, Actor, is_everyone  # CONSOLE: the player id of a person here
+from engine import (  # CONSOLE: the player id of a person here
+    CONSOLE,
+    Actor,
+    dropped_warning,
+    is_everyone,
+)
 
 HELP = """\
 Director's console — verbs (case-insensitive):
@@ -275,8 +280,10 @@ class Console:
                 actor, text = await self._leading_actor(stripped)
         if not text.strip():
             raise ConsoleError("NOTE needs some text after the name: NOTE ACTOR: text")
-        await self.rehearsal.note(text, actor)
+        dropped = await self.rehearsal.note(text, actor)
         self.say(f"Noted for {f'{actor} only' if actor else 'everyone'}; used from the next turn.")
+        if dropped:
+            self.renderer.info(dropped_warning(str(actor or ""), dropped, "en"))  # as its errors
 
     async def _leading_actor(self, text: str) -> tuple[Actor | None, str]:
         """`NOTE 林小姐 text` whispers to 林小姐 (as `CUE 林小姐 text` cues her). A note that

@@ -89,6 +89,7 @@ async def play(rehearsal, start_run, backstage: bool, renderer=None) -> int:
 
 async def status_text(rehearsal) -> str:
     from circus.render import format_budget, format_cost
+    from engine import dropped_warning
 
     s = await rehearsal.status()
     view = await rehearsal.view()
@@ -116,6 +117,8 @@ async def status_text(rehearsal) -> str:
         last = view.last_turn
         line = (last.dialogue or last.action).split("\n")[0][:100]
         lines.append(f"last:    [{last.number}] {last.actor}: {line}")
+    for section, count in s.notes_dropped:
+        lines.append(dropped_warning(section, count, "en"))
     if view.unknown_note_sections:
         lines.append(
             "warning: director_notes.md has sections nobody reads (not in the cast): "

@@ -60,6 +60,7 @@ from engine.events import (
 )
 from engine.llm import EMBEDDED_MODEL, LiteLLMModels, Models, litellm_module
 from engine.names import check_name, is_everyone
+from engine.notes import dropped_warning
 from engine.numbers import shown_number, whole_number
 from engine.picks import Pick, render_picks
 from engine.rehearsal import Rehearsal, RunResult
@@ -123,6 +124,7 @@ __all__ = [
     "UnknownActor",
     "WaitingForPlayer",
     "check_name",
+    "dropped_warning",
     "embedded_available",
     "is_everyone",
     "is_scene",

@@ -39,6 +39,7 @@ from engine.events import (
 from engine.harvest import HarvestCommands
 from engine.llm import ModelError, Models
 from engine.models import actor_model, turn_timeout
+from engine.notes import NOTE_MOST_CHARS
 from engine.performance import Usage, ask_stage_manager, perform
 from engine.scene import (
     SceneState,
@@ -99,6 +100,10 @@ class Rehearsal(StageCommands, HarvestCommands, SceneCommands):
             raise SceneBusy(self.name)
         if not isinstance(turns, int) or not 1 <= turns <= MAX_TURNS:
             raise BadRequest("error.turn_count", most=MAX_TURNS, turns=turns)
+        if len(direction.strip()) > NOTE_MOST_CHARS:  # a direction is a one-off note
+            raise BadRequest(
+                "error.direction_too_long", most=NOTE_MOST_CHARS, length=len(direction.strip())
+            )
         # Check everything before taking the lock, so a refused run writes nothing at all.
         state = await self.state()
         self._language = state.language

@@ -7,22 +7,25 @@ another process's half-made turn; notes are read-modify-written under their own 
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass
 from typing import Any
 
-from engine import budget, frontmatter, llm
+from engine import budget, frontmatter, llm, tokens
 from engine.budget import Budget, Limit, Spend, SpendGuard
 from engine.errors import BadRequest, BadSceneFile, CircusError, SceneBusy
 from engine.events import NoteAdded, TakeSaved
 from engine.frontmatter import BOM
 from engine.models import (
+    actor_model,
     api_base,
+    context_tokens,
     extra_params,
     sent_reply_cap,
     stage_manager_model,
     turn_timeout,
 )
-from engine.notes import add_note, empty_notes
+from engine.notes import NOTE_MOST_CHARS, add_note, dropped_notes, empty_notes
 from engine.prompts import summarize_messages
 from engine.scene import (
     CONTEXT,
@@ -69,6 +72,8 @@ class Status:
     budgets: tuple[Budget, ...] = ()  # each budget that applies, with what is spent
     on_stage: tuple[str, ...] = ()
     players: tuple[tuple[str, str], ...] = ()  # (actor, who plays them)
+    # (actor, or "" for everyone; how many of its oldest whispers prompts leave out)
+    notes_dropped: tuple[tuple[str, int], ...] = ()
 
     def _left(self, scope: str, unit: str) -> float | None:
         found = [b.left for b in self.budgets if (b.scope, b.unit) == (scope, unit)]
@@ -105,10 +110,14 @@ class SceneCommands(SceneAccess):
     """Whispers, souls, takes, replay and status for one scene folder."""
 
     # ----------------------------------------------------------------- whispers
-    async def note(self, text: str, actor: Actor | None = None) -> None:
-        """Whisper to everyone (actor None) or to one actor; used from the next turn."""
+    async def note(self, text: str, actor: Actor | None = None) -> int:
+        """Whisper to everyone (actor None) or to one actor; used from the next turn. Returns
+        how many of that section's oldest notes no longer fit in a prompt (the frontend warns:
+        they stay in director_notes.md, but no model reads them)."""
         if not text or not text.strip():
             raise BadRequest("error.note_empty")
+        if len(text.strip()) > NOTE_MOST_CHARS:
+            raise BadRequest("error.note_too_long", most=NOTE_MOST_CHARS, length=len(text.strip()))
         state = await self.state()
         target = state.member(actor) if actor is not None else None
         async with self.files.store.file_lock("notes"):  # the bot and a terminal may both whisper
@@ -119,6 +128,24 @@ class SceneCommands(SceneAccess):
                 NOTES, add_note(current, text, target, state.language)
             )
         self.events.emit(NoteAdded(self.name, target, text.strip()))
+        return (await self.notes_dropped()).get(target or "", 0)
+
+    async def notes_dropped(self) -> dict[str, int]:
+        """Per whisper section (an actor, or "" for everyone): how many of its oldest notes
+        the prompts leave out, each measured for the models that read it."""
+        state = await self.state()
+        cast = [a for a in state.cast if a in state.souls]
+        models = {a: actor_model(state.souls[a], state.settings, self.config) for a in cast}
+        sm = stage_manager_model(state.settings, self.config)
+
+        def reader(model: str) -> tuple[int, tokens.Counter]:
+            return context_tokens(model, self.config), tokens.counter(model)
+
+        def measure() -> dict[str, int]:  # a first count may load a tokenizer: off the loop
+            readers = {a: reader(m) for a, m in models.items()}
+            return dropped_notes(state.whispers, readers, [reader(sm)])
+
+        return await asyncio.to_thread(measure)
 
     # ----------------------------------------------------------------- souls
     async def soul_text(self, actor: Actor) -> str:
@@ -324,4 +351,5 @@ class SceneCommands(SceneAccess):
             budgets=budget.budgets(limits, scene, self._day_spent()) if limits else (),
             on_stage=tuple(state.on_stage),
             players=tuple((a, p) for a, p in state.players.items() if a in state.souls),
+            notes_dropped=tuple((await self.notes_dropped()).items()),
         )

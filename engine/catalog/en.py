@@ -66,6 +66,11 @@ TEXT: dict[str, str] = {
     "error.prices": "CIRCUS_MODEL_PRICES ({path}) cannot be used: {why}. Fix the file or unset the variable.",
     "error.prices.not_object": "it must be a JSON object",
     "error.note_empty": "A note needs some text.",
+    # --- loose: whispers bounded in prompts (engine/notes.py): a note's cap, and what no longer fits
+    "error.note_too_long": "A note is at most {most:,} characters (this one has {length:,}) — split it into shorter notes; nothing was written.",
+    "error.direction_too_long": "A cue's direction is at most {most:,} characters (this one has {length:,}) — shorten it, or whisper the rest with a note; nothing ran.",
+    "note.dropped": "⚠ {who}'s whispers no longer all fit in the prompt: the oldest {count} are left out (still in director_notes.md) — delete or shorten some there.",
+    "note.dropped.everyone": "everyone",
     "error.backstory_empty": "summarize_for needs the full backstory text.",
     "error.until_range": "take_{take} has turns 1–{last}; --until must be in that range.",
     "error.turn_count": "The number of turns must be between 1 and {most}, not {turns}.",

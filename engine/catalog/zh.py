@@ -67,6 +67,11 @@ TEXT: dict[str, str] = {
     "error.prices": "CIRCUS_MODEL_PRICES（{path}）無法使用：{why}。請修正檔案或移除這個設定。",
     "error.prices.not_object": "必須是 JSON 物件",
     "error.note_empty": "耳語需要內容。",
+    # --- loose: whispers bounded in prompts (engine/notes.py): a note's cap, and what no longer fits
+    "error.note_too_long": "一則耳語最多 {most:,} 個字（這則有 {length:,} 個）——請拆成幾則短一點的；什麼都沒寫入。",
+    "error.direction_too_long": "給角色的指示最多 {most:,} 個字（這則有 {length:,} 個）——請縮短，或把其餘的用耳語說；沒有開演。",
+    "note.dropped": "⚠ 給{who}的耳語已經放不進提示裡：最舊的 {count} 則沒給模型看（仍留在 director_notes.md）——請到那裡刪掉或縮短幾則。",
+    "note.dropped.everyone": "全體",
     "error.backstory_empty": "需要完整的前情文字。",
     "error.until_range": "take_{take} 只有第 1–{last} 輪；until 必須在這個範圍內。",
     "error.turn_count": "輪數必須在 1 到 {most} 之間，不是 {turns}。",
