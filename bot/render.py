@@ -222,7 +222,9 @@ def _player(who: str) -> str:
 
 
 def _status_main(status: Status, lang: str) -> str:
-    if status.mode == "running":
+    if status.mode == "running" and status.held_by:  # a terminal (or another bot) runs it
+        mode = t("mode_elsewhere", lang, pid=status.held_by[0], host=status.held_by[1])
+    elif status.mode == "running":
         mode = t("mode_running", lang, progress=status.progress or "…")
     else:
         mode = t("mode_idle", lang)

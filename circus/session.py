@@ -98,7 +98,8 @@ async def status_text(rehearsal) -> str:
         f"scene:   {s.scene}  ({rehearsal.root})",
         f"take:    {s.take} (in progress, unsaved)  ·  saved: {saved}",
         f"turns:   {s.turns} on record  ·  mode: {s.mode}"
-        + (f" ({s.progress})" if s.progress else ""),
+        + (f" ({s.progress})" if s.progress else "")
+        + (f" (in another process: pid {s.held_by[0]} on {s.held_by[1]})" if s.held_by else ""),
         f"cast:    {', '.join(s.cast)}",
         f"on stage: {', '.join(s.on_stage) or 'nobody'}"
         + "".join(f"  ·  {a} played by {p}" for a, p in s.players),

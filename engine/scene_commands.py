@@ -60,7 +60,7 @@ class Status:
     take: int
     turns: int
     cast: tuple[str, ...]
-    mode: str  # idle | running
+    mode: str  # idle | running (here, or in another process: held_by)
     progress: str
     prompt_tokens: int
     completion_tokens: int
@@ -74,6 +74,7 @@ class Status:
     players: tuple[tuple[str, str], ...] = ()  # (actor, who plays them)
     # (actor, or "" for everyone; how many of its oldest whispers prompts leave out)
     notes_dropped: tuple[tuple[str, int], ...] = ()
+    held_by: tuple[int, str] | None = None  # (pid, host) of another process running the scene
 
     def _left(self, scope: str, unit: str) -> float | None:
         found = [b.left for b in self.budgets if (b.scope, b.unit) == (scope, unit)]
@@ -334,12 +335,14 @@ class SceneCommands(SceneAccess):
             fallbacks += fallback
         limits = self._limits(state)
         scene = budget.total(rows) if limits else Spend()
+        # Another process's run holds the scene's lock (the one that refuses a second run).
+        held_by = None if self.running else self.files.store.lock_owner()
         return Status(
             scene=self.name,
             take=await self.current_take(),
             turns=len(state.turns),
             cast=tuple(state.cast),
-            mode="running" if self.running else "idle",
+            mode="running" if self.running or held_by else "idle",
             progress=self._progress,
             prompt_tokens=prompt,
             completion_tokens=completion,
@@ -352,4 +355,5 @@ class SceneCommands(SceneAccess):
             on_stage=tuple(state.on_stage),
             players=tuple((a, p) for a, p in state.players.items() if a in state.souls),
             notes_dropped=tuple((await self.notes_dropped()).items()),
+            held_by=held_by,
         )

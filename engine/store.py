@@ -22,6 +22,7 @@ import json
 import os
 import re
 import shutil
+import socket
 import stat
 from collections.abc import AsyncIterator, Collection, Iterable, Iterator, Mapping
 from pathlib import Path
@@ -38,6 +39,17 @@ Signature = tuple[int, int] | None
 # One asyncio lock per (event loop, scene folder, lock name): see SceneStore.file_lock.
 _FILE_LOCKS: dict[tuple[int, str, str], asyncio.Lock] = {}
 _BOM = b"\xef\xbb\xbf"
+_HOST = socket.gethostname()
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # it exists, owned by someone else
+        return True
+    return True
 
 
 def decode(data: bytes, path: object, rel: str | None = None) -> str:
@@ -263,7 +275,32 @@ class SceneStore:
             os.close(fd)
             raise SceneBusy(scene) from None
         self._lock_fd = fd
+        # Who holds it, for `status` in another process (it must not probe the flock: a probe
+        # would make a real run's start fail as busy). Cleared again by unlock.
+        with contextlib.suppress(OSError):
+            os.ftruncate(fd, 0)
+            os.pwrite(fd, json.dumps({"pid": os.getpid(), "host": _HOST}).encode(), 0)
         return self.recover()
+
+    def lock_owner(self) -> tuple[int, str] | None:
+        """(pid, host) of the process holding this scene's run lock, or None if nobody does.
+        Read from what the holder wrote; a holder on this host that is gone (a crash: the
+        flock went with it) holds nothing."""
+        try:
+            with open(self.root / STATE_DIR / "run.lock", "rb") as f:
+                data = json.loads(f.read(4096) or b"null")
+        except (OSError, ValueError):
+            return None
+        if not isinstance(data, dict):
+            return None
+        pid, host = data.get("pid"), data.get("host")
+        if not isinstance(pid, int) or isinstance(pid, bool) or pid <= 0:
+            return None
+        if not isinstance(host, str):
+            return None
+        if host == _HOST and not _alive(pid):
+            return None
+        return pid, host[:64]
 
     def recover_if_idle(self, scene: str) -> bool:
         """Recover a crashed turn now if nobody holds the scene; never wait for a holder."""
@@ -329,6 +366,8 @@ class SceneStore:
 
     def unlock(self) -> None:
         if self._lock_fd is not None:
+            with contextlib.suppress(OSError):
+                os.ftruncate(self._lock_fd, 0)  # nobody holds it any more
             fcntl.flock(self._lock_fd, fcntl.LOCK_UN)
             os.close(self._lock_fd)
             self._lock_fd = None

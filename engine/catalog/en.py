@@ -366,6 +366,8 @@ TEXT: dict[str, str] = {
     "bot.status_budget_day": "This server's budget today (UTC, {setting}): {spent} of {limit} spent · {left} left",
     "bot.mode_idle": "idle",
     "bot.mode_running": "running ({progress})",
+    # --- loose: a run another process holds (its lock's owner)
+    "bot.mode_elsewhere": "running in another process (pid {pid} on {host})",
     "bot.none": "none",
     # bot · directors
     "bot.director_added": "{user} now co-directs **{scene}** and will get the actors' thoughts by DM.",

@@ -365,6 +365,8 @@ TEXT: dict[str, str] = {
     "bot.status_budget_day": "本伺服器今天的預算（UTC，{setting}）：{limit} 已花 {spent} · 剩 {left}",
     "bot.mode_idle": "待機",
     "bot.mode_running": "排練中（{progress}）",
+    # --- loose: a run another process holds (its lock's owner)
+    "bot.mode_elsewhere": "正在另一個程序裡排練（{host} 上的 pid {pid}）",
     "bot.none": "無",
     # bot · directors
     "bot.director_added": "{user} 現在是 **{scene}** 的導演之一，會收到演員心聲的私訊。",
