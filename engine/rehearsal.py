@@ -114,7 +114,7 @@ class Rehearsal(StageCommands, HarvestCommands, SceneCommands):
             await self.cut()
         if self.running:
             raise SceneBusy(self.name)
-        if self.files.store.lock(self.name):
+        if self.files.store.lock(self.name, announce=True):
             self.files.forget()  # a crashed turn was just completed on disk
         self._task = asyncio.create_task(self._run(turns, first, mode, direction))
         # Let the task take its first step: a task cancelled before it starts would never

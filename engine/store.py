@@ -156,6 +156,7 @@ class SceneStore:
     def __init__(self, root: Path) -> None:
         self.root = Path(root)
         self._lock_fd: int | None = None
+        self._announced = False  # whether this holder wrote its name into run.lock
 
     def path(self, rel: str) -> Path:
         return self.root / rel
@@ -261,9 +262,10 @@ class SceneStore:
         journal.unlink()
         return True
 
-    def lock(self, scene: str) -> bool:
+    def lock(self, scene: str, *, announce: bool = False) -> bool:
         """Take this scene's run lock across processes (or raise SceneBusy), then finish any
-        turn a crashed holder left half-written. Returns True if one was recovered."""
+        turn a crashed holder left half-written. Returns True if one was recovered.
+        `announce` (a run): write who holds it, for `status` in another process."""
         if self._lock_fd is not None:
             raise SceneBusy(scene)
         path = self.root / STATE_DIR / "run.lock"
@@ -276,10 +278,15 @@ class SceneStore:
             raise SceneBusy(scene) from None
         self._lock_fd = fd
         # Who holds it, for `status` in another process (it must not probe the flock: a probe
-        # would make a real run's start fail as busy). Cleared again by unlock.
+        # would make a real run's start fail as busy). Cleared again by unlock. A moment's hold
+        # (a take, a reading command's recovery check) leaves the file untouched.
+        self._announced = announce
         with contextlib.suppress(OSError):
-            os.ftruncate(fd, 0)
-            os.pwrite(fd, json.dumps({"pid": os.getpid(), "host": _HOST}).encode(), 0)
+            if announce:
+                os.ftruncate(fd, 0)
+                os.pwrite(fd, json.dumps({"pid": os.getpid(), "host": _HOST}).encode(), 0)
+            elif os.fstat(fd).st_size:  # a crashed holder's name: nobody holds it now
+                os.ftruncate(fd, 0)
         return self.recover()
 
     def lock_owner(self) -> tuple[int, str] | None:
@@ -366,8 +373,9 @@ class SceneStore:
 
     def unlock(self) -> None:
         if self._lock_fd is not None:
-            with contextlib.suppress(OSError):
-                os.ftruncate(self._lock_fd, 0)  # nobody holds it any more
+            if self._announced:
+                with contextlib.suppress(OSError):
+                    os.ftruncate(self._lock_fd, 0)  # nobody holds it any more
             fcntl.flock(self._lock_fd, fcntl.LOCK_UN)
             os.close(self._lock_fd)
             self._lock_fd = None
