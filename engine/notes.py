@@ -21,6 +21,7 @@ from engine.catalog import say
 from engine.names import EVERYONE_WORDS, is_everyone
 from engine.sanitize import ELLIPSIS
 from engine.sections import split
+from engine.tokens import conservative
 
 Counter = Callable[[str], int]  # tokens of the model that reads the text (engine.tokens)
 
@@ -98,6 +99,16 @@ NOTE_MOST_CHARS = 2000  # one note or one cue direction: a few sentences; more i
 NOTES_SHARE = 4
 NOTES_MOST_TOKENS = 4096
 _LINE_TOKENS = 1  # the newline between two notes
+
+
+SMALL_CONTEXT = 2048  # Ollama's own default: the smallest context a reader plausibly has
+
+
+def may_fit_anywhere(text: str) -> bool:
+    """True when `text` fits its share of even a SMALL_CONTEXT model by an estimate that
+    over-counts every tokenizer (engine.tokens.conservative): then nothing is dropped, and no
+    tokenizer needs loading to say so."""
+    return conservative(text) <= whisper_budget(SMALL_CONTEXT)
 
 
 def whisper_budget(context_tokens: int) -> int:

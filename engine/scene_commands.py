@@ -25,7 +25,13 @@ from engine.models import (
     stage_manager_model,
     turn_timeout,
 )
-from engine.notes import NOTE_MOST_CHARS, add_note, dropped_notes, empty_notes
+from engine.notes import (
+    NOTE_MOST_CHARS,
+    add_note,
+    dropped_notes,
+    empty_notes,
+    may_fit_anywhere,
+)
 from engine.prompts import summarize_messages
 from engine.scene import (
     CONTEXT,
@@ -136,6 +142,9 @@ class SceneCommands(SceneAccess):
         the prompts leave out, each measured for the models that read it."""
         state = await self.state()
         cast = [a for a in state.cast if a in state.souls]
+        sections = [state.whispers.everyone, *(state.whispers.for_actor(a) for a in cast)]
+        if all(may_fit_anywhere(text) for text in sections):
+            return {}  # the usual case, known without a tokenizer (nor litellm) loaded
         models = {a: actor_model(state.souls[a], state.settings, self.config) for a in cast}
         sm = stage_manager_model(state.settings, self.config)
 

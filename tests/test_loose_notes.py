@@ -8,7 +8,13 @@ from __future__ import annotations
 import pytest
 
 from engine import Actor, CircusError, Rehearsal
-from engine.notes import NOTE_MOST_CHARS, fit_whisper, note_items, whisper_budget
+from engine.notes import (
+    NOTE_MOST_CHARS,
+    fit_whisper,
+    may_fit_anywhere,
+    note_items,
+    whisper_budget,
+)
 from engine.prompts import ActorBrief, actor_messages
 from engine.tokens import conservative
 from tests.test_trust_console import console, prompts_of
@@ -44,6 +50,15 @@ def test_note_items_follow_how_add_note_writes_them():
 )
 def test_each_whisper_section_gets_a_share_of_the_context_with_a_ceiling(context, expected):
     assert whisper_budget(context) == expected
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [("- 慢一點。", True), ("- " + "x" * 700, True), ("- " + "x" * 800, False), ("很" * 90, False)],
+)
+def test_small_whispers_are_known_to_fit_without_a_tokenizer(text, expected):
+    """So `status` need not load a tokenizer (or litellm) to say nothing was dropped."""
+    assert may_fit_anywhere(text) is expected
 
 
 def test_an_actors_prompt_stays_bounded_however_many_whispers_it_has():
