@@ -31,6 +31,8 @@ from engine import (  # CONSOLE: the player id of a person here
     Actor,
     dropped_warning,
     is_everyone,
+    shown_number,
+    whole_number,
 )
 
 HELP = """\
@@ -374,9 +376,11 @@ class Console:
     @staticmethod
     def _turn_and_rest(rest: str, verb: str) -> tuple[int, str]:
         first, _, tail = rest.strip().partition(" ")
-        if not first:
-            raise ConsoleError(f"{verb} needs a turn number, e.g. {verb} 5")
-        return parse_number(first, "a turn number"), tail.strip()
+        turn = whole_number(first, 6)  # the one bounded reader: never int()'s refusal
+        if turn is None:
+            shown = f", not {shown_number(first)}" if first else ""
+            raise ConsoleError(f"{verb} needs a turn number, e.g. {verb} 5{shown}")
+        return turn, tail.strip()
 
     async def do_status(self, rest: str) -> None:
         from circus.session import status_text

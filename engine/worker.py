@@ -63,15 +63,18 @@ class Worker:
     def _loop(self) -> None:
         while True:
             future, job, stop = self._jobs.get()
+            if not future.set_running_or_notify_cancel():  # its awaiter left: never starts
+                self._done(stop)
+                continue
             try:
-                if not future.set_running_or_notify_cancel():  # its awaiter left: never starts
-                    continue
-                try:
-                    result = job(stop)
-                except BaseException as exc:  # handed to the awaiter, like an executor does
-                    future.set_exception(exc)
-                else:
-                    future.set_result(result)
-            finally:
-                with self._lock:
-                    self._flags.discard(stop)
+                result = job(stop)
+            except BaseException as exc:  # handed to the awaiter, like an executor does
+                self._done(stop)
+                future.set_exception(exc)
+            else:
+                self._done(stop)  # before the awaiter hears of it: `busy` is then already false
+                future.set_result(result)
+
+    def _done(self, stop: threading.Event) -> None:
+        with self._lock:
+            self._flags.discard(stop)
