@@ -20,8 +20,21 @@ RUN pip install . \
         > /usr/local/bin/circus-entrypoint \
     && chmod +x /usr/local/bin/circus-entrypoint
 
-# Scenes live in /app/scenes (a volume in docker-compose.yml).
+# Scenes live in /app/scenes (a volume in docker-compose.yml); the templates ship inside the
+# package. Container-only paths: they are set here and in docker-compose.yml, never in .env.
 ENV CIRCUS_SCENES_DIR=/app/scenes
+
+# Run unprivileged, as the uid that owns ./scenes on the host (docker-compose passes the
+# user's UID/GID, default 1000): scene files written into the mounted folder stay the
+# writer's own, editable in Obsidian, never root-owned.
+ARG UID=1000
+ARG GID=1000
+RUN groupadd --gid "$GID" circus \
+    && useradd --uid "$UID" --gid "$GID" --create-home --shell /usr/sbin/nologin circus \
+    && mkdir -p /app/scenes \
+    && chown -R "$UID:$GID" /app/scenes
+USER circus
+ENV HOME=/home/circus
 
 ENTRYPOINT ["circus-entrypoint"]
 CMD ["circus", "bot"]

@@ -1,4 +1,6 @@
-"""Latency a director feels: `circus --help` and how long a cut takes to stop a run.
+"""Latency a director feels: `circus --help`, how long a cut takes to stop a run, and how long
+after a Ctrl-C the `circus run` process is gone (the cut's summary is printed at once; the
+interpreter's exit used to take 5-20 s more).
 
 Timings live here, not in tests (a loaded CI machine would make a timed test flaky). Prints a
 markdown table of medians over several runs.
@@ -72,15 +74,52 @@ async def cut_seconds(runs: int) -> list[float]:
     return out
 
 
+def exit_seconds(runs: int) -> list[float]:
+    """`circus run` on a scripted model, Ctrl-C once its second turn is on screen: seconds
+    until the process has exited."""
+    import signal
+
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("CIRCUS_", "DISCORD_"))}
+    env.update(PYTHONPATH=str(REPO), PYTHONUNBUFFERED="1", CIRCUS_MODEL="scripted/improv")
+    env["CIRCUS_SCRIPTED_LATENCY"] = "0.3"
+    out = []
+    for _ in range(runs):
+        folder = Path(tempfile.mkdtemp()) / "scene"
+        new_scene(folder, "wake")
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "circus", "run", str(folder), "-n", "40"],
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
+        )
+        assert proc.stdout is not None
+        for line in proc.stdout:
+            if line.startswith("[2] "):
+                break
+        started = time.perf_counter()
+        proc.send_signal(signal.SIGINT)
+        proc.stdout.read()
+        proc.wait()
+        out.append(time.perf_counter() - started)
+        shutil.rmtree(folder.parent, ignore_errors=True)
+    return out
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--runs", type=int, default=10)
     args = parser.parse_args()
     helps = help_seconds(args.runs)
     cuts = asyncio.run(cut_seconds(args.runs))
+    exits = exit_seconds(args.runs)
     print("| measure | median | max | runs |")
     print("|---|---|---|---|")
-    for name, values in (("`circus --help` wall time (s)", helps), ("cut → run ended (s)", cuts)):
+    for name, values in (
+        ("`circus --help` wall time (s)", helps),
+        ("cut → run ended (s)", cuts),
+        ("Ctrl-C → `circus run` process exited (s)", exits),
+    ):
         print(f"| {name} | {statistics.median(values):.3f} | {max(values):.3f} | {len(values)} |")
 
 

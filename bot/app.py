@@ -24,12 +24,20 @@ from discord import app_commands
 
 from bot import cast, commands, harvest, scenes, stagecraft, votes
 from bot.backstage import Backstage
-from bot.binding import Binding, read_binding, scan_bindings, write_binding
+from bot.binding import Binding, binding_or_none, scan_bindings, write_binding
 from bot.edge import on_tree_error
 from bot.i18n import CommandTranslator
 from bot.personas import Personas
 from bot.stage import Stage
-from engine import CircusError, Config, LiteLLMModels, Models, list_templates
+from engine import (
+    CircusError,
+    Config,
+    LiteLLMModels,
+    Models,
+    list_templates,
+    shown_number,
+    whole_number,
+)
 
 log = logging.getLogger("circus.bot")
 
@@ -161,7 +169,7 @@ class CircusBot(discord.Client):
         for stage in self.stages.values():
             b = stage.binding
             if b.channel_id == channel_id and b.webhook_id != webhook_id:
-                if read_binding(stage.rehearsal.root) is not None:
+                if binding_or_none(stage.rehearsal.root) is not None:
                     stage.rebind(
                         Binding(b.guild_id, b.channel_id, b.thread_id, b.directors, webhook_id)
                     )
@@ -246,8 +254,8 @@ def main() -> int:
         )
         return 2
     guild = os.environ.get("DISCORD_GUILD_ID", "").strip()
-    if guild and not guild.isdigit():
-        print(f"DISCORD_GUILD_ID must be a number, not {guild!r}.", file=sys.stderr)
+    if guild and whole_number(guild, 20) is None:
+        print(f"DISCORD_GUILD_ID must be a number, not {shown_number(guild)}.", file=sys.stderr)
         return 2
     try:
         config = Config.from_env(os.environ)  # read once, passed down to every scene

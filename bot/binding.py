@@ -2,17 +2,21 @@
 
 Invariant: the file on disk is the truth — the engine's store writes it atomically (the bot
 never writes into a scene folder itself), so a crash never leaves half a binding, and a
-restarted bot re-attaches every scene to its thread by scanning the scenes folder. Also: the
-pure rules for directing and opening a scene.
+restarted bot re-attaches every scene to its thread by scanning the scenes folder. A binding
+that is there but unreadable is an error, never "unbound". Also: the pure rules for directing
+and opening a scene.
 """
 
 from __future__ import annotations
 
+import logging
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
-from engine import list_scenes, read_frontend_file, write_frontend_file
+from engine import BadSceneFile, list_scenes, read_frontend_file, whole_number, write_frontend_file
 
+log = logging.getLogger("circus.bot")
+ID_DIGITS = 20  # a Discord snowflake is a 64-bit integer
 FRONTEND = "discord"  # the engine keeps it as .circus/discord.json
 
 
@@ -58,19 +62,41 @@ def opening(
 
 
 def read_binding(scene_dir: Path) -> Binding | None:
-    """The scene's binding, or None if it has none (or an unreadable one)."""
+    """The scene's binding, or None if it has none. An unreadable one is a BadSceneFile naming
+    .circus/discord.json, never None: None means "free", which anyone allowed /scene (or a
+    moderator of another server) may take over — and with it its directors' DMs of thoughts."""
     data = read_frontend_file(scene_dir, FRONTEND)
     if data is None:
         return None
+    ids = {key: whole_number(data.get(key), ID_DIGITS) for key in _IDS}
+    directors = data.get("directors") or []
+    if not isinstance(directors, list):
+        directors = [None]  # refused below, like any id that is not one
+    director_ids = [whole_number(d, ID_DIGITS) for d in directors]
+    webhook = data.get("webhook_id")
+    webhook_id = whole_number(webhook, ID_DIGITS) if webhook else None
+    if None in (*ids.values(), *director_ids) or (webhook and webhook_id is None):
+        path = Path(scene_dir) / ".circus" / f"{FRONTEND}.json"
+        raise BadSceneFile(path, "error.file.state_unreadable", rel=f".circus/{FRONTEND}.json")
+    return Binding(
+        guild_id=ids["guild_id"],
+        channel_id=ids["channel_id"],
+        thread_id=ids["thread_id"],
+        directors=tuple(d for d in director_ids if d is not None),
+        webhook_id=webhook_id,
+    )  # type: ignore[arg-type]  (None was refused above)
+
+
+_IDS = ("guild_id", "channel_id", "thread_id")
+
+
+def binding_or_none(scene_dir: Path) -> Binding | None:
+    """For listings that must go on past one broken scene: its binding, or None (and a log
+    line) when it is unreadable. Never a reason to treat that scene as free."""
     try:
-        return Binding(
-            guild_id=int(data["guild_id"]),
-            channel_id=int(data["channel_id"]),
-            thread_id=int(data["thread_id"]),
-            directors=tuple(int(d) for d in data.get("directors") or ()),
-            webhook_id=int(data["webhook_id"]) if data.get("webhook_id") else None,
-        )
-    except (ValueError, KeyError, TypeError):
+        return read_binding(scene_dir)
+    except BadSceneFile as exc:
+        log.warning("%s", exc)
         return None
 
 
@@ -84,20 +110,25 @@ def write_binding(scene_dir: Path, binding: Binding) -> None:
 
 
 def scan_bindings(scenes_dir: Path) -> dict[str, Binding]:
-    """Every bound scene in the scenes folder: scene name -> binding."""
+    """Every bound scene in the scenes folder: scene name -> binding. A scene whose binding is
+    unreadable is left unattached (logged), until its file is fixed."""
     out: dict[str, Binding] = {}
     for name in list_scenes(scenes_dir):
-        binding = read_binding(Path(scenes_dir) / name)
+        binding = binding_or_none(Path(scenes_dir) / name)
         if binding is not None:
             out[name] = binding
     return out
 
 
 def visible_scenes(scenes_dir: Path, guild_id: int | None) -> list[str]:
-    """Scenes this server may see: unbound ones and those bound to this server."""
+    """Scenes this server may see: unbound ones and those bound to this server. A scene with
+    an unreadable binding is nobody's to see: it may belong to another server."""
     names = []
     for name in list_scenes(scenes_dir):
-        binding = read_binding(scenes_dir / name)
+        try:
+            binding = read_binding(scenes_dir / name)
+        except BadSceneFile:
+            continue
         if binding is None or binding.guild_id == guild_id:
             names.append(name)
     return names

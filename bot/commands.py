@@ -31,7 +31,7 @@ from bot.i18n import t
 from bot.options import ActorArg
 from bot.render import render_status, render_takes, render_warnings
 from bot.stage import Stage
-from engine import DEFAULT_TURNS, MAX_FILE_BYTES, Actor, CircusError
+from engine import DEFAULT_TURNS, MAX_FILE_BYTES, Actor, CircusError, dropped_warning
 
 log = logging.getLogger("circus.bot")
 
@@ -121,9 +121,12 @@ async def note(interaction: discord.Interaction, text: str, actor: ActorArg | No
     """
     stage = scene_of(interaction)
     await defer(interaction)
-    await stage.rehearsal.note(text, actor)
+    dropped = await stage.rehearsal.note(text, actor)
     key = "note_actor" if actor else "note_all"
-    await reply(interaction, t(key, stage.lang, actor=actor.name if actor else None))
+    said = t(key, stage.lang, actor=actor.name if actor else None)
+    if dropped:
+        said += "\n" + dropped_warning(actor.name if actor else "", dropped, stage.lang)
+    await reply(interaction, said)
 
 
 # ---------------------------------------------------------------------- takes

@@ -24,13 +24,13 @@ from bot.errors import BotProblem
 from bot.i18n import t
 from bot.reports import report_message
 from bot.stage import Stage
-from engine import Pick, render_picks
+from engine import Pick, render_picks, whole_number
 
 FORMATS = ("fountain", "fdx", "md", "csv")
 TakeRef = int | str  # a take number, or "current"
 
 _CURRENT = {"", "current", "now", "目前", "當前", "当前", "现在", "現在"}
-_TAKE = re.compile(r"^(?:take[_ ]?|第\s*)?(\d+)\s*(?:條|条)?$", re.IGNORECASE)
+_TAKE = re.compile(r"^(?:take[_ ]?|第\s*)?([0-9]+)\s*(?:條|条)?$", re.IGNORECASE)
 _TAG = re.compile(r"\s*\(discord:\d+\)$")
 
 
@@ -40,7 +40,8 @@ def parse_take(text: str | None) -> TakeRef | None:
     if value.casefold() in _CURRENT:
         return "current"
     match = _TAKE.match(value)
-    return int(match.group(1)) if match and int(match.group(1)) > 0 else None
+    number = whole_number(match.group(1)) if match else None  # bounded: never int()'s refusal
+    return number if number else None
 
 
 def take_of(text: str | None) -> TakeRef:

@@ -14,7 +14,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from bot.i18n import t
-from engine import CAPS, Status, TakeInfo
+from engine import CAPS, Status, TakeInfo, dropped_warning, whole_number
 
 LIMIT = 2000
 
@@ -192,6 +192,8 @@ def render_status(status: Status, lang: str) -> str:
         lines.append(
             t("status_turn_marks", lang, repairs=status.repairs, fallbacks=status.fallbacks)
         )
+    for section, count in status.notes_dropped:
+        lines.append(dropped_warning(section, count, lang))
     for b in status.budgets:
         amount = (
             (lambda v: f"${v:.4f}")
@@ -222,13 +224,15 @@ def render_warnings(lines: Sequence[str], lang: str) -> str:
 def _player(who: str) -> str:
     """A player as Discord shows them: `discord:<id>` becomes a mention (never pinged: replies
     carry no allowed mentions); a console player's name is shown as text."""
-    if who.startswith("discord:") and who[8:].isdigit():
+    if who.startswith("discord:") and whole_number(who[8:], 20) is not None:
         return f"<@{who[8:]}>"
     return who
 
 
 def _status_main(status: Status, lang: str) -> str:
-    if status.mode == "running":
+    if status.mode == "running" and status.held_by:  # a terminal (or another bot) runs it
+        mode = t("mode_elsewhere", lang, pid=status.held_by[0], host=status.held_by[1])
+    elif status.mode == "running":
         mode = t("mode_running", lang, progress=status.progress or "…")
     else:
         mode = t("mode_idle", lang)

@@ -23,7 +23,14 @@ import discord
 from discord import app_commands
 
 from bot import backstory, context
-from bot.binding import Binding, list_scenes, opening, read_binding, visible_scenes
+from bot.binding import (
+    Binding,
+    binding_or_none,
+    list_scenes,
+    opening,
+    read_binding,
+    visible_scenes,
+)
 from bot.edge import bot_of, defer, language, reply
 from bot.errors import BotProblem, MissingPermission, NotDirector
 from bot.i18n import t
@@ -158,7 +165,7 @@ def build(templates: list[str]) -> app_commands.Group:
     async def scene_list(interaction: discord.Interaction) -> None:
         bot = bot_of(interaction)
         scenes = [
-            (name, getattr(read_binding(bot.scenes_dir / name), "thread_id", None))
+            (name, getattr(binding_or_none(bot.scenes_dir / name), "thread_id", None))
             for name in visible_scenes(bot.scenes_dir, interaction.guild_id)
         ]
         await reply(interaction, render_scene_list(scenes, language(interaction)))

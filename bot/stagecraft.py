@@ -1,7 +1,8 @@
 """The stage in Discord: /enter /exit /event (directors), /play /unplay, /say (the player).
 
 Invariants: /enter, /exit, /event and /play are `directors_only` (checked before anything
-changes, before an actor option is even resolved), and so is /unplay ACTOR; /say is
+changes, before an actor option is even resolved), and so is /unplay ACTOR for anyone who plays
+nobody here (a player may give back their own role, never another's); /say is
 accepted only from the member who plays an actor in this scene (anyone else is refused
 privately) and posts through that actor's own persona like any turn; stage blocks are posted
 in the thread, in order with the turns, by a neutral stage persona; a run waiting for a player
@@ -16,10 +17,12 @@ from typing import TYPE_CHECKING
 import discord
 from discord import app_commands
 
-from bot.edge import defer, directors_only, directors_only_if, reply, scene_of
+from bot.edge import defer, directed, directors_only, may_direct, reply, scene_of
+from bot.errors import NotDirector
+from bot.i18n import t
 from bot.options import ActorArg, actor_choices
 from bot.render import split_message
-from engine import Actor, Event, NotPlaying, StageChanged, WaitingForPlayer
+from engine import Actor, Event, NotPlaying, StageChanged, WaitingForPlayer, whole_number
 from engine import say as catalog_say
 
 if TYPE_CHECKING:
@@ -38,8 +41,9 @@ def player_id(user: discord.abc.Snowflake) -> str:
 
 
 def _mention(player: str) -> tuple[str, int | None]:
-    if player.startswith("discord:") and player[8:].isdigit():
-        return f"<@{player[8:]}>", int(player[8:])
+    user_id = whole_number(player[8:], 20) if player.startswith("discord:") else None
+    if user_id is not None:
+        return f"<@{user_id}>", user_id
     return player, None
 
 
@@ -146,20 +150,39 @@ class _PlayRefused(app_commands.AppCommandError):
         super().__init__(say_text("play_bot", lang))
 
 
+async def _directs_or_plays(interaction: discord.Interaction) -> bool:
+    """/unplay ACTOR: a director, or a member who plays someone here (whether ACTOR is theirs
+    the engine decides, once it is resolved). Anyone else is refused before it is resolved."""
+    if getattr(interaction.namespace, "actor", None):
+        stage = scene_of(interaction)
+        if not may_direct(interaction, stage):
+            me = player_id(interaction.user)
+            if me not in (await stage.rehearsal.players()).values():
+                directed(interaction)  # raises NotDirector, naming the directors
+    return True
+
+
 @app_commands.command(name="unplay")
-@directors_only_if("actor")  # giving back your own role needs no permission; another's does
+@app_commands.check(_directs_or_plays)  # your own role needs no permission; another's does
 async def unplay(interaction: discord.Interaction, actor: ActorArg | None = None) -> None:
     """Give a character back to its model
 
     Args:
-        actor: The actor (directors only; default: the one you play)
+        actor: The actor (default: the one you play; someone else's: directors only)
     """
     stage = scene_of(interaction)
     await defer(interaction)
-    if actor:
+    me = player_id(interaction.user)
+    if actor and may_direct(interaction, stage):
         freed = await stage.rehearsal.unplay(actor)
+    elif actor:
+        try:
+            freed = await stage.rehearsal.unplay(actor, player=me)
+        except NotPlaying:  # someone else's role: that is a director's call
+            mentions = ", ".join(f"<@{d}>" for d in stage.binding.directors)
+            raise NotDirector(mentions or t("nobody", stage.lang)) from None
     else:
-        freed = await stage.rehearsal.unplay(player=player_id(interaction.user))
+        freed = await stage.rehearsal.unplay(player=me)
     key = "unplayed" if freed else "unplayed_none"
     await reply(interaction, say_text(key, stage.lang, actors=", ".join(freed)))
 

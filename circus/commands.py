@@ -83,8 +83,12 @@ async def cmd_cue(args: argparse.Namespace) -> int:
 async def cmd_note(args: argparse.Namespace) -> int:
     rehearsal = await open_scene(args.scene, args.config)
     actor = await rehearsal.resolve_actor(args.to) if args.to else None
-    await rehearsal.note(" ".join(args.text), actor)
+    dropped = await rehearsal.note(" ".join(args.text), actor)
     print(f"Noted for {f'{actor} only' if actor else 'everyone'}; used from the next turn.")
+    if dropped:
+        from engine import dropped_warning
+
+        print_error(dropped_warning(str(actor or ""), dropped, "en"))  # as every error here
     return EXIT_OK
 
 

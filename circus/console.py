@@ -26,7 +26,14 @@ from circus.typed import (
     split_name,
     take_ref,
 )
-from engine import CONSOLE, Actor, is_everyone  # CONSOLE: the player id of a person here
+from engine import (  # CONSOLE: the player id of a person here
+    CONSOLE,
+    Actor,
+    dropped_warning,
+    is_everyone,
+    shown_number,
+    whole_number,
+)
 
 HELP = """\
 Director's console — verbs (case-insensitive):
@@ -277,8 +284,10 @@ class Console:
                 actor, text = await self._leading_actor(stripped)
         if not text.strip():
             raise ConsoleError("NOTE needs some text after the name: NOTE ACTOR: text")
-        await self.rehearsal.note(text, actor)
+        dropped = await self.rehearsal.note(text, actor)
         self.say(f"Noted for {f'{actor} only' if actor else 'everyone'}; used from the next turn.")
+        if dropped:
+            self.renderer.info(dropped_warning(str(actor or ""), dropped, "en"))  # as its errors
 
     async def _leading_actor(self, text: str) -> tuple[Actor | None, str]:
         """`NOTE 林小姐 text` whispers to 林小姐 (as `CUE 林小姐 text` cues her). A note that
@@ -369,9 +378,11 @@ class Console:
     @staticmethod
     def _turn_and_rest(rest: str, verb: str) -> tuple[int, str]:
         first, _, tail = rest.strip().partition(" ")
-        if not first.isdigit():
-            raise ConsoleError(f"{verb} needs a turn number, e.g. {verb} 5")
-        return int(first), tail.strip()
+        turn = whole_number(first, 6)  # the one bounded reader: never int()'s refusal
+        if turn is None:
+            shown = f", not {shown_number(first)}" if first else ""
+            raise ConsoleError(f"{verb} needs a turn number, e.g. {verb} 5{shown}")
+        return turn, tail.strip()
 
     async def do_status(self, rest: str) -> None:
         from circus.session import status_text

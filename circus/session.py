@@ -100,6 +100,7 @@ async def play(rehearsal, start_run, backstage: bool, renderer=None) -> int:
 
 async def status_text(rehearsal) -> str:
     from circus.render import format_budget, format_cost
+    from engine import dropped_warning
 
     s = await rehearsal.status()
     view = await rehearsal.view()
@@ -108,7 +109,8 @@ async def status_text(rehearsal) -> str:
         f"scene:   {s.scene}  ({rehearsal.root})",
         f"take:    {s.take} (in progress, unsaved)  ·  saved: {saved}",
         f"turns:   {s.turns} on record  ·  mode: {s.mode}"
-        + (f" ({s.progress})" if s.progress else ""),
+        + (f" ({s.progress})" if s.progress else "")
+        + (f" (in another process: pid {s.held_by[0]} on {s.held_by[1]})" if s.held_by else ""),
         f"cast:    {', '.join(s.cast)}",
         f"on stage: {', '.join(s.on_stage) or 'nobody'}"
         + "".join(f"  ·  {a} played by {p}" for a, p in s.players),
@@ -128,6 +130,8 @@ async def status_text(rehearsal) -> str:
         line = (last.dialogue or last.action).split("\n")[0][:100]
         lines.append(f"last:    [{last.number}] {last.actor}: {line}")
     lines += await warning_lines(rehearsal)
+    for section, count in s.notes_dropped:
+        lines.append(dropped_warning(section, count, "en"))
     if view.unknown_note_sections:
         lines.append(
             "warning: director_notes.md has sections nobody reads (not in the cast): "

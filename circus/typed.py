@@ -9,13 +9,12 @@ import re
 import unicodedata
 from collections.abc import Mapping, Sequence
 
-from engine import MAX_TURNS
+from engine import MAX_TURNS, shown_number, whole_number
 
 _CUE_MARK = re.compile(r"\s*(?:→|->|=>)\s*([^→]+?)\s*$")
 _ACTION = re.compile(r"^\s*[(（]([^()（）]*)[)）]\s*")
 
 
-_NUMBER = re.compile(r"[+-]?[0-9]{1,6}")  # ASCII digits only: "²".isdigit() is True
 _SEPARATORS = " \t\u3000:：,，、"
 
 
@@ -23,15 +22,14 @@ def _key(text: str) -> str:
     return unicodedata.normalize("NFKC", text).casefold()
 
 
-def _shown(token: str) -> str:
-    return repr(token if len(token) <= 20 else token[:20] + "…")
-
-
 def parse_number(token: str, what: str) -> int:
-    """A small whole number in ASCII digits, or a ConsoleError naming `what` (never a traceback)."""
-    if not _NUMBER.fullmatch(token.strip()):
-        raise ConsoleError(f"{what} must be a whole number, not {_shown(token)}")
-    return int(token)
+    """A small whole number in ASCII digits, or a ConsoleError naming `what` (never a traceback):
+    engine.whole_number is the one bounded reader ("²".isdigit() is True; int() refuses 5,000
+    digits with a ValueError)."""
+    value = whole_number(token, 6, signed=True)
+    if value is None:
+        raise ConsoleError(f"{what} must be a whole number, not {shown_number(token)}")
+    return value
 
 
 def split_actor(text: str, forms: Mapping[str, Sequence[str]]) -> tuple[str, str] | None:

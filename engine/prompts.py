@@ -21,6 +21,7 @@ from engine import tokens
 from engine.caching import Pieces
 from engine.casting import silence
 from engine.catalog import say
+from engine.notes import fit_whisper, whisper_budget
 from engine.sanitize import ELLIPSIS, clean_text
 from engine.stage import (
     ENTER,
@@ -195,6 +196,13 @@ def record_budget(fixed_tokens: int, context_tokens: int = 0) -> int:
     return max(0, min(HISTORY_BUDGET, room))
 
 
+def _bounded(text: str, context_tokens: int, count: tokens.Counter) -> str:
+    """A whisper section (or a direction) cut to its share of the reader's context
+    (engine.notes: the oldest notes go first)."""
+    budget = whisper_budget(context_tokens if context_tokens > 0 else DEFAULT_CONTEXT)
+    return fit_whisper(text, budget, count)[0]
+
+
 def _fixed_cost(count: tokens.Counter, stable: str, tail: str) -> int:
     """The prompt's own text, with the tail at least TAIL_RESERVE: the record's budget then
     moves only when the soul, the stage or a long whisper changes, not from turn to turn."""
@@ -290,12 +298,17 @@ def actor_prompt(brief: ActorBrief) -> Prompt:
     costs = [count(text) + 1 for text in lines]  # + its newline
 
     tail: list[str] = []
-    if brief.whisper_all:
-        tail.append(say("prompt.note_everyone", lang, note=brief.whisper_all))
-    if brief.whisper_private:
-        tail.append(say("prompt.note_you", lang, note=brief.whisper_private))
-    if brief.direction:
-        tail.append(say("prompt.direction", lang, direction=brief.direction))
+    # Whispers and the direction take a bounded share of the context, newest notes kept.
+    whisper_all, whisper_private, direction = (
+        _bounded(text, brief.context_tokens, count)
+        for text in (brief.whisper_all, brief.whisper_private, brief.direction)
+    )
+    if whisper_all:
+        tail.append(say("prompt.note_everyone", lang, note=whisper_all))
+    if whisper_private:
+        tail.append(say("prompt.note_you", lang, note=whisper_private))
+    if direction:
+        tail.append(say("prompt.direction", lang, direction=direction))
     if brief.neglected:
         tail.append(say("prompt.neglected", lang))
     tail.append(say(_key(fmt, "your_turn"), lang, name=brief.name))
@@ -365,8 +378,9 @@ def stage_manager_prompt(brief: StageBrief) -> Prompt:
     cast_lines = [say("prompt.sm.silent_for", lang, actor=a, turns=quiet[a]) for a in brief.cast]
     # Silence counts change every turn, so they come after the record (prompt caches hit).
     parts = [say("prompt.sm.stage", lang, context=brief.context)]
-    if brief.whisper_all:
-        parts.append(say("prompt.sm.note_everyone", lang, note=brief.whisper_all))
+    whisper_all = _bounded(brief.whisper_all, brief.context_tokens, count)
+    if whisper_all:
+        parts.append(say("prompt.sm.note_everyone", lang, note=whisper_all))
     tail = [say("prompt.on_stage", lang, cast="\n".join(cast_lines))]
     last = brief.turns[-1] if brief.turns else None
     happened = [b for b in since_last_turn(items) if b.kind in (EVENT, OPENING)]

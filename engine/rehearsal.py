@@ -40,6 +40,7 @@ from engine.events import (
 from engine.harvest import HarvestCommands
 from engine.llm import ModelError, Models
 from engine.models import actor_model, turn_timeout
+from engine.notes import NOTE_MOST_CHARS
 from engine.performance import Usage, ask_stage_manager, perform
 from engine.scene import DIRECTIONS, SceneState
 from engine.stage import after_event, quiet
@@ -100,6 +101,10 @@ class Rehearsal(StageCommands, HarvestCommands, CastCommands):
             raise BadRequest("error.turn_count", most=MAX_TURNS, turns=turns)
         if is_template(self.root, self.config):  # a template is copied (`new`), never played
             raise BadRequest("error.run_template", scene=self.name)
+        if len(direction.strip()) > NOTE_MOST_CHARS:  # a direction is a one-off note
+            raise BadRequest(
+                "error.direction_too_long", most=NOTE_MOST_CHARS, length=len(direction.strip())
+            )
         # Check everything before taking the lock, so a refused run writes nothing at all.
         state = await self.state()
         self._language = state.language
@@ -110,7 +115,7 @@ class Rehearsal(StageCommands, HarvestCommands, CastCommands):
             await self.cut()
         if self.running:
             raise SceneBusy(self.name)
-        if self.files.store.lock(self.name):
+        if self.files.store.lock(self.name, announce=True):
             self.files.forget()  # a crashed turn was just completed on disk
         self._task = asyncio.create_task(self._run(turns, first, mode, direction))
         # Let the task take its first step: a task cancelled before it starts would never

@@ -8,7 +8,6 @@ is derived from the files; nothing lives only in memory.
 
 from __future__ import annotations
 
-import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,7 +20,7 @@ from engine.notes import Whispers, parse_notes
 from engine.settings import MAX_FILE_BYTES, context_settings
 from engine.soul import Soul, parse_soul
 from engine.stage import Item, StageBlock, configured, merge, on_stage, parse_blocks
-from engine.store import SceneStore, Signature
+from engine.store import SceneStore, Signature, read_state_json
 from engine.turns import Turn, parse_backstage, parse_transcript
 
 if TYPE_CHECKING:
@@ -128,15 +127,16 @@ class SceneState:
         return {a for a in self.players if a in self.souls}
 
 
-def _players(text: str) -> dict[str, str]:
-    """Who plays whom (.circus/players.json); an unreadable file means nobody plays."""
-    try:
-        data = json.loads(text) if text.strip() else {}
-    except ValueError:
+def parse_players(text: str, path: Path, rel: str = PLAYERS) -> dict[str, str]:
+    """Who plays whom (.circus/players.json): actor -> player, both strings. Absent or empty
+    means nobody plays; anything else that is not such an object is refused naming the file
+    (silently "nobody" would hand a person's role back to a model without a word)."""
+    if not text.strip():
         return {}
-    if not isinstance(data, dict):
-        return {}
-    return {str(k): str(v) for k, v in data.items() if isinstance(v, (str, int))}
+    data = read_state_json(path, rel, text)
+    if not all(isinstance(v, str) for v in data.values()):  # type: ignore[union-attr]
+        raise BadSceneFile(path, "error.file.state_unreadable", rel=rel)
+    return dict(data)  # type: ignore[arg-type]
 
 
 class SceneFiles:
@@ -229,7 +229,12 @@ class SceneFiles:
         turns = await self._cached(TRANSCRIPT, sigs[TRANSCRIPT], parse_transcript)
         blocks = await self._cached(TRANSCRIPT, sigs[TRANSCRIPT], parse_blocks, key=STAGE_KEY)
         start = configured(settings, cast, ctx_path) if "on_stage" in settings else None
-        players = await self._cached(PLAYERS, self.store.signatures([PLAYERS])[PLAYERS], _players)
+        players = await self._cached(
+            PLAYERS,
+            self.store.signatures([PLAYERS])[PLAYERS],
+            lambda text: parse_players(text, self.root / PLAYERS),
+            limit=MAX_FILE_BYTES,
+        )
         thoughts = {
             a: await self._cached(backstage_path(a), sigs[backstage_path(a)], parse_backstage)
             for a in cast

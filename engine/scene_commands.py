@@ -7,22 +7,31 @@ another process's half-made turn; notes are read-modify-written under their own 
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass
 from typing import Any
 
-from engine import budget, frontmatter, llm, spendlog
+from engine import budget, frontmatter, llm, spendlog, tokens
 from engine.budget import Budget, Limit, Spend, SpendGuard
 from engine.errors import BadRequest, BadSceneFile, CircusError, SceneBusy
 from engine.events import NoteAdded, TakeSaved
 from engine.frontmatter import BOM
 from engine.models import (
+    actor_model,
     api_base,
+    context_tokens,
     extra_params,
     sent_reply_cap,
     stage_manager_model,
     turn_timeout,
 )
-from engine.notes import add_note, empty_notes
+from engine.notes import (
+    NOTE_MOST_CHARS,
+    add_note,
+    dropped_notes,
+    empty_notes,
+    may_fit_anywhere,
+)
 from engine.prompts import summarize_messages
 from engine.scene import (
     CONTEXT,
@@ -56,7 +65,7 @@ class Status:
     take: int
     turns: int
     cast: tuple[str, ...]
-    mode: str  # idle | running
+    mode: str  # idle | running (here, or in another process: held_by)
     progress: str
     prompt_tokens: int
     completion_tokens: int
@@ -68,6 +77,9 @@ class Status:
     budgets: tuple[Budget, ...] = ()  # each budget that applies, with what is spent
     on_stage: tuple[str, ...] = ()
     players: tuple[tuple[str, str], ...] = ()  # (actor, who plays them)
+    # (actor, or "" for everyone; how many of its oldest whispers prompts leave out)
+    notes_dropped: tuple[tuple[str, int], ...] = ()
+    held_by: tuple[int, str] | None = None  # (pid, host) of another process running the scene
 
     def _left(self, scope: str, unit: str) -> float | None:
         found = [b.left for b in self.budgets if (b.scope, b.unit) == (scope, unit)]
@@ -104,10 +116,14 @@ class SceneCommands(SceneAccess):
     """Whispers, souls, takes, replay and status for one scene folder."""
 
     # ----------------------------------------------------------------- whispers
-    async def note(self, text: str, actor: Actor | None = None) -> None:
-        """Whisper to everyone (actor None) or to one actor; used from the next turn."""
+    async def note(self, text: str, actor: Actor | None = None) -> int:
+        """Whisper to everyone (actor None) or to one actor; used from the next turn. Returns
+        how many of that section's oldest notes no longer fit in a prompt (the frontend warns:
+        they stay in director_notes.md, but no model reads them)."""
         if not text or not text.strip():
             raise BadRequest("error.note_empty")
+        if len(text.strip()) > NOTE_MOST_CHARS:
+            raise BadRequest("error.note_too_long", most=NOTE_MOST_CHARS, length=len(text.strip()))
         state = await self.state()
         target = state.member(actor) if actor is not None else None
         async with self.files.store.file_lock("notes"):  # the bot and a terminal may both whisper
@@ -118,6 +134,27 @@ class SceneCommands(SceneAccess):
                 NOTES, add_note(current, text, target, state.language)
             )
         self.events.emit(NoteAdded(self.name, target, text.strip()))
+        return (await self.notes_dropped()).get(target or "", 0)
+
+    async def notes_dropped(self) -> dict[str, int]:
+        """Per whisper section (an actor, or "" for everyone): how many of its oldest notes
+        the prompts leave out, each measured for the models that read it."""
+        state = await self.state()
+        cast = [a for a in state.cast if a in state.souls]
+        sections = [state.whispers.everyone, *(state.whispers.for_actor(a) for a in cast)]
+        if all(may_fit_anywhere(text) for text in sections):
+            return {}  # the usual case, known without a tokenizer (nor litellm) loaded
+        models = {a: actor_model(state.souls[a], state.settings, self.config) for a in cast}
+        sm = stage_manager_model(state.settings, self.config)
+
+        def reader(model: str) -> tuple[int, tokens.Counter]:
+            return context_tokens(model, self.config), tokens.counter(model)
+
+        def measure() -> dict[str, int]:  # a first count may load a tokenizer: off the loop
+            readers = {a: reader(m) for a, m in models.items()}
+            return dropped_notes(state.whispers, readers, [reader(sm)])
+
+        return await asyncio.to_thread(measure)
 
     # ----------------------------------------------------------------- souls
     async def soul_text(self, actor: Actor) -> str:
@@ -330,12 +367,14 @@ class SceneCommands(SceneAccess):
             fallbacks += fallback
         limits = self._limits(state)
         scene = spendlog.total(spent) if limits else Spend()
+        # Another process's run holds the scene's lock (the one that refuses a second run).
+        held_by = None if self.running else self.files.store.lock_owner()
         return Status(
             scene=self.name,
             take=await self.current_take(),
             turns=len(state.turns),
             cast=tuple(state.cast),
-            mode="running" if self.running else "idle",
+            mode="running" if self.running or held_by else "idle",
             progress=self._progress,
             prompt_tokens=prompt,
             completion_tokens=completion,
@@ -347,4 +386,6 @@ class SceneCommands(SceneAccess):
             budgets=budget.budgets(limits, scene, self._day_spent()) if limits else (),
             on_stage=tuple(state.on_stage),
             players=tuple((a, p) for a, p in state.players.items() if a in state.souls),
+            notes_dropped=tuple((await self.notes_dropped()).items()),
+            held_by=held_by,
         )

@@ -24,7 +24,8 @@ KINDS = (OPENING, EVENT, ENTER, EXIT, PRESENT)
 LABELS = {lang: {k: text[f"stage.{k}"] for k in KINDS} for lang, text in CATALOGS.items()}
 _KIND_OF = {label.casefold(): kind for table in LABELS.values() for kind, label in table.items()}
 _KIND_OF.update({"开场": OPENING, "进场": ENTER, "在场": PRESENT})
-HEADING = re.compile(r"^## (\d+)\.(\d+) · (.+?)\s*$")
+# ASCII digits, at most 9 (engine.numbers): a hand-typed 5,000-digit heading is just a line.
+HEADING = re.compile(r"^## ([0-9]{1,9})\.([0-9]{1,9}) · (.+?)\s*$")
 
 
 @dataclass(frozen=True)

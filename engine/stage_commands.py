@@ -31,8 +31,9 @@ from engine.performance import Performance, Usage
 from engine.reply import Reply
 from engine.routing import check_models, run_models
 from engine.sanitize import clean_text
-from engine.scene import PLAYERS, TRANSCRIPT, SceneState
+from engine.scene import PLAYERS, TRANSCRIPT, SceneState, parse_players
 from engine.scene_access import SceneAccess
+from engine.settings import MAX_FILE_BYTES
 from engine.stage import ENTER, EVENT, EXIT, OPENING, PRESENT, StageBlock, next_key, render_block
 from engine.view import Actor
 
@@ -145,11 +146,15 @@ class StageCommands(SceneAccess):
         return name
 
     async def unplay(self, actor: Actor | None = None, player: str | None = None) -> list[str]:
-        """Give actors back to their models: `actor`, or every actor `player` plays."""
+        """Give actors back to their models: `actor`, or every actor `player` plays. Both:
+        `actor` only if `player` plays them (a player frees their own role, nobody else's:
+        NotPlaying otherwise, decided under the players lock so a /play in between counts)."""
         name = (await self.state()).member(actor) if actor is not None else None
         freed: list[str] = []
 
         def drop(current: dict[str, str]) -> dict[str, str]:
+            if name is not None and player is not None and current.get(name) != player:
+                raise NotPlaying(name)
             keep = {}
             for a, p in current.items():
                 if a == name or (name is None and p == player):
@@ -167,13 +172,10 @@ class StageCommands(SceneAccess):
     async def _rewrite_players(self, change: Any) -> None:
         store = self.files.store
         async with store.file_lock("players"):  # a short read-modify-write
-            raw = await store.read(PLAYERS) or "{}"
-            try:
-                current = json.loads(raw)
-            except ValueError:
-                current = {}
-            current = {str(k): str(v) for k, v in dict(current).items()}
-            updated = change(current)
+            raw = await store.read(PLAYERS, limit=MAX_FILE_BYTES) or ""
+            # A broken file is refused (naming it), never overwritten: who plays whom is the
+            # players' own word, and a stale "nobody" would hand roles to the models.
+            updated = change(parse_players(raw, store.path(PLAYERS)))
             await store.write_atomic(PLAYERS, json.dumps(updated, ensure_ascii=False, indent=2))
 
     # ----------------------------------------------------------------- lines

@@ -22,6 +22,7 @@ import json
 import os
 import re
 import shutil
+import socket
 import stat
 from collections.abc import AsyncIterator, Collection, Iterable, Iterator, Mapping
 from pathlib import Path
@@ -38,6 +39,17 @@ Signature = tuple[int, int] | None
 # One asyncio lock per (event loop, scene folder, lock name): see SceneStore.file_lock.
 _FILE_LOCKS: dict[tuple[int, str, str], asyncio.Lock] = {}
 _BOM = b"\xef\xbb\xbf"
+_HOST = socket.gethostname()
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # it exists, owned by someone else
+        return True
+    return True
 
 
 def decode(data: bytes, path: object, rel: str | None = None) -> str:
@@ -63,6 +75,7 @@ def _unreadable(path: Path, rel: str | None, exc: OSError) -> BadSceneFile:
 # JSON file under .circus/, named after the frontend; never one of the engine's own files.
 _FRONTEND = re.compile(r"[a-z][a-z0-9-]{0,31}")
 _ENGINE_OWN = frozenset({"pending", "players", "usage", "posts", "run", "spend", "calls"})
+_STATE_LIMIT = 256 * 1024  # a few ids and names; more is not a file Circus wrote
 
 
 def _frontend_path(scene_dir: Path | str, frontend: str) -> Path:
@@ -72,12 +85,45 @@ def _frontend_path(scene_dir: Path | str, frontend: str) -> Path:
 
 
 def read_frontend_file(scene_dir: Path | str, frontend: str) -> dict[str, Any] | None:
-    """What `frontend` stored in this scene, or None if nothing (or nothing readable) is."""
+    """What `frontend` stored in this scene, or None if it stored nothing. A file that is there
+    but unreadable (torn by hand, not an object) is a BadSceneFile, never "nothing": for the
+    bot, "nothing" means the scene is free for anyone to take over."""
+    path = _frontend_path(scene_dir, frontend)
+    return read_state_json(path, f"{STATE_DIR}/{path.name}", _read_small(path))
+
+
+def _read_small(path: Path) -> str | None:
+    """A small state file's text (None if it does not exist), refused the way `read` is."""
+    rel = f"{STATE_DIR}/{path.name}"
     try:
-        data = json.loads(_frontend_path(scene_dir, frontend).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        mode = os.stat(path).st_mode
+        if stat.S_ISDIR(mode):
+            raise IsADirectoryError(path)
+        if not stat.S_ISREG(mode):  # a FIFO would hang the read
+            raise BadSceneFile(path, "error.file.not_regular", rel=rel)
+        with open(path, "rb") as f:
+            data = f.read(_STATE_LIMIT + 1)
+    except (FileNotFoundError, NotADirectoryError):
         return None
-    return data if isinstance(data, dict) else None
+    except OSError as exc:
+        raise _unreadable(path, rel, exc) from None
+    if len(data) > _STATE_LIMIT:
+        raise BadSceneFile(path, "error.file.too_big", rel=rel, kb=_STATE_LIMIT // 1024)
+    return decode(data, path, rel)
+
+
+def read_state_json(path: Path, rel: str, text: str | None) -> dict[str, Any] | None:
+    """One of the small JSON objects Circus keeps under .circus/ (players.json, a frontend's
+    file): None when the file is absent; anything but a JSON object is refused naming it."""
+    if text is None:
+        return None
+    try:
+        data = json.loads(text)
+    except ValueError:
+        data = None
+    if not isinstance(data, dict):
+        raise BadSceneFile(path, "error.file.state_unreadable", rel=rel)
+    return data
 
 
 def write_frontend_file(scene_dir: Path | str, frontend: str, data: Mapping[str, Any]) -> None:
@@ -110,6 +156,7 @@ class SceneStore:
     def __init__(self, root: Path) -> None:
         self.root = Path(root)
         self._lock_fd: int | None = None
+        self._announced = False  # whether this holder wrote its name into run.lock
 
     def path(self, rel: str) -> Path:
         return self.root / rel
@@ -215,9 +262,10 @@ class SceneStore:
         journal.unlink()
         return True
 
-    def lock(self, scene: str) -> bool:
+    def lock(self, scene: str, *, announce: bool = False) -> bool:
         """Take this scene's run lock across processes (or raise SceneBusy), then finish any
-        turn a crashed holder left half-written. Returns True if one was recovered."""
+        turn a crashed holder left half-written. Returns True if one was recovered.
+        `announce` (a run): write who holds it, for `status` in another process."""
         if self._lock_fd is not None:
             raise SceneBusy(scene)
         path = self.root / STATE_DIR / "run.lock"
@@ -229,7 +277,37 @@ class SceneStore:
             os.close(fd)
             raise SceneBusy(scene) from None
         self._lock_fd = fd
+        # Who holds it, for `status` in another process (it must not probe the flock: a probe
+        # would make a real run's start fail as busy). Cleared again by unlock. A moment's hold
+        # (a take, a reading command's recovery check) leaves the file untouched.
+        self._announced = announce
+        with contextlib.suppress(OSError):
+            if announce:
+                os.ftruncate(fd, 0)
+                os.pwrite(fd, json.dumps({"pid": os.getpid(), "host": _HOST}).encode(), 0)
+            elif os.fstat(fd).st_size:  # a crashed holder's name: nobody holds it now
+                os.ftruncate(fd, 0)
         return self.recover()
+
+    def lock_owner(self) -> tuple[int, str] | None:
+        """(pid, host) of the process holding this scene's run lock, or None if nobody does.
+        Read from what the holder wrote; a holder on this host that is gone (a crash: the
+        flock went with it) holds nothing."""
+        try:
+            with open(self.root / STATE_DIR / "run.lock", "rb") as f:
+                data = json.loads(f.read(4096) or b"null")
+        except (OSError, ValueError):
+            return None
+        if not isinstance(data, dict):
+            return None
+        pid, host = data.get("pid"), data.get("host")
+        if not isinstance(pid, int) or isinstance(pid, bool) or pid <= 0:
+            return None
+        if not isinstance(host, str):
+            return None
+        if host == _HOST and not _alive(pid):
+            return None
+        return pid, host[:64]
 
     def recover_if_idle(self, scene: str) -> bool:
         """Recover a crashed turn now if nobody holds the scene; never wait for a holder."""
@@ -321,6 +399,9 @@ class SceneStore:
 
     def unlock(self) -> None:
         if self._lock_fd is not None:
+            if self._announced:
+                with contextlib.suppress(OSError):
+                    os.ftruncate(self._lock_fd, 0)  # nobody holds it any more
             fcntl.flock(self._lock_fd, fcntl.LOCK_UN)
             os.close(self._lock_fd)
             self._lock_fd = None

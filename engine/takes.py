@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass
 
 from engine.errors import TakeNotFound
+from engine.numbers import whole_number
 from engine.sections import split
 from engine.store import SceneStore
 from engine.turns import parse_transcript
@@ -40,8 +41,7 @@ def take_dir(number: int) -> str:
 
 def parse_take_ref(ref: str | int) -> int | None:
     """`3`, `take_3` or `take3` → 3; anything else → None."""
-    text = str(ref).strip().lower().removeprefix("take").lstrip("_ ")
-    return int(text) if text.isascii() and text.isdigit() and len(text) <= 9 else None
+    return whole_number(str(ref).strip().lower().removeprefix("take").lstrip("_ "))
 
 
 async def resolve_take(store: SceneStore, ref: str | int) -> int:

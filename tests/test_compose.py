@@ -19,6 +19,10 @@ import yaml
 
 REPO = Path(__file__).resolve().parent.parent
 CODE_DIRS = ("engine", "bot", "circus")
+# Read by docker compose itself (the uid the bot runs as), never by the code.
+COMPOSE_ONLY = {"UID", "GID"}
+# Read by litellm, not by our code: where Ollama models go inside the compose network.
+READ_BY_LITELLM = {"OLLAMA_API_BASE"}
 
 
 @pytest.fixture(scope="module")
@@ -130,19 +134,34 @@ def test_every_variable_is_documented_and_read_by_the_code(compose: dict) -> Non
     code = code_text()
     for service_name, service in compose["services"].items():
         for name in names_used(service):
+            if name in READ_BY_LITELLM and service_name == "bot":
+                assert name in litellm_text(), f"litellm no longer reads {name}"
+                continue
             if name.startswith("OLLAMA_"):
                 assert service["image"].startswith("ollama/ollama"), (service_name, name)
                 continue
             assert name in documented, f"{name} (used by {service_name}) is not in .env.example"
+            if name in COMPOSE_ONLY:
+                continue
             assert name in code, f"{name} is not read by engine/, bot/ or circus/"
-    for name in documented:
+    for name in documented.keys() - COMPOSE_ONLY:
         assert re.search(rf"\b{name}\b", code), f".env.example sets {name}, which nothing reads"
+
+
+def litellm_text() -> str:
+    import importlib.util
+
+    spec = importlib.util.find_spec("litellm")
+    assert spec is not None and spec.origin is not None
+    return (Path(spec.origin).parent / "main.py").read_text(encoding="utf-8")
 
 
 def test_the_default_model_is_the_local_ollama() -> None:
     env = env_example()
     assert env["CIRCUS_MODEL"].startswith(("ollama_chat/", "ollama/"))
-    assert env["CIRCUS_API_BASE"] == "http://ollama:11434"
+    assert env["CIRCUS_API_BASE"] == ""  # Ollama's own address: localhost, or the service
+    bot = yaml.safe_load((REPO / "docker-compose.yml").read_text("utf-8"))["services"]["bot"]
+    assert bot["environment"]["OLLAMA_API_BASE"] == "http://ollama:11434"
     assert int(env["CIRCUS_NUM_CTX"]) >= 8192
     assert "DISCORD_TOKEN" in env and env["DISCORD_TOKEN"] == ""  # never a real token
 
@@ -174,3 +193,37 @@ def test_the_pull_script_pulls_the_ollama_models_in_env(
     assert result.returncode == 0, result.stderr
     calls = log.read_text().splitlines() if log.exists() else []
     assert calls == pulled
+
+
+def test_the_bot_runs_unprivileged_as_the_users_uid(compose: dict) -> None:
+    """Scene files the bot writes into the mounted ./scenes belong to the user, not root."""
+    dockerfile = (REPO / "Dockerfile").read_text(encoding="utf-8")
+    assert re.search(r"^ARG UID=1000$", dockerfile, re.M) and re.search(
+        r"^ARG GID=1000$", dockerfile, re.M
+    )
+    assert re.search(r'useradd --uid "\$UID" --gid "\$GID"', dockerfile)
+    assert 'chown -R "$UID:$GID" /app/scenes' in dockerfile  # writable without a mount too
+    users = re.findall(r"^USER (\S+)$", dockerfile, re.M)
+    assert users and users[-1] not in ("root", "0"), "the image must not run as root"
+    lines = dockerfile.splitlines()
+    last_user = max(i for i, line in enumerate(lines) if line.startswith("USER "))
+    assert all(not line.startswith("RUN pip") for line in lines[last_user:])  # installs as root
+    assert lines[last_user:].count('ENTRYPOINT ["circus-entrypoint"]') == 1
+
+    bot = compose["services"]["bot"]
+    assert bot["build"]["args"] == {"UID": "${UID:-1000}", "GID": "${GID:-1000}"}
+    assert bot["user"] == "${UID:-1000}:${GID:-1000}"
+    env = env_example()
+    assert env["UID"] == "1000" and env["GID"] == "1000"
+
+
+def test_env_example_can_be_exported_for_the_console_as_it_is(compose: dict) -> None:
+    """Nothing in .env.example exists only inside a container (a path in the image, the
+    compose service's host name): the compose file sets those for the bot itself."""
+    for name, value in env_example().items():
+        assert "/app/" not in value and not value.startswith("/app"), (name, value)
+        assert not re.search(r"//ollama[:/]", value), (name, value)
+    env = compose["services"]["bot"]["environment"]
+    assert env["CIRCUS_SCENES_DIR"] == "/app/scenes"  # pinned inside the container instead
+    dockerfile = (REPO / "Dockerfile").read_text(encoding="utf-8")
+    assert "CIRCUS_SCENES_DIR=/app/scenes" in dockerfile

@@ -183,7 +183,7 @@ def test_a_frontend_file_can_never_be_one_of_the_engines_own(tmp_path: Path, fro
     assert list(tmp_path.iterdir()) == []
 
 
-def test_a_frontend_file_round_trips_and_an_unreadable_one_reads_as_nothing(tmp_path: Path):
+def test_a_frontend_file_round_trips_and_an_unreadable_one_is_refused(tmp_path: Path):
     assert engine.read_frontend_file(tmp_path, "discord") is None
     engine.write_frontend_file(tmp_path, "discord", {"thread_id": "3", "directors": ["4"]})
     assert engine.read_frontend_file(tmp_path, "discord") == {
@@ -191,9 +191,10 @@ def test_a_frontend_file_round_trips_and_an_unreadable_one_reads_as_nothing(tmp_
         "directors": ["4"],
     }
     assert [p.name for p in (tmp_path / ".circus").iterdir()] == ["discord.json"]
-    for broken in ("{torn", "[1, 2]", "\xff"):
+    for broken in ("{torn", "[1, 2]", "null", "\xff"):  # never "nothing": the bot reads it as free
         (tmp_path / ".circus" / "discord.json").write_text(broken, "latin-1")
-        assert engine.read_frontend_file(tmp_path, "discord") is None
+        with pytest.raises(engine.BadSceneFile, match=r"\.circus/discord\.json"):
+            engine.read_frontend_file(tmp_path, "discord")
 
 
 async def test_a_frontend_reads_a_scene_as_a_frozen_snapshot(scene: Path) -> None:

@@ -93,6 +93,11 @@ TEXT: dict[str, str] = {
     "error.prices": "CIRCUS_MODEL_PRICES ({path}) cannot be used: {why}. Fix the file or unset the variable.",
     "error.prices.not_object": "it must be a JSON object",
     "error.note_empty": "A note needs some text.",
+    # --- loose: whispers bounded in prompts (engine/notes.py): a note's cap, and what no longer fits
+    "error.note_too_long": "A note is at most {most:,} characters (this one has {length:,}) — split it into shorter notes; nothing was written.",
+    "error.direction_too_long": "A cue's direction is at most {most:,} characters (this one has {length:,}) — shorten it, or whisper the rest with a note; nothing ran.",
+    "note.dropped": "⚠ {who}'s whispers no longer all fit in the prompt: the oldest {count} are left out (still in director_notes.md) — delete or shorten some there.",
+    "note.dropped.everyone": "everyone",
     "error.backstory_empty": "summarize_for needs the full backstory text.",
     "error.until_range": "take_{take} has turns 1–{last}; --until must be in that range.",
     "error.turn_count": "The number of turns must be between 1 and {most}, not {turns}.",
@@ -122,6 +127,8 @@ TEXT: dict[str, str] = {
     "error.file.unreadable": "can't be read or written ({why})",
     "error.file.not_regular": "is not a regular file — replace it with a text file",
     "error.file.too_big": "is larger than {kb} KB — this file holds a few pages of text at most",
+    # --- loose: a small state file under .circus/ that is not what Circus wrote
+    "error.file.state_unreadable": "is not the JSON object Circus keeps there — fix it, or delete it to start that file afresh (a deleted discord.json unbinds the scene; a deleted players.json gives every role back to its model)",
     # --- errors in a scene file's settings (engine/settings.py, engine/frontmatter.py)
     "error.setting.unknown_guess": "unknown setting `{key}` — did you mean `{guess}`?",
     "error.setting.unknown": "unknown setting `{key}` — the settings here are {known}",
@@ -519,6 +526,8 @@ TEXT: dict[str, str] = {
     "bot.status_budget_day": "This server's budget today (UTC, {setting}): {spent} of {limit} spent · {left} left",
     "bot.mode_idle": "idle",
     "bot.mode_running": "running ({progress})",
+    # --- loose: a run another process holds (its lock's owner)
+    "bot.mode_elsewhere": "running in another process (pid {pid} on {host})",
     "bot.none": "none",
     # bot · directors
     "bot.director_added": "{user} now co-directs **{scene}** and will get the actors' thoughts by DM.",

@@ -94,6 +94,11 @@ TEXT: dict[str, str] = {
     "error.prices": "CIRCUS_MODEL_PRICES（{path}）無法使用：{why}。請修正檔案或移除這個設定。",
     "error.prices.not_object": "必須是 JSON 物件",
     "error.note_empty": "耳語需要內容。",
+    # --- loose: whispers bounded in prompts (engine/notes.py): a note's cap, and what no longer fits
+    "error.note_too_long": "一則耳語最多 {most:,} 個字（這則有 {length:,} 個）——請拆成幾則短一點的；什麼都沒寫入。",
+    "error.direction_too_long": "給角色的指示最多 {most:,} 個字（這則有 {length:,} 個）——請縮短，或把其餘的用耳語說；沒有開演。",
+    "note.dropped": "⚠ 給{who}的耳語已經放不進提示裡：最舊的 {count} 則沒給模型看（仍留在 director_notes.md）——請到那裡刪掉或縮短幾則。",
+    "note.dropped.everyone": "全體",
     "error.backstory_empty": "需要完整的前情文字。",
     "error.until_range": "take_{take} 只有第 1–{last} 輪；until 必須在這個範圍內。",
     "error.turn_count": "輪數必須在 1 到 {most} 之間，不是 {turns}。",
@@ -123,6 +128,8 @@ TEXT: dict[str, str] = {
     "error.file.unreadable": "無法讀寫（{why}）",
     "error.file.not_regular": "不是一般檔案——請換成文字檔",
     "error.file.too_big": "超過 {kb} KB——這個檔案最多只該有幾頁文字",
+    # --- loose: a small state file under .circus/ that is not what Circus wrote
+    "error.file.state_unreadable": "不是 Circus 在這裡保存的 JSON 物件——請修好它，或刪掉它重新開始（刪掉 discord.json 會解除場景和討論串的綁定；刪掉 players.json 會把所有角色還給模型）",
     # --- errors in a scene file's settings (engine/settings.py, engine/frontmatter.py)
     "error.setting.unknown_guess": "不認得的設定 `{key}`——你是不是要寫 `{guess}`？",
     "error.setting.unknown": "不認得的設定 `{key}`——這裡可用的設定是 {known}",
@@ -518,6 +525,8 @@ TEXT: dict[str, str] = {
     "bot.status_budget_day": "本伺服器今天的預算（UTC，{setting}）：{limit} 已花 {spent} · 剩 {left}",
     "bot.mode_idle": "待機",
     "bot.mode_running": "排練中（{progress}）",
+    # --- loose: a run another process holds (its lock's owner)
+    "bot.mode_elsewhere": "正在另一個程序裡排練（{host} 上的 pid {pid}）",
     "bot.none": "無",
     # bot · directors
     "bot.director_added": "{user} 現在是 **{scene}** 的導演之一，會收到演員心聲的私訊。",
