@@ -35,7 +35,10 @@ def thread_of(r, scene: str) -> int:
 def snapshot(folder: Path) -> dict[str, bytes]:
     """Every file of a scene folder, by its path inside it: what "nothing changed" means."""
     return {
-        str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()
+        str(p.relative_to(folder)): p.read_bytes()
+        for p in sorted(folder.rglob("*"))
+        # a model call made is recorded (and billed) even when nothing else changes
+        if p.is_file() and p.name != "calls.jsonl"
     }
 
 

@@ -4,6 +4,7 @@ gets. Every refusal is one clear line and leaves the folder exactly as it was.""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -31,6 +32,18 @@ def listing(root: Path) -> list[tuple[str, bytes]]:
         for p in sorted(root.rglob("*"))
         if p.is_file() and p.name not in ("run.lock",)
     ]
+
+
+def but_spend(files: list[tuple[str, bytes]]) -> list[tuple[str, bytes]]:
+    """The files without the scene's record of model calls: a call that was made is billed and
+    recorded even when nothing else is written (the spend record is not the writer's text)."""
+    return [(path, data) for path, data in files if path != ".circus/calls.jsonl"]
+
+
+def spend_kinds(scene: Path) -> list[str]:
+    record = scene / ".circus" / "calls.jsonl"
+    rows = [json.loads(line) for line in record.read_text("utf-8").splitlines() if line.strip()]
+    return [row["kind"] for row in rows]
 
 
 @pytest.fixture
@@ -346,11 +359,12 @@ BACKSTORY = "FULL-BACKSTORY: 二十年前，三個人在澳門見過一面。"
 async def test_backstory_drafts_show_each_actor_their_own_soul_and_write_nothing(scene, models):
     models.register("improv", lambda r: f"DRAFT {len(models.calls)}")
     rehearsal = Rehearsal(scene, models=models)
-    before = listing(scene)
+    before = but_spend(listing(scene))
     drafts = await rehearsal.backstory_drafts(BACKSTORY)
     assert list(drafts) == list(CAST)
-    assert listing(scene) == before  # nothing written before an accept
+    assert but_spend(listing(scene)) == before  # nothing written before an accept
     assert len(models.calls) == len(CAST)
+    assert spend_kinds(scene) == ["summarize"] * len(CAST)  # but every call counts (issue 18)
     for actor, call in zip(CAST, models.calls, strict=True):
         assert BACKSTORY in call.prompt
         assert SOUL_MARKER[actor] in call.prompt
