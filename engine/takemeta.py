@@ -12,6 +12,7 @@ import json
 from collections.abc import Iterable
 from typing import Any
 
+from engine.spendlog import spend_problem
 from engine.store import parse_jsonl
 
 TURNS_FILE = "turns.jsonl"  # inside takes/take_<n>/
@@ -21,7 +22,13 @@ Row = dict[str, Any]
 
 
 def parse_rows(text: str) -> list[Row]:
-    return [row for row in parse_jsonl(text) if isinstance(row.get("turn"), int)]
+    """A take's usage rows. A row whose spend is not finite numbers ≥ 0 (a hand-edited or
+    tampered file) is left out, as the budgets leave it out: a report never says "$nan"."""
+    return [
+        row
+        for row in parse_jsonl(text)
+        if isinstance(row.get("turn"), int) and spend_problem(row) is None
+    ]
 
 
 def render_rows(rows: Iterable[Row]) -> str:

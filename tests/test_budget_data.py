@@ -28,6 +28,7 @@ from budgetkit import (
 from conftest import write_scene
 
 from engine import Actor, Rehearsal, llm, metering, spendlog, tokens
+from engine.takemeta import parse_rows
 
 pytestmark = pytest.mark.usefixtures("no_operator_budgets")
 
@@ -238,3 +239,10 @@ async def test_a_hand_written_refund_in_the_daily_ledger_is_ignored(tmp_path, mo
         m.startswith(f"ignoring line 1 of {day}: prompt_tokens is -1000000")
         for m in caplog.messages
     )
+
+
+def test_the_take_report_reads_only_rows_whose_spend_is_finite_numbers():
+    """A tampered usage.jsonl never reaches the take report as "$nan" or a refund."""
+    text = (ATTACKS / "usage_nan_cost.jsonl").read_text("utf-8")
+    text += '{"turn": 3, "role": "刑警", "prompt_tokens": -5, "completion_tokens": 1, "take": 1}\n'
+    assert [row["turn"] for row in parse_rows(text)] == [1]
