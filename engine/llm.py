@@ -72,6 +72,9 @@ class ModelCall:
     # The messages cut where they stay identical call to call (engine.caching): models whose
     # prompt cache needs breakpoints get them as marked content blocks; others read the text.
     pieces: tuple[Pieces | None, ...] = ()
+    # The fallback model's own provider options (its Ollama num_ctx, its JSON schema or none):
+    # the primary's `extra` may be refused by another provider. None: the fallback uses `extra`.
+    fallback_extra: dict[str, Any] | None = None
     purpose: str = ""  # what the spend record calls it: actor, repair, stage_manager, summarize
 
 
@@ -407,9 +410,12 @@ class LiteLLMModels:
         last: BaseException | None = None
         for model in models:
             local = self._local(call, model)
+            asked = call
+            if model != call.model and call.fallback_extra is not None:
+                asked = replace(call, extra=call.fallback_extra)
             for attempt in range(call.retries + 1):
                 try:
-                    return await _gated_call(litellm, call, model, local, gate)
+                    return await _gated_call(litellm, asked, model, local, gate)
                 except (asyncio.CancelledError, CircusError):
                     raise  # a cut, or a spend gate's refusal: never retried
                 except TimeoutError as exc:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass, replace
+from typing import Any
 
 from engine import llm, structured, tokens
 from engine.casting import longest_silent, read_stage_manager, stage_manager_candidates
@@ -114,6 +115,15 @@ def _score(reply: Reply) -> int:
     return (not reply.problems) * 4 + bool(reply.thought) * 2 + bool(reply.action or reply.dialogue)
 
 
+def _fallback_extra(fallback: str | None, fmt: str, config: Config) -> dict[str, Any] | None:
+    """The fallback model's own provider options: its schema only where its provider holds one
+    (the prompt already asks for `fmt`; the reader reads JSON either way)."""
+    if not fallback:
+        return None
+    schema = structured.request_params("actor", fmt, schema_support(fallback))
+    return {**extra_params(fallback, config), **schema}
+
+
 async def perform(
     state: SceneState,
     actor: str,
@@ -162,6 +172,7 @@ async def perform(
         shape=ReplyShape("actor", tuple(state.on_stage), actor),
         max_tokens=sent_reply_cap(model, "actor", config),
         extra={**extra_params(model, config), **structured.request_params("actor", fmt, schema)},
+        fallback_extra=_fallback_extra(soul.fallback_model, fmt, config),
         retries=config.model_retries,
         pieces=prompt.pieces,
         purpose="actor",

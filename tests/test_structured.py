@@ -11,6 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from aiohttp import web
 from fakeproviders import FakeAnthropic, FakeOllama, FakeOpenAI
 
 from engine import Config, Rehearsal
@@ -180,6 +181,39 @@ async def test_a_model_without_schema_support_gets_tags_and_no_response_format(t
     actor = fake.requests[-1]["messages"]
     assert "<thought>" in actor[0]["content"] and '"thought":' not in actor[0]["content"]
     assert len(transcript(scene)) == 2
+
+
+class PrimaryDown(FakeOpenAI):
+    """Refuses every call to `down` (a 400, never retried); answers the other models."""
+
+    def __init__(self, cast: list[str], down: str) -> None:
+        super().__init__(cast)
+        self.down = down
+
+    async def handle(self, request: web.Request) -> web.Response:
+        body = await request.json()
+        if body.get("model") == self.down:
+            self.requests.append(body)
+            error = {"message": "this model is down", "type": "invalid_request_error"}
+            return web.json_response({"error": error}, status=400)
+        return await super().handle(request)
+
+
+async def test_a_fallback_model_is_asked_with_its_own_options_not_the_primarys_schema(tmp_path):
+    scene, cast = template(tmp_path)
+    backup = "openai/my-own-model"  # no schema support: a response_format could be refused
+    for soul in (scene / "actors").glob("*/soul.md"):
+        text = soul.read_text("utf-8")
+        soul.write_text(text.replace("---\n", f"---\nfallback_model: {backup}\n", 1), "utf-8")
+    fake = PrimaryDown(cast, down="gpt-4o-mini")
+    async with fake as base:
+        config = Config(model="openai/gpt-4o-mini", stage_manager_model=backup, api_base=base)
+        await Rehearsal(scene, config=config).run(2)
+    primary = [b for b in fake.requests if b["model"] == "gpt-4o-mini"]
+    backups = [b for b in fake.requests if b["model"] == "my-own-model"]  # stage manager too
+    assert len(primary) == 2 and all("response_format" in b for b in primary)
+    assert len(backups) >= 3 and all("response_format" not in b for b in backups)
+    assert len(transcript(scene)) == 2  # the fallback read as JSON (the prompt asked for it)
 
 
 async def test_ollama_gets_the_schema_as_its_json_format(tmp_path):
