@@ -124,3 +124,14 @@ def test_new_scene_copies_a_template(tmp_path: Path) -> None:
             templates_dir() / name / "context.md"
         ).read_bytes()
         assert not (dest / "takes").exists()
+
+
+def test_a_fresh_clone_has_the_scenes_folder_the_readme_creates_scenes_in() -> None:
+    """The quick start says `circus new scenes/s1 …`, and `new` refuses a missing parent
+    folder: the repository ships scenes/ (with a README; git ignores the writer's scenes)."""
+    root = Path(__file__).resolve().parent.parent
+    assert (root / "scenes" / "README.md").is_file()
+    ignore = (root / ".gitignore").read_text("utf-8").splitlines()
+    assert "scenes/*" in ignore and "!scenes/README.md" in ignore
+    readme = (root / "README.md").read_text("utf-8")
+    assert "circus new scenes/s1" in readme
