@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from engine.casting import match_cue
 from engine.reply_json import read_json
 from engine.reply_private import is_private_tag, remove_markers, split_private
-from engine.reply_styles import CastLines, Segment, cast_lines, read_labels
+from engine.reply_styles import CastLines, Segment, cast_lines, label_of, read_labels, unwrap
 from engine.sanitize import clean_text, clip
 
 __all__ = ["CAPS", "MAX_REPLY_CHARS", "Reply", "is_private_tag", "parse_reply", "split_private"]
@@ -63,6 +63,8 @@ _SPEAKER_ATTR = re.compile(
 )
 _FENCE = re.compile(r"^[ \t]*```[\w-]*[ \t]*$", re.M)  # not \s: linear on 40k newlines
 _BLANK = re.compile(r"\n[ \t]*\n")
+_AT = re.compile(r"^[@＠][ \t]*")
+_TRAILING_PAREN = re.compile(r"[ \t]*[（(][^()（）]*[)）][ \t]*$")
 
 
 @dataclass(frozen=True)
@@ -203,6 +205,8 @@ def _assemble(
             public = public[:cut]
         if seg.field != "cue":
             public = _own_line(public, lines)
+        if seg.field == "action":
+            public = unwrap(public)  # <action>*looks away*</action>: the asterisks are emphasis
         found.setdefault(seg.field, []).append(_clean(public))
         cued = cued or seg.field == "cue"
         wrote = wrote or cut is not None
@@ -211,6 +215,21 @@ def _assemble(
             # speaker's. A field closed by its own tag ends that line; the next tag is theirs.
             return found, moved, True
     return found, moved, wrote or stop is not None
+
+
+def _bare_cue(cue: str, cast: Mapping[str, Sequence[str]] | None) -> str:
+    """The cue as the name it gives: without a repeated label ("Next: Carol", "下一位：王警官"),
+    an at-sign ("@Bob") or a trailing description ("Bob (the detective)") that names no one else.
+    """
+    label = label_of(cue)
+    if label is not None and label[0] == "cue" and label[1]:
+        cue = label[1]
+    cue = _AT.sub("", cue).strip()
+    bare = _TRAILING_PAREN.sub("", cue)
+    if cast and bare and bare != cue and match_cue(cue, cast) is not None:
+        if match_cue(bare, cast) == match_cue(cue, cast):
+            cue = bare
+    return cue
 
 
 def parse_reply(
@@ -233,7 +252,7 @@ def parse_reply(
     values = {f: "\n".join(v for v in found.get(f, []) if v) for f in _CLOSE}
     if moved:
         values["thought"] = "\n".join([values["thought"], *moved]).strip()
-    values["cue"] = values["cue"].split("\n")[0].strip() if values["cue"] else ""
+    values["cue"] = _bare_cue(values["cue"].split("\n")[0].strip(), cast) if values["cue"] else ""
     if cast and values["cue"] and match_cue(values["cue"], cast) is None:
         # A cue that names nobody ("Next: make him confess") is the model's note, not a name:
         # private, like any other text a label put in the wrong place.
