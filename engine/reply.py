@@ -64,6 +64,8 @@ _SPEAKER_ATTR = re.compile(
 _FENCE = re.compile(r"^[ \t]*```[\w-]*[ \t]*$", re.M)  # not \s: linear on 40k newlines
 _BLANK = re.compile(r"\n[ \t]*\n")
 _AT = re.compile(r"^[@＠][ \t]*")
+# "*leans back* Well, …" acts, then speaks; "*Never* say that" (the sentence runs on) is emphasis.
+_STAR_GESTURE = re.compile(r"\*([^*\n]+)\*[ \t]*(?=[^\sa-z])")
 _TRAILING_PAREN = re.compile(r"[ \t]*[（(][^()（）]*[)）][ \t]*$")
 
 
@@ -258,6 +260,12 @@ def parse_reply(
         # private, like any other text a label put in the wrong place.
         values["thought"] = "\n".join([values["thought"], values["cue"]]).strip()
         values["cue"] = ""
+    gesture = None if values["action"] else _STAR_GESTURE.match(values["dialogue"])
+    if gesture is not None:
+        # "<dialogue>*leans back* Well…</dialogue>" and no action: it acts, then speaks, as a
+        # script line does (engine.reply_styles). The gesture was already cleared of private text.
+        values["action"] = gesture.group(1).strip()
+        values["dialogue"] = values["dialogue"][gesture.end() :]
     for field, cap in CAPS.items():
         values[field], was_cut = clip(values[field], cap, "" if field == "cue" else "…")
         if was_cut:
