@@ -82,3 +82,37 @@ def test_heldout_no_leak(case: dict) -> None:
 )
 def test_heldout_exact(case: dict) -> None:
     assert exact(case, _read(case)) == []
+
+
+# Probes written AFTER reading the reader (not held out): private asides in styles the held-out
+# pass suggested, each a leak before the fix. (reply, secret, public dialogue or action expected)
+_EN = {"Alice": ("Al", "Ms. Hart"), "Bob": ("Robert",), "Carol": ()}
+_ZH = {"林小姐": ("林", "林曉雯"), "刑警": ("王警官",), "律師": ("張律師",)}
+PROBES = [
+    ("en", "<dialogue>Hello. *thinks: the heir is me*</dialogue>", "heir", "Hello."),
+    ("en", "<dialogue>Hello. (OOC: Alice is the heir)</dialogue>", "heir", "Hello."),
+    ("en", "<dialogue>Hello. [OOC: Alice is the heir]</dialogue>", "heir", "Hello."),
+    ("en", "<dialogue>Hello. (internally: the heir)</dialogue>", "heir", "Hello."),
+    ("en", "<dialogue>Hello. (privately: the heir)</dialogue>", "heir", "Hello."),
+    ("en", "<dialogue>Hi. <internal_thought>the heir</internal_thought></dialogue>", "heir", "Hi."),
+    ("en", "<dialogue>Hello. (Alice thinks: the heir)</dialogue>", "heir", "Hello."),
+    ("en", "<dialogue>Hi. (She thinks to herself that she is the heir.)</dialogue>", "heir", "Hi."),
+    ("en", "<dialogue>He thinks I did it. Do you think so?</dialogue>", "", "He thinks I did it. Do you think so?"),
+    ("zh", "<dialogue>你好。（心裡想：我是繼承人）</dialogue>", "繼承人", "你好。"),
+    ("zh", "<dialogue>你好。（心裏想：我是繼承人）</dialogue>", "繼承人", "你好。"),
+    ("zh", "<dialogue>你好。（暗想：我是繼承人）</dialogue>", "繼承人", "你好。"),
+    ("zh", "<dialogue>你好。（心中暗想：我是繼承人）</dialogue>", "繼承人", "你好。"),
+    ("zh", "<dialogue>你好。（OOC：我是繼承人）</dialogue>", "繼承人", "你好。"),
+    ("zh", "<dialogue>你好。（潛台詞：我是繼承人）</dialogue>", "繼承人", "你好。"),
+    ("zh", "<dialogue>我想你誤會了。你心裡有數。（低聲）走吧。</dialogue>", "", "我想你誤會了。你心裡有數。（低聲）走吧。"),
+    ("zh", "<action>林小姐微笑，心裡暗想：我是繼承人。</action><dialogue>好。</dialogue>", "繼承人", "好。"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("lang, text, secret, dialogue", PROBES)
+def test_private_asides_found_after_the_heldout_pass(lang, text, secret, dialogue) -> None:
+    speaker, cast = ("Alice", _EN) if lang == "en" else ("林小姐", _ZH)
+    reply = parse_reply("<thought>t</thought>" + text, speaker=speaker, cast=cast)
+    public = f"{reply.action}|{reply.dialogue}|{reply.cue}"
+    assert reply.ok and reply.dialogue == dialogue
+    assert not secret or (secret not in public and secret in reply.thought)
