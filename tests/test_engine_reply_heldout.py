@@ -116,3 +116,25 @@ def test_private_asides_found_after_the_heldout_pass(lang, text, secret, dialogu
     public = f"{reply.action}|{reply.dialogue}|{reply.cue}"
     assert reply.ok and reply.dialogue == dialogue
     assert not secret or (secret not in public and secret in reply.thought)
+
+
+@pytest.mark.parametrize(
+    "lang, text, secret, public",
+    [
+        ("en", "Alice is the heir. Draft: <dialogue>I'm the heir</dialogue> no.\n</think>\n"
+               "<thought>t</thought><dialogue>Hello.</dialogue>", "heir", ("", "Hello.", "")),
+        ("en", "<thought>t</thought><dialogue>Hello.</dialogue><cue>Bob — he doesn't know she is"
+               " the heir</cue>", "heir", ("", "Hello.", "Bob")),
+        ("en", "Thought: t\nDialogue: Hello.\nCue: Bob, because he suspects the heir", "heir",
+               ("", "Hello.", "Bob")),
+        ("zh", "想法：t\n台詞：你好。\n下一位：刑警，因為他懷疑我是繼承人", "繼承人", ("", "你好。", "刑警")),
+        ("zh", "林小姐是繼承人，不能說。\n</think>\n\n想法：t\n台詞：你好。", "繼承人", ("", "你好。", "")),
+    ],
+)  # fmt: skip
+def test_unopened_thinking_and_cue_reasons_found_after_the_heldout_pass(
+    lang, text, secret, public
+) -> None:
+    speaker, cast = ("Alice", _EN) if lang == "en" else ("林小姐", _ZH)
+    reply = parse_reply(text, speaker=speaker, cast=cast)
+    assert reply.ok and (reply.action, reply.dialogue, reply.cue) == public
+    assert secret in reply.thought
