@@ -25,7 +25,11 @@ _ZH_WORDS = (
 )
 # Notes to the reader ("(Note: she is lying)") are out of character and often give the secret
 # away: private when bracketed.
-_NOTE_WORDS = r"(?:notes?|OOC)(?![A-Za-z])|(?:註|注|備註|备注|旁註|旁注)(?=\s*[:：])"
+_NOTE_WORDS = (
+    r"(?:notes?|OOC)(?![A-Za-z])|(?:註|注|備註|备注|旁註|旁注)(?=\s*[:：])"
+    r"|(?:subtext|motivations?|motives?|intentions?|emotions?)(?=\s*[:：])"
+    r"|(?:動機|动机|意圖|意图|情緒|情绪|目的)(?=\s*[:：])"
+)
 
 _OPEN_BRACKET = r"[（(【\[〔]"
 _MARKER = re.compile(
@@ -67,7 +71,7 @@ _PRIVATE_WORDS = {
 
 # A tag name holding one of these is private too, whatever surrounds it.
 _PRIVATE_PARTS = ("think", "thought", "monolog", "private", "secret", "internal", "reasoning",
-                  "scratchpad", "analysis", "reflection")  # fmt: skip
+                  "scratchpad", "analysis", "reflection", "subtext", "motivation")  # fmt: skip
 
 
 def _distance(a: str, b: str) -> int:

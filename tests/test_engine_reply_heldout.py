@@ -129,6 +129,19 @@ def test_private_asides_found_after_the_heldout_pass(lang, text, secret, dialogu
                ("", "Hello.", "Bob")),
         ("zh", "想法：t\n台詞：你好。\n下一位：刑警，因為他懷疑我是繼承人", "繼承人", ("", "你好。", "刑警")),
         ("zh", "林小姐是繼承人，不能說。\n</think>\n\n想法：t\n台詞：你好。", "繼承人", ("", "你好。", "")),
+        # a section besides the four fields is the model's note: private, to the next label
+        ("en", "**Thought:** t\n**Dialogue:** Hello.\n**Subtext:** she is the heir.\n**Cue:** Bob", "heir",
+               ("", "Hello.", "Bob")),
+        ("en", "**Thought:** t\n**Action:** Alice sits.\n**Emotion:** fear of the heir\n**Dialogue:** Hi.",
+               "heir", ("Alice sits.", "Hi.", "")),
+        ("en", "Thought: t\nDialogue: Hello.\nNotes: Alice is the heir", "heir", ("", "Hello.", "")),
+        ("en", "<thought>t</thought><dialogue>Hi. (Motivation: hide the heir)</dialogue>", "heir",
+               ("", "Hi.", "")),
+        ("en", "<thought>t</thought><dialogue>Hi. <subtext>the heir</subtext></dialogue>", "heir",
+               ("", "Hi.", "")),
+        ("zh", "想法：t\n台詞：你好。\n動機：隱瞞自己是繼承人\n下一位：刑警", "繼承人", ("", "你好。", "刑警")),
+        ("zh", "想法：t\n台詞：你好。\n備註：林小姐是繼承人", "繼承人", ("", "你好。", "")),
+        ("zh", "<thought>t</thought><dialogue>你好。（動機：隱瞞繼承人身份）</dialogue>", "繼承人", ("", "你好。", "")),
     ],
 )  # fmt: skip
 def test_unopened_thinking_and_cue_reasons_found_after_the_heldout_pass(
