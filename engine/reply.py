@@ -26,7 +26,6 @@ from engine.reply_styles import (
     label_of,
     name_key,
     read_labels,
-    unwrap,
 )
 from engine.sanitize import clean_text, clip
 from engine.turns import ANY
@@ -217,8 +216,6 @@ def _assemble(
             public = public[:cut]
         if seg.field != "cue":
             public = _own_line(public, lines)
-        if seg.field == "action":
-            public = unwrap(public)  # <action>*looks away*</action>: the asterisks are emphasis
         found.setdefault(seg.field, []).append(_clean(public))
         cued = cued or seg.field == "cue"
         wrote = wrote or cut is not None
