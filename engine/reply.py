@@ -233,9 +233,14 @@ def _unopened_thought(text: str) -> tuple[str, str]:
     closing = _CLOSE["thought"].search(text)
     if closing is None:
         return "", text
-    for opening in _OPEN.finditer(text, 0, closing.start()):
-        if _FIELDS[opening.group(1).lower()] == "thought":
+    last = None
+    for last in _OPEN.finditer(text, 0, closing.start()):
+        if _FIELDS[last.group(1).lower()] == "thought":
             return "", text
+    if last is not None and not last.group(3):
+        field = _FIELDS[last.group(1).lower()]
+        if _CLOSE[field].search(text, last.end(), closing.start()) is None:
+            return "", text  # inside an open field: split_private reads the stray closing there
     head = _ANY_CLOSE.sub("", _OPEN.sub("", text[: closing.start()]))
     return _clean(head), text[closing.end() :]
 
