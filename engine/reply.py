@@ -16,10 +16,19 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from engine.casting import match_cue
+from engine.names import is_everyone
 from engine.reply_json import read_json
 from engine.reply_private import is_private_tag, remove_markers, split_private
-from engine.reply_styles import CastLines, Segment, cast_lines, read_labels
+from engine.reply_styles import (
+    CastLines,
+    Segment,
+    cast_lines,
+    label_of,
+    name_key,
+    read_labels,
+)
 from engine.sanitize import clean_text, clip
+from engine.turns import ANY
 
 __all__ = ["CAPS", "MAX_REPLY_CHARS", "Reply", "is_private_tag", "parse_reply", "split_private"]
 
@@ -63,6 +72,10 @@ _SPEAKER_ATTR = re.compile(
 )
 _FENCE = re.compile(r"^[ \t]*```[\w-]*[ \t]*$", re.M)  # not \s: linear on 40k newlines
 _BLANK = re.compile(r"\n[ \t]*\n")
+_AT = re.compile(r"^[@＠][ \t]*")
+# "*leans back* Well, …" acts, then speaks; "*Never* say that" (the sentence runs on) is emphasis.
+_STAR_GESTURE = re.compile(r"\*([^*\n]+)\*[ \t]*(?=[^\sa-z])")
+_CUE_SEPARATORS = " \t,，、.。:：;；()（）[]【】-–—"
 
 
 @dataclass(frozen=True)
@@ -213,6 +226,51 @@ def _assemble(
     return found, moved, wrote or stop is not None
 
 
+def _unopened_thought(text: str) -> tuple[str, str]:
+    """(private head, rest): a closing </think> or </thought> that no opening precedes ends a
+    thought whose opening tag was dropped (DeepSeek-R1 behind some hosts): all before it is
+    private, drafted tags included ("Draft: <dialogue>…</dialogue> no.\n</think>")."""
+    closing = _CLOSE["thought"].search(text)
+    if closing is None:
+        return "", text
+    last = None
+    for last in _OPEN.finditer(text, 0, closing.start()):
+        if _FIELDS[last.group(1).lower()] == "thought":
+            return "", text
+    if last is not None and not last.group(3):
+        field = _FIELDS[last.group(1).lower()]
+        if _CLOSE[field].search(text, last.end(), closing.start()) is None:
+            return "", text  # inside an open field: split_private reads the stray closing there
+    head = _ANY_CLOSE.sub("", _OPEN.sub("", text[: closing.start()]))
+    return _clean(head), text[closing.end() :]
+
+
+def _bare_cue(cue: str, cast: Mapping[str, Sequence[str]] | None) -> tuple[str, str]:
+    """The cue as the name it gives, and the rest of what the cue field said (private).
+
+    A repeated label ("Next: Carol", "下一位：王警官") and an at-sign ("@Bob") are dropped; a name
+    followed by more ("Bob (the detective)", "Bob, because he suspects the will") is published
+    as the name alone and the rest is the model's note, so it goes to the thought: a reason for
+    a cue often gives a secret away. A cue that names one member only inside other words
+    publishes that member's name.
+    """
+    label = label_of(cue)
+    if label is not None and label[0] == "cue" and label[1]:
+        cue = label[1]
+    cue = _AT.sub("", cue).strip()
+    target = match_cue(cue, cast) if cast else None
+    if target is None or (target == ANY and is_everyone(cue)):
+        return cue, ""
+    names = sorted({n for name, aliases in cast.items() for n in (name, *aliases)}, key=len)
+    if any(name_key(cue) == name_key(n) for n in names):
+        return cue, ""
+    for name in reversed(names):  # the longest name first
+        after = cue[len(name) : len(name) + 1]
+        if name and cue[: len(name)].casefold() == name.casefold() and not after.isalnum():
+            return cue[: len(name)], cue[len(name) :].strip(_CUE_SEPARATORS)
+    return target, cue
+
+
 def parse_reply(
     text: str, *, speaker: str = "", cast: Mapping[str, Sequence[str]] | None = None
 ) -> Reply:
@@ -227,18 +285,29 @@ def parse_reply(
     if len(text) > MAX_REPLY_CHARS:
         text, cut = text[:MAX_REPLY_CHARS], ["reply"]
     text = _FENCE.sub("", text)
+    head, text = _unopened_thought(text)
     lines = cast_lines(speaker, cast)
     segments, stop = _read(text, lines)
     found, moved, others = _assemble(segments, stop, lines)
     values = {f: "\n".join(v for v in found.get(f, []) if v) for f in _CLOSE}
+    if head:
+        values["thought"] = "\n".join([head, values["thought"]]).strip()
     if moved:
         values["thought"] = "\n".join([values["thought"], *moved]).strip()
-    values["cue"] = values["cue"].split("\n")[0].strip() if values["cue"] else ""
+    values["cue"], note = _bare_cue(values["cue"].split("\n")[0].strip(), cast)
+    if note:
+        values["thought"] = "\n".join([values["thought"], note]).strip()
     if cast and values["cue"] and match_cue(values["cue"], cast) is None:
         # A cue that names nobody ("Next: make him confess") is the model's note, not a name:
         # private, like any other text a label put in the wrong place.
         values["thought"] = "\n".join([values["thought"], values["cue"]]).strip()
         values["cue"] = ""
+    gesture = None if values["action"] else _STAR_GESTURE.match(values["dialogue"])
+    if gesture is not None:
+        # "<dialogue>*leans back* Well…</dialogue>" and no action: it acts, then speaks, as a
+        # script line does (engine.reply_styles). The gesture was already cleared of private text.
+        values["action"] = gesture.group(1).strip()
+        values["dialogue"] = values["dialogue"][gesture.end() :]
     for field, cap in CAPS.items():
         values[field], was_cut = clip(values[field], cap, "" if field == "cue" else "…")
         if was_cut:

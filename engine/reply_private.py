@@ -16,22 +16,28 @@ from functools import lru_cache
 _EN_WORDS = (
     r"inner (?:thoughts?|voice|monologue)|internal(?: monologue| thoughts?)?"
     r"|private(?: notes?| thoughts?)?|notes? to self|note-to-self|thinking|thoughts?"
-    r"|reasoning|analysis|scratch ?pad|monologue|reflection"
+    r"|reasoning|analysis|scratch ?pad|monologue|reflection|internally|privately|thinks"
 )
 _ZH_WORDS = (
     r"內心\s*OS|内心\s*OS|內心獨白|内心独白|內心|内心|心聲|心声|心想|心裡話|心里话"
+    r"|心[裡裏里中]?暗?想|暗想|暗忖|潛台詞|潜台词"
     r"|想法|思考|盤算|盘算|推理|分析|獨白|独白"
 )
 # Notes to the reader ("(Note: she is lying)") are out of character and often give the secret
 # away: private when bracketed.
-_NOTE_WORDS = r"notes?(?![A-Za-z])|(?:註|注|備註|备注|旁註|旁注)(?=\s*[:：])"
+_NOTE_WORDS = (
+    r"(?:notes?|OOC)(?![A-Za-z])|(?:註|注|備註|备注|旁註|旁注)(?=\s*[:：])"
+    r"|(?:subtext|motivations?|motives?|intentions?|emotions?)(?=\s*[:：])"
+    r"|(?:動機|动机|意圖|意图|情緒|情绪|目的)(?=\s*[:：])"
+)
 
 _OPEN_BRACKET = r"[（(【\[〔]"
 _MARKER = re.compile(
     r"<!--"
     r"|<\s*(/)?\s*([A-Za-z][\w|-]*)([^<>]*)>"
     rf"|{_OPEN_BRACKET}\s*(?:(?:{_EN_WORDS})(?![A-Za-z])|{_NOTE_WORDS}|{_ZH_WORDS}"
-    r"|OS(?=\s*[:：)）\]】]))",
+    r"|OS(?=\s*[:：)）\]】])"
+    r"|(?:[A-Za-z.'’]+\s+){1,3}(?:thinks|thinking|wonders)(?![A-Za-z]))",
     re.I,
 )
 _BRACKET_CLOSE = re.compile(r"[）)】\]〕]")
@@ -48,7 +54,7 @@ _EMPH = r"[*_]{0,3}"
 _LABEL = re.compile(
     rf"{_EMPH}(?:{_ZH_WORDS})\s*{_EMPH}\s*[:：]"
     rf"|(?:^|(?<=[\s。！？!?.,，、」』”\"*_（(]))"
-    rf"{_EMPH}(?:(?i:thoughts?|thinking|inner (?:thoughts?|voice|monologue)|internal monologue"
+    rf"{_EMPH}(?:(?i:thoughts?|thinking|thinks|inner (?:thoughts?|voice|monologue)|internal monologue"
     rf"|private (?:notes?|thoughts?)|notes? to self)|OS)\s*{_EMPH}\s*[:：]"
     rf"|(?:^|(?<=\n))[ \t>*_#-]*(?i:reasoning|analysis|scratch ?pad|monologue)\s*{_EMPH}\s*[:：]"
     rf"|(?:^|(?<=\s))\*\*\s*(?i:reasoning|analysis|scratch ?pad)\s*[:：]?\s*\*\*\s*[:：]?",
@@ -61,6 +67,11 @@ _PRIVATE_WORDS = {
     "privatenotes", "privatethought", "privatethoughts", "note", "notes", "notetoself",
     "notestoself", "aside", "internalmonologue",
 }  # fmt: skip
+
+
+# A tag name holding one of these is private too, whatever surrounds it.
+_PRIVATE_PARTS = ("think", "thought", "monolog", "private", "secret", "internal", "reasoning",
+                  "scratchpad", "analysis", "reflection", "subtext", "motivation")  # fmt: skip
 
 
 def _distance(a: str, b: str) -> int:
@@ -77,6 +88,8 @@ def is_private_tag(name: str) -> bool:
     """A tag name a model uses for private text, in any case and with near-miss spellings."""
     key = re.sub(r"[^a-z]", "", name.lower())
     if key in _PRIVATE_WORDS:
+        return True
+    if any(part in key for part in _PRIVATE_PARTS):  # <internal_thought>, <inner-reasoning>
         return True
     # Within two edits of "thinking" a name has at most 10 letters: longer ones are not checked.
     return 5 <= len(key) <= 10 and any(

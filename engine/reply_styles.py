@@ -61,6 +61,21 @@ _COLON = re.compile(r"[:：]")
 _BY_WORD = {word.lower(): field for word, field in LABELS.items()}
 _QUOTE = re.compile(r"^[ \t]*>[ \t]?")  # a markdown blockquote around a line
 _HEADING = re.compile(r"[ \t]*#{1,6}[ \t]")
+# Words of the sections models add besides the four fields (notes, subtext, motivation, …).
+_SECTION_WORDS = (
+    r"notes?|subtext|motivations?|motives?|intentions?|intent|emotions?|mood|feelings?"
+    r"|objectives?|goals?|strategy|reasons?|explanation|secrets?|backstory|context|ooc"
+    r"|備註|备注|註|注|潛台詞|潜台词|動機|动机|意圖|意图|情緒|情绪|心情|感受|目的|目標|目标"
+    r"|策略|說明|说明|秘密|理由|原因"
+)
+# A section label line inside a public field read from labels: any bold label (`**Emotion:**`,
+# `**Subtext**:`) or one of those words with a colon at the line's start.
+_SECTION = re.compile(
+    r"[ \t]*(?:[-*+>][ \t]+)?(?:"
+    r"(?:\*\*|__)[^*_\n:：]{1,30}?(?:[:：][ \t]*(?:\*\*|__)|(?:\*\*|__)[ \t]*[:：])"
+    rf"|[*_]{{0,2}}(?:{_SECTION_WORDS})[*_]{{0,2}}[ \t]*[:：][*_]{{0,2}})[ \t]*",
+    re.I,
+)
 _GESTURE = re.compile(r"\*([^*\n]+)\*[ \t]*|[（(]([^()（）\n]+)[)）][ \t]*(?=\S)")
 
 
@@ -232,6 +247,11 @@ def read_labels(text: str, lines: CastLines, offset: int = 0) -> tuple[list[Segm
         elif field != "thought" and _HEADING.match(line):
             close()  # another section ("# Director's note") is not this field's text
             field = None
+        elif field != "thought" and (section := _SECTION.match(line)) is not None:
+            # Another labelled section ("**Subtext:** …", "Notes: …", "動機：…") is the model's
+            # note about the scene, which often gives a secret away: private, to the next label.
+            close()
+            field, body, start, spoken = "thought", [line[section.end() :]], offset + at, True
         else:
             body.append(line)
             spoken = True

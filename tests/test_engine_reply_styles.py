@@ -269,7 +269,13 @@ def test_the_stage_managers_pick_is_read_from_prose_markdown_and_json(cast, answ
         # a cue that names nobody is the model's note: private, the stage manager decides
         (en, "Thought: t\nNext: make him confess.\nDialogue: Hi.", ("t\nmake him confess.", "", "Hi.", "")),
         (zh, "想法：想\n下一位：讓他先認罪\n台詞：「好。」", ("想\n讓他先認罪", "", "「好。」", "")),
-        (en, "<thought>t</thought><dialogue>Hi.</dialogue><cue>@Robert</cue>", ("t", "", "Hi.", "@Robert")),
+        # the cue is the name it gives: an at-sign, a repeated label or a description is dropped
+        (en, "<thought>t</thought><dialogue>Hi.</dialogue><cue>@Robert</cue>", ("t", "", "Hi.", "Robert")),
+        (en, "<thought>t</thought><dialogue>Hi.</dialogue><cue>Next: Bob (the detective)</cue>", ("t\nthe detective", "", "Hi.", "Bob")),
+        (zh, "<thought>想</thought><dialogue>好。</dialogue><cue>下一位：刑警（王警官）</cue>", ("想\n王警官", "", "好。", "刑警")),
+        # a reason after the cued name is the model's note, which may give a secret away: private
+        (en, "Thought: t\nDialogue: Hi.\nCue: Bob, because he suspects the will", ("t\nbecause he suspects the will", "", "Hi.", "Bob")),
+        (zh, "想法：想\n台詞：好。\n下一位：刑警，因為他懷疑我", ("想\n因為他懷疑我", "", "好。", "刑警")),
     ],
 )  # fmt: skip
 def test_a_cue_is_a_name_wherever_it_stands(read, text, expected):
