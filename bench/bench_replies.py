@@ -34,7 +34,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from engine.casting import read_stage_manager  # noqa: E402
 from engine.reply import MAX_REPLY_CHARS, Reply, parse_reply  # noqa: E402
 
-CORPUS = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "replies" / "corpus.yaml"
+REPLIES = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "replies"
+CORPUS = REPLIES / "corpus.yaml"
+# Written blind of the reader's code by another hand: the honest measure of unseen styles.
+HELDOUT = REPLIES / "heldout.yaml"
 
 
 @dataclass(frozen=True)
@@ -48,8 +51,8 @@ class Verdict:
     flagged: bool  # the reader flagged it (wrote_for_others)
 
 
-def load() -> tuple[dict, list[dict]]:
-    data = yaml.safe_load(CORPUS.read_text(encoding="utf-8"))
+def load(path: Path = CORPUS) -> tuple[dict, list[dict]]:
+    data = yaml.safe_load(path.read_text(encoding="utf-8"))
     return data, data["cases"]
 
 
@@ -138,6 +141,9 @@ def main() -> None:
     )
     print("|---|---:|---:|---:|---:|---:|")
     print(row("**all**", verdicts))
+    held_data, held_cases = load(HELDOUT)
+    held = [judge(held_data, case) for case in held_cases]
+    print(row("**held out (written blind)**", held))
     for style, group in by_style.items():
         print(row(style, group))
     print()
