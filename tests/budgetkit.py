@@ -8,6 +8,8 @@ import json
 import re
 from pathlib import Path
 
+from fakeproviders import chat_completion
+
 from engine import Rehearsal
 from engine.turns import parse_transcript
 
@@ -127,20 +129,7 @@ class BillingServer:
         usage = self.usage(body, n)
         with self._lock:
             self.billed.append(usage)
-        reply = {
-            "id": f"chatcmpl-{n}",
-            "object": "chat.completion",
-            "created": 1,
-            "model": body["model"],
-            "choices": [
-                {
-                    "index": 0,
-                    "finish_reason": "stop",
-                    "message": {"role": "assistant", "content": text},
-                }
-            ],
-            "usage": usage,
-        }
+        reply = chat_completion(body["model"], text, usage, n)
         return 200, json.dumps(reply, ensure_ascii=False).encode("utf-8")  # NaN stays NaN
 
     def __enter__(self) -> str:

@@ -15,6 +15,7 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
+from fakeproviders import chat_completion
 
 from engine.catalog import say
 from engine.config import Config
@@ -303,26 +304,8 @@ class FakeOpenAI:
                     text = "NEXT: Ruth\nREASON: she opens" if sm else (
                         "<thought>Careful.</thought><dialogue>You came back.</dialogue><cue></cue>"
                     )  # fmt: skip
-                data = json.dumps(
-                    {
-                        "id": "chatcmpl-1",
-                        "object": "chat.completion",
-                        "created": 1,
-                        "model": body["model"],
-                        "choices": [
-                            {
-                                "index": 0,
-                                "finish_reason": "stop",
-                                "message": {"role": "assistant", "content": text},
-                            }
-                        ],
-                        "usage": {
-                            "prompt_tokens": 400,
-                            "completion_tokens": 20,
-                            "total_tokens": 420,
-                        },
-                    }
-                ).encode()
+                usage = {"prompt_tokens": 400, "completion_tokens": 20, "total_tokens": 420}
+                data = json.dumps(chat_completion(body["model"], text, usage)).encode()
                 self.send_response(200)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(data)))

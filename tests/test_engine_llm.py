@@ -12,6 +12,7 @@ import json
 import pytest
 from aiohttp import web
 from conftest import write_scene
+from fakeproviders import chat_completion, serve
 
 from engine import Actor, Rehearsal, llm
 from engine.config import Config
@@ -88,32 +89,14 @@ class LoopbackOpenAI:
         self.answered += 1
         speaker = "律師" if "律師" in body["messages"][0]["content"][:200] else "林小姐"
         text = f"<thought>HTTP-THOUGHT</thought><dialogue>「經由 HTTP 的台詞」</dialogue><cue>{'刑警' if speaker else ''}</cue>"
-        return web.json_response(
-            {
-                "id": "chatcmpl-1",
-                "object": "chat.completion",
-                "created": 1,
-                "model": body["model"],
-                "choices": [
-                    {
-                        "index": 0,
-                        "finish_reason": "stop",
-                        "message": {"role": "assistant", "content": text},
-                    }
-                ],
-                "usage": {"prompt_tokens": 321, "completion_tokens": 12, "total_tokens": 333},
-            }
-        )
+        usage = {"prompt_tokens": 321, "completion_tokens": 12, "total_tokens": 333}
+        return web.json_response(chat_completion(body["model"], text, usage))
 
     async def __aenter__(self) -> str:
         app = web.Application()
         app.router.add_post("/v1/chat/completions", self.handle)
-        self.runner = web.AppRunner(app, shutdown_timeout=0.1)
-        await self.runner.setup()
-        site = web.TCPSite(self.runner, "127.0.0.1", 0)
-        await site.start()
-        port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
-        return f"http://127.0.0.1:{port}/v1"
+        self.runner, base = await serve(app)
+        return base + "/v1"
 
     async def __aexit__(self, *exc: object) -> None:
         await self.runner.cleanup()

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from .anthropic import FakeAnthropic, flatten, min_cacheable
 from .improv import Improv, count, units
+from .loopback import chat_completion, serve
 from .ollama import FakeOllama
 from .openai import FakeOpenAI
 
@@ -17,8 +18,10 @@ __all__ = [
     "FakeOllama",
     "FakeOpenAI",
     "Improv",
+    "chat_completion",
     "count",
     "flatten",
     "min_cacheable",
+    "serve",
     "units",
 ]

@@ -25,6 +25,7 @@ from typing import Any
 from aiohttp import web
 
 from .improv import Improv, count
+from .loopback import serve
 
 MAX_BREAKPOINTS = 4
 LOOKBACK = 20
@@ -160,12 +161,8 @@ class FakeAnthropic:
     async def __aenter__(self) -> str:
         app = web.Application(client_max_size=64 << 20)
         app.router.add_post("/{tail:.*}", self.handle)
-        self.runner = web.AppRunner(app, shutdown_timeout=0.1)
-        await self.runner.setup()
-        site = web.TCPSite(self.runner, "127.0.0.1", 0)
-        await site.start()
-        port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
-        return f"http://127.0.0.1:{port}"
+        self.runner, base = await serve(app)
+        return base
 
     async def __aexit__(self, *exc: object) -> None:
         await self.runner.cleanup()

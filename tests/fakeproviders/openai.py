@@ -19,6 +19,7 @@ from typing import Any
 from aiohttp import web
 
 from .improv import Improv, units
+from .loopback import chat_completion, serve
 
 MIN_CACHED = 1024
 STEP = 128
@@ -84,31 +85,14 @@ class FakeOpenAI:
         }
         self.usages.append(usage)
         return web.json_response(
-            {
-                "id": f"chatcmpl-{len(self.requests)}",
-                "object": "chat.completion",
-                "created": 1,
-                "model": body.get("model"),
-                "choices": [
-                    {
-                        "index": 0,
-                        "finish_reason": "stop",
-                        "message": {"role": "assistant", "content": text},
-                    }
-                ],
-                "usage": usage,
-            }
+            chat_completion(body.get("model"), text, usage, len(self.requests))
         )
 
     async def __aenter__(self) -> str:
         app = web.Application(client_max_size=64 << 20)
         app.router.add_post("/v1/chat/completions", self.handle)
-        self.runner = web.AppRunner(app, shutdown_timeout=0.1)
-        await self.runner.setup()
-        site = web.TCPSite(self.runner, "127.0.0.1", 0)
-        await site.start()
-        port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
-        return f"http://127.0.0.1:{port}/v1"
+        self.runner, base = await serve(app)
+        return base + "/v1"
 
     async def __aexit__(self, *exc: object) -> None:
         await self.runner.cleanup()
