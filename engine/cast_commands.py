@@ -14,11 +14,10 @@ import json
 from engine import frontmatter
 from engine.checkup import SceneWarning, check_scene
 from engine.errors import BadRequest, BadSceneFile, CircusError, SceneBusy
-from engine.frontmatter import BOM
 from engine.names import MAX_CAST, alias_clash, check_name, name_key
 from engine.notes import rename_section, with_section
 from engine.scene import CONTEXT, DRAFTS, NOTES, PLAYERS, SceneState, backstage_path, soul_path
-from engine.scene_commands import SceneCommands
+from engine.scene_commands import SceneCommands, given_text
 from engine.settings import (
     MAX_FILE_BYTES,
     ORIGINS,
@@ -40,20 +39,6 @@ def draft_path(actor: str) -> str:
 def _check_origin(origin: str) -> None:
     if origin not in ORIGINS:
         raise ValueError(f"origin must be one of {ORIGINS}, not {origin!r}")
-
-
-def _text(text: str, path: object, rel: str) -> str:
-    """The text a command was given, or BadSceneFile if it is not text or is too big."""
-    if not isinstance(text, str):
-        raise BadSceneFile(path, "error.file.not_text_given", rel=rel)
-    text = text.removeprefix(BOM)
-    try:
-        size = len(text.encode("utf-8"))
-    except UnicodeEncodeError:  # a lone surrogate (JSON can carry one): not text
-        raise BadSceneFile(path, "error.file.not_text_given", rel=rel) from None
-    if size > MAX_FILE_BYTES:
-        raise BadSceneFile(path, "error.file.given_too_big", rel=rel, kb=MAX_FILE_BYTES // 1024)
-    return text
 
 
 class CastCommands(SceneCommands):
@@ -124,7 +109,11 @@ class CastCommands(SceneCommands):
                 raise BadRequest("error.cast_full", most=MAX_CAST)
             rel = soul_path(new)
             path = self.root / rel
-            text = blank_soul(state.language) if soul_text is None else _text(soul_text, path, rel)
+            text = (
+                blank_soul(state.language)
+                if soul_text is None
+                else given_text(soul_text, path, rel)
+            )
             soul = parse_soul(new, text, path, rel)
             if not soul.body:
                 raise BadSceneFile(path, "error.file.soul_empty", rel=rel)
@@ -218,7 +207,7 @@ class CastCommands(SceneCommands):
         or on_stage names are not names, or (from Discord) it changes an operator setting."""
         _check_origin(origin)
         path = self.root / CONTEXT
-        text = _text(text, path, CONTEXT)
+        text = given_text(text, path, CONTEXT)
         raw, _ = frontmatter.split(text, path, CONTEXT)
         new = context_settings(raw, path, CONTEXT)
         for name in new.cast or ():
@@ -250,7 +239,7 @@ class CastCommands(SceneCommands):
         """Write `text` as part 2 (the prior story) of the actor's soul; the rest unchanged."""
         name = (await self.state()).member(actor)
         rel = soul_path(name)
-        story = _text(text, self.root / rel, rel).strip()
+        story = given_text(text, self.root / rel, rel).strip()
         if not story:
             raise BadRequest("error.prior_story_empty", name=name)
         self._refuse_if_running()
@@ -262,7 +251,7 @@ class CastCommands(SceneCommands):
         never in a take). Returns that path inside the scene."""
         name = (await self.state()).member(actor)
         rel = draft_path(name)
-        await self.files.store.write_atomic(rel, _text(text, self.root / rel, rel))
+        await self.files.store.write_atomic(rel, given_text(text, self.root / rel, rel))
         return rel
 
     async def soul_draft(self, actor: Actor) -> str | None:

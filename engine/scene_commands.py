@@ -59,6 +59,20 @@ from engine.turns import parse_transcript
 from engine.view import Actor
 
 
+def given_text(text: str, path: object, rel: str) -> str:
+    """The text a command was given, or BadSceneFile if it is not text or is too big."""
+    if not isinstance(text, str):
+        raise BadSceneFile(path, "error.file.not_text_given", rel=rel)
+    text = text.removeprefix(BOM)
+    try:
+        size = len(text.encode("utf-8"))
+    except UnicodeEncodeError:  # a lone surrogate (JSON can carry one): not text
+        raise BadSceneFile(path, "error.file.not_text_given", rel=rel) from None
+    if size > MAX_FILE_BYTES:
+        raise BadSceneFile(path, "error.file.given_too_big", rel=rel, kb=MAX_FILE_BYTES // 1024)
+    return text
+
+
 @dataclass(frozen=True)
 class Status:
     scene: str
@@ -172,13 +186,7 @@ class SceneCommands(SceneAccess):
         name = (await self.state()).member(actor)
         rel = soul_path(name)
         path = self.root / rel
-        text = text.removeprefix(BOM)
-        try:
-            size = len(text.encode("utf-8"))
-        except UnicodeEncodeError:  # a lone surrogate (JSON can carry one): not text
-            raise BadSceneFile(path, "error.file.soul_not_text", rel=rel) from None
-        if size > MAX_FILE_BYTES:
-            raise BadSceneFile(path, "error.file.soul_too_big", rel=rel, kb=MAX_FILE_BYTES // 1024)
+        text = given_text(text, path, rel)
         new = parse_soul(name, text, path, rel)
         if not new.body:
             raise BadSceneFile(path, "error.file.soul_empty", rel=rel)

@@ -113,8 +113,6 @@ TEXT: dict[str, str] = {
     "error.no_parent": "{parent} does not exist — create it first or choose another path.",
     "error.event_empty": "A stage event needs some text.",
     "error.line_empty": "A line needs words or an action.",
-    "error.file.soul_not_text": "the new soul.md contains characters that are not valid text — nothing was written",
-    "error.file.soul_too_big": "the new soul.md is larger than {kb} KB — nothing was written",
     "error.file.soul_empty": "the new soul.md has no text — nothing was written",
     "error.file.actors_unreadable": "can't be read ({why})",
     "error.file.no_soul": "missing — every actor folder needs a soul.md",

@@ -114,8 +114,6 @@ TEXT: dict[str, str] = {
     "error.no_parent": "{parent} 不存在——先建立它，或換個路徑。",
     "error.event_empty": "舞台事件需要內容。",
     "error.line_empty": "台詞或動作至少要有一個。",
-    "error.file.soul_not_text": "新的 soul.md 含有無效的字元——什麼都沒寫入",
-    "error.file.soul_too_big": "新的 soul.md 超過 {kb} KB——什麼都沒寫入",
     "error.file.soul_empty": "新的 soul.md 沒有內容——什麼都沒寫入",
     "error.file.actors_unreadable": "無法讀取（{why}）",
     "error.file.no_soul": "不見了——每個角色資料夾都需要一個 soul.md",
