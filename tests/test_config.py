@@ -1,6 +1,6 @@
-"""The operator's configuration: every CIRCUS_* variable README documents is read into one
-Config, once, with today's defaults and today's answer to a mistyped value; nothing else reads
-the environment."""
+"""The operator's configuration: every CIRCUS_* variable docs/operators-guide.md documents is read
+into one Config, once, with today's defaults and today's answer to a mistyped value; nothing else
+reads the environment."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from engine import MAX_TURNS, Config
 from engine.errors import CircusError
 
 REPO = Path(__file__).resolve().parent.parent
+GUIDE = REPO / "docs" / "operators-guide.md"  # its Configuration table
 
 # A value for each variable that differs from its default.
 SAMPLES = {
@@ -40,7 +41,7 @@ SAMPLES = {
 
 
 def documented() -> set[str]:
-    return set(re.findall(r"CIRCUS_[A-Z_]*[A-Z]", (REPO / "README.md").read_text("utf-8")))
+    return set(re.findall(r"CIRCUS_[A-Z_]*[A-Z]", GUIDE.read_text("utf-8")))
 
 
 def field_of(variable: str) -> str:

@@ -1,0 +1,271 @@
+"""The docs cannot drift: every command README.md and docs/*.md show is run, every relative link
+leads somewhere, and every variable they name is one Circus reads.
+
+Each ```console block's `$ …` line and each ```sh block's line is a command. A `circus …` line
+runs — per page in document order, in a scratch folder of its own with an empty `scenes/`, on
+the scripted model (`CIRCUS_MODEL=scripted/improv`, as the CLI tests run) — and must exit 0, or
+the code its comment names (`# exits 2`). A line that cannot run here (a pip install, docker,
+`circus bot`, a hosted model) must match the skip table below, which says why. All pages run in
+one process (tests/dockit.py), so litellm is imported once.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import re
+import shlex
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from engine import Config
+from tests.test_cli import cli_env
+
+REPO = Path(__file__).resolve().parent.parent
+PAGES = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]
+OPERATORS_GUIDE = REPO / "docs" / "operators-guide.md"
+
+# What a docs command may name that the reader brings along; each page's scratch folder has it.
+READERS_FILES = {
+    "backstory.md": (
+        "# The family\n\nRuth and Danny are their father's children; Carol was his partner for "
+        "twenty years. Two weeks before he died he signed a second will that leaves the house to "
+        "Carol. Ruth found it in his desk and told nobody. Danny has never seen it.\n"
+    ),
+}
+
+# Lines shown in the docs that this test does not run, and why. Every entry must match a line.
+SKIP = {
+    r"pip install": "installs packages (needs the network, and minutes to build)",
+    r"^docker ": "needs Docker and a Discord token",
+    r"^cp \.env\.example \.env": "makes the operator's own .env",
+    r"^export ": "sets a provider key or a real model for the reader's own shell",
+    r"^(set -a|\. \.venv/bin/activate)": "changes the reader's own shell",
+    r"^circus bot$": "connects to Discord (the bot's tests use tests/fakediscord)",
+    r"^circus check-model (?!scripted/)": "needs a live model server or a provider's key",
+    r"^ollama ": "needs Ollama",
+}
+
+FENCE = re.compile(r"^```(\S*)\s*$")
+EXPECTED = re.compile(r"\s#\s*exits (\d+)\b")
+PIPED = re.compile(r"^printf '((?:[^'\\]|\\.)*)' \| (.*)$")
+ASSIGNMENT = re.compile(r"^[A-Z_][A-Z0-9_]*=")
+SHELL = {"|", "||", "&&", ";", ">", ">>", "<", "&"}
+CIRCUS = {"circus", ".venv/bin/circus"}  # the command, or the quick start's venv copy of it
+
+
+@dataclass(frozen=True)
+class Line:
+    page: Path
+    number: int  # 1-based line in the page
+    text: str
+
+    @property
+    def id(self) -> str:
+        return f"{self.page.relative_to(REPO)}:{self.number}"
+
+
+@dataclass(frozen=True)
+class Command:
+    line: Line
+    argv: tuple[str, ...]
+    env: tuple[tuple[str, str], ...]
+    stdin: str
+    expected: int
+
+
+def command_lines(page: Path) -> list[Line]:
+    """Every command a page shows: `$ ` lines of console blocks, every line of sh blocks."""
+    lines, fence, pending = [], None, ""
+    for number, raw in enumerate(page.read_text("utf-8").splitlines(), 1):
+        match = FENCE.match(raw)
+        if match:
+            fence = None if fence is not None else match.group(1)
+            continue
+        if fence == "console":
+            text = raw[2:] if raw.startswith("$ ") else None
+        elif fence == "sh":
+            text = raw if raw.strip() and not raw.lstrip().startswith("#") else None
+        else:
+            text = None
+        if text is None and not pending:
+            continue
+        text = pending + (text or "").strip()
+        if text.endswith("\\"):
+            pending = text[:-1] + " "
+            continue
+        pending = ""
+        lines.append(Line(page, number, text))
+    return lines
+
+
+def skip_reason(line: Line) -> str | None:
+    for pattern, reason in SKIP.items():
+        if re.search(pattern, line.text):
+            return reason
+    return None
+
+
+def command(line: Line) -> Command:
+    """A runnable `circus …` line, read as a shell would; anything else fails with its line."""
+    text, stdin = line.text, ""
+    piped = PIPED.match(text)
+    if piped:
+        stdin = piped.group(1).encode().decode("unicode_escape")
+        text = piped.group(2)
+    expected = EXPECTED.search(text)
+    words = shlex.split(text, comments=True)
+    env = []
+    while words and ASSIGNMENT.match(words[0]):
+        name, _, value = words.pop(0).partition("=")
+        env.append((name, value))
+    assert words and words[0] in CIRCUS, (
+        f"{line.id}: `{line.text}` is neither a circus command nor in test_docs.SKIP"
+    )
+    assert not SHELL & set(words), f"{line.id}: one circus command per line, no shell plumbing"
+    return Command(line, tuple(words[1:]), tuple(env), stdin, int(expected[1]) if expected else 0)
+
+
+ALL_LINES = [line for page in PAGES for line in command_lines(page)]
+
+
+@pytest.fixture(scope="module")
+def ran(tmp_path_factory) -> dict[str, dict]:
+    """Run every page's commands, in order, each page in its own scratch folder."""
+    batch, ids = [], []
+    for page in PAGES:
+        scratch = tmp_path_factory.mktemp(page.stem)
+        (scratch / "scenes").mkdir()
+        for name, text in READERS_FILES.items():
+            (scratch / name).write_text(text, encoding="utf-8")
+        for line in command_lines(page):
+            if skip_reason(line):
+                continue
+            cmd = command(line)
+            batch.append(
+                {
+                    "argv": list(cmd.argv),
+                    "cwd": str(scratch),
+                    "env": dict(cmd.env),
+                    "stdin": cmd.stdin,
+                }
+            )
+            ids.append(line.id)
+    work = tmp_path_factory.mktemp("dockit")
+    (work / "batch.json").write_text(json.dumps(batch, ensure_ascii=False), encoding="utf-8")
+    subprocess.run(
+        [sys.executable, str(REPO / "tests" / "dockit.py"), "batch.json", "results.json"],
+        cwd=work,
+        env=cli_env(),
+        check=True,
+        timeout=900,
+    )
+    results = json.loads((work / "results.json").read_text("utf-8"))
+    return dict(zip(ids, results, strict=True))
+
+
+@pytest.mark.parametrize("line", ALL_LINES, ids=[line.id for line in ALL_LINES])
+def test_every_command_in_the_docs_runs(line: Line, ran) -> None:
+    reason = skip_reason(line)
+    if reason:
+        pytest.skip(f"`{line.text}` {reason}")
+    expected = command(line).expected
+    result = ran[line.id]
+    assert result["code"] == expected, (
+        f"{line.id}: `{line.text}` exited {result['code']}, the docs say {expected}\n"
+        f"stdout: {result['stdout'][-1500:]}\nstderr: {result['stderr'][-1500:]}"
+    )
+
+
+@pytest.mark.parametrize("pattern", sorted(SKIP))
+def test_every_skip_entry_matches_a_line_the_docs_show(pattern: str) -> None:
+    assert any(re.search(pattern, line.text) for line in ALL_LINES), pattern
+
+
+def test_the_docs_show_commands_at_all() -> None:
+    runnable = [line for line in ALL_LINES if not skip_reason(line)]
+    assert len(runnable) >= 40
+    assert {line.page.name for line in runnable} >= {"README.md", "writers-guide.md"}
+
+
+# ------------------------------------------------------------------------ links and anchors
+
+LINK = re.compile(r"\[[^\]]*\]\(([^)\s]+)\)")
+
+
+def slug(heading: str) -> str:
+    """GitHub's anchor for a heading: lower case, punctuation dropped, spaces to hyphens."""
+    text = re.sub(r"[`*\\]", "", heading.strip().lower())
+    text = re.sub(r"[^\w\- ]", "", text)
+    return text.replace(" ", "-")
+
+
+def anchors(page: Path) -> set[str]:
+    out, fence = set(), False
+    for raw in page.read_text("utf-8").splitlines():
+        if raw.startswith("```"):
+            fence = not fence
+        elif not fence and raw.startswith("#"):
+            out.add(slug(raw.lstrip("#")))
+    return out
+
+
+def links(page: Path) -> list[str]:
+    text = re.sub(r"```.*?```", "", page.read_text("utf-8"), flags=re.S)
+    return [t for t in LINK.findall(text) if not re.match(r"[a-z]+:", t)]
+
+
+@pytest.mark.parametrize("page", PAGES, ids=[p.name for p in PAGES])
+def test_every_relative_link_points_at_a_file_and_heading_that_exist(page: Path) -> None:
+    for target in links(page):
+        path, _, anchor = target.partition("#")
+        dest = (page.parent / path).resolve() if path else page
+        assert dest.exists(), f"{page.name}: link to {target}: no such file"
+        if anchor and dest.suffix == ".md":
+            assert anchor in anchors(dest), f"{page.name}: link to {target}: no such heading"
+
+
+@pytest.mark.parametrize(
+    "heading, anchor",
+    [
+        ("## The scene folder", "the-scene-folder"),
+        ("### actors/\\<name\\>/soul.md", "actorsnamesoulmd"),
+        ("## Harvest: picks, reports, comparisons", "harvest-picks-reports-comparisons"),
+        ("## `circus check-model`", "circus-check-model"),
+        ("## exports/take_\\<n\\>/", "exportstake_n"),
+        ("## 導戲筆記", "導戲筆記"),
+    ],
+)
+def test_anchors_are_githubs(heading: str, anchor: str) -> None:
+    assert slug(heading.lstrip("#")) == anchor
+
+
+# ------------------------------------------------------------------------ variables
+
+
+def variables(pattern: str, *texts: str) -> set[str]:
+    return {v for text in texts for v in re.findall(pattern, text)}
+
+
+def test_every_circus_variable_the_docs_name_is_one_config_reads() -> None:
+    read = {f"CIRCUS_{f.name.upper()}" for f in dataclasses.fields(Config)}
+    for page in PAGES:
+        named = variables(r"CIRCUS_[A-Z_]*[A-Z]", page.read_text("utf-8"))
+        assert named <= read, f"{page.name} names {sorted(named - read)}, which nothing reads"
+
+
+def test_every_discord_variable_circus_reads_is_in_the_operators_guide() -> None:
+    code = [
+        p.read_text("utf-8") for d in ("bot", "engine", "circus") for p in (REPO / d).glob("*.py")
+    ]
+    read = variables(r"DISCORD_[A-Z_]*[A-Z]", *code) - {"DISCORD_"}
+    assert read, "the bot reads its token from DISCORD_TOKEN"
+    assert read <= variables(r"DISCORD_[A-Z_]*[A-Z]", OPERATORS_GUIDE.read_text("utf-8"))
+
+
+def test_the_readme_is_the_first_ten_minutes() -> None:
+    assert len((REPO / "README.md").read_text("utf-8").splitlines()) <= 200
