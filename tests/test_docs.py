@@ -63,6 +63,7 @@ class Line:
     page: Path
     number: int  # 1-based line in the page
     text: str
+    shows: tuple[str, ...] = ()  # the output a console block prints under the command
 
     @property
     def id(self) -> str:
@@ -79,27 +80,34 @@ class Command:
 
 
 def command_lines(page: Path) -> list[Line]:
-    """Every command a page shows: `$ ` lines of console blocks, every line of sh blocks."""
-    lines, fence, pending = [], None, ""
+    """Every command a page shows: `$ ` lines of console blocks (with the output lines under
+    them), every line of sh blocks; a line ending in `\\` goes on on the next."""
+    lines: list[Line] = []
+    fence, pending, owner = None, "", None  # owner: this console block's last command
     for number, raw in enumerate(page.read_text("utf-8").splitlines(), 1):
         match = FENCE.match(raw)
         if match:
-            fence = None if fence is not None else match.group(1)
+            fence, owner = (None if fence is not None else match.group(1)), None
+            continue
+        if fence == "console" and not raw.startswith("$ ") and not pending:
+            if owner is not None and raw.strip():
+                lines[owner] = dataclasses.replace(
+                    lines[owner], shows=(*lines[owner].shows, raw.strip())
+                )
             continue
         if fence == "console":
-            text = raw[2:] if raw.startswith("$ ") else None
-        elif fence == "sh":
-            text = raw if raw.strip() and not raw.lstrip().startswith("#") else None
+            text = raw.removeprefix("$ ")
+        elif fence == "sh" and (pending or (raw.strip() and not raw.lstrip().startswith("#"))):
+            text = raw
         else:
-            text = None
-        if text is None and not pending:
             continue
-        text = pending + (text or "").strip()
+        text = pending + text.strip()
         if text.endswith("\\"):
-            pending = text[:-1] + " "
+            pending = text[:-1].rstrip() + " "
             continue
         pending = ""
         lines.append(Line(page, number, text))
+        owner = len(lines) - 1 if fence == "console" else None
     return lines
 
 
@@ -115,7 +123,7 @@ def command(line: Line) -> Command:
     text, stdin = line.text, ""
     piped = PIPED.match(text)
     if piped:
-        stdin = piped.group(1).encode().decode("unicode_escape")
+        stdin = re.sub(r"\\(.)", lambda m: {"n": "\n", "t": "\t"}.get(m[1], m[1]), piped[1])
         text = piped.group(2)
     expected = EXPECTED.search(text)
     words = shlex.split(text, comments=True)
@@ -175,10 +183,15 @@ def test_every_command_in_the_docs_runs(line: Line, ran) -> None:
         pytest.skip(f"`{line.text}` {reason}")
     expected = command(line).expected
     result = ran[line.id]
+    said = f"stdout: {result['stdout'][-1500:]}\nstderr: {result['stderr'][-1500:]}"
     assert result["code"] == expected, (
-        f"{line.id}: `{line.text}` exited {result['code']}, the docs say {expected}\n"
-        f"stdout: {result['stdout'][-1500:]}\nstderr: {result['stderr'][-1500:]}"
+        f"{line.id}: `{line.text}` exited {result['code']}, the docs say {expected}\n{said}"
     )
+    printed = [out.strip() for out in (result["stdout"] + result["stderr"]).splitlines()]
+    for shown in line.shows:
+        assert shown in printed, (
+            f"{line.id}: the docs show `{shown}`, which it did not print\n{said}"
+        )
 
 
 @pytest.mark.parametrize("pattern", sorted(SKIP))
@@ -269,3 +282,69 @@ def test_every_discord_variable_circus_reads_is_in_the_operators_guide() -> None
 
 def test_the_readme_is_the_first_ten_minutes() -> None:
     assert len((REPO / "README.md").read_text("utf-8").splitlines()) <= 200
+
+
+# ------------------------------------------------------------------------ how a line is read
+
+
+def line_of(text: str) -> Line:
+    return Line(REPO / "README.md", 1, text)
+
+
+@pytest.mark.parametrize(
+    "text, argv, env, stdin, expected",
+    [
+        ("circus run scenes/s1 -n 6", ("run", "scenes/s1", "-n", "6"), (), "", 0),
+        (".venv/bin/circus demo", ("demo",), (), "", 0),
+        (
+            'circus cue scenes/s1 Ruth "she slams the table"',
+            ("cue", "scenes/s1", "Ruth", "she slams the table"),
+            (),
+            "",
+            0,
+        ),
+        ("circus run scenes/nope   # exits 2", ("run", "scenes/nope"), (), "", 2),
+        ("circus templates   # or: circus new", ("templates",), (), "", 0),
+        (
+            "CIRCUS_MODEL=scripted/improv circus demo -n 2",
+            ("demo", "-n", "2"),
+            (("CIRCUS_MODEL", "scripted/improv"),),
+            "",
+            0,
+        ),
+        (
+            "printf 'RUN 2\\nNOTE 大家: 停電了\\n' | circus console scenes/s1",
+            ("console", "scenes/s1"),
+            (),
+            "RUN 2\nNOTE 大家: 停電了\n",
+            0,
+        ),
+    ],
+)
+def test_a_command_line_is_read_as_a_shell_would(text, argv, env, stdin, expected) -> None:
+    cmd = command(line_of(text))
+    assert (cmd.argv, cmd.env, cmd.stdin, cmd.expected) == (argv, env, stdin, expected)
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["ls scenes", "circus run scenes/s1 && circus take scenes/s1 save", "circus picks s > p.txt"],
+)
+def test_a_line_that_is_not_one_circus_command_fails_unless_skipped(text: str) -> None:
+    with pytest.raises(AssertionError, match="README.md:1"):
+        command(line_of(text))
+
+
+def test_output_under_a_console_command_belongs_to_it(tmp_path: Path) -> None:
+    page = tmp_path / "page.md"
+    page.write_text(
+        "```console\nleft over\n$ circus templates\nwake   The kitchen\n\n$ circus demo\n```\n"
+        "```sh\ncircus new scenes/a \\\n  --template wake\n```\n",
+        encoding="utf-8",
+    )
+    lines = command_lines(page)
+    assert [(line.number, line.text, line.shows) for line in lines] == [
+        (3, "circus templates", ("wake   The kitchen",)),
+        (6, "circus demo", ()),
+        (10, "circus new scenes/a --template wake", ()),
+    ]
