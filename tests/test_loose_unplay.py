@@ -1,5 +1,5 @@
 """A player gives back their own character with `/unplay actor:<it>` — no director needed, as
-the README promises — but never someone else's: that stays a director's call, refused
+the writer's guide promises — but never someone else's: that stays a director's call, refused
 privately with who the directors are, and nothing changes."""
 
 from __future__ import annotations
