@@ -18,6 +18,7 @@ import io
 import json
 import os
 import sys
+import traceback
 from pathlib import Path
 
 
@@ -36,6 +37,9 @@ def run_one(argv: list[str], cwd: str, env: dict[str, str], stdin: str) -> dict[
                 code = main(argv)
             except SystemExit as exc:  # argparse: --help, a usage error
                 code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 2)
+            except Exception:  # a traceback is a failure of this command only, shown with it
+                traceback.print_exc()
+                code = -1
     finally:
         sys.stdin = saved_stdin
         os.environ.clear()
