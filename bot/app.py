@@ -16,6 +16,7 @@ import logging
 import os
 import signal
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import discord
@@ -86,6 +87,8 @@ class CircusBot(discord.Client):
         self._warming = asyncio.create_task(self._warm_models(), name="warm-litellm")
         await self.tree.set_translator(CommandTranslator())
         register(self.tree, list_templates(self.config))
+        for view in PERSISTENT_VIEWS:
+            self.add_view(view(self))
         await self.reattach()
         if not self.sync_commands:
             return
@@ -207,13 +210,23 @@ class CircusBot(discord.Client):
         await super().close()
 
 
+# The command modules, in the order they register: a new one is one more line here.
+COMMAND_MODULES: tuple[Callable[[app_commands.CommandTree], None], ...] = (
+    commands.setup,  # first: it makes the /take group that harvest adds /take compare to
+    harvest.setup,
+    stagecraft.setup,
+    cast.setup,
+)
+# Views whose buttons outlive a restart (timeout=None, fixed custom ids), each made for the
+# bot at start: a new one is one more line here.
+PERSISTENT_VIEWS: tuple[Callable[[CircusBot], discord.ui.View], ...] = ()
+
+
 def register(tree: app_commands.CommandTree, templates: list[str]) -> None:
     """Every slash command the bot offers, in one place (`/scene new` offers `templates`)."""
     tree.add_command(scenes.build(templates))
-    commands.setup(tree)  # first: it makes the /take group that harvest adds /take compare to
-    harvest.setup(tree)
-    stagecraft.setup(tree)
-    cast.setup(tree)
+    for setup in COMMAND_MODULES:
+        setup(tree)
 
 
 def point_at(api_base: str | None, gateway_url: str | None) -> None:
