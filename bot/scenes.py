@@ -34,7 +34,7 @@ from bot.binding import (
 from bot.errors import BotProblem, MissingPermission, NotDirector
 from bot.gate import language
 from bot.host import host_of
-from bot.i18n import t
+from bot.i18n import t, words
 from bot.render import autocomplete_names, render_scene_list, scene_card, split_message
 from bot.replies import defer, reply
 from engine import DEFAULT_TEMPLATE, Rehearsal, check_name, is_zh, new_scene, split_cast
@@ -45,8 +45,8 @@ THREAD_ARCHIVE_MINUTES = 10080  # a week: rehearsals pause for days
 SCENE_PERMISSIONS = discord.Permissions(manage_threads=True)  # who may create and open scenes
 CAST_CHARS = 1000  # 12 names of at most 64 characters, with commas
 LANGUAGES = [
-    app_commands.Choice(name="中文", value="zh"),
-    app_commands.Choice(name="English", value="en"),
+    app_commands.Choice(name=words("cmd.scene_new.language.zh"), value="zh"),
+    app_commands.Choice(name=words("cmd.scene_new.language.en"), value="en"),
 ]
 
 
@@ -111,18 +111,18 @@ def build(templates: list[str]) -> app_commands.Group:
     """The /scene group; `templates` become the choices of /scene new's template option."""
     group = app_commands.Group(
         name="scene",
-        description="Create, list and open scenes",
+        description=words("cmd.scene.description"),
         guild_only=True,
         # Discord allows this only on top-level commands; admins override it per role/channel.
         default_permissions=SCENE_PERMISSIONS,
     )
 
-    @group.command(name="new", description="Create a scene and its thread")
+    @group.command(name="new", description=words("cmd.scene_new.description"))
     @app_commands.describe(
-        name="Scene name (becomes its folder)",
-        template="Template to start from",
-        cast="A blank scene with these actors, comma-separated (instead of a template)",
-        language="The blank scene's language (default: yours if Chinese, else the names')",
+        name=words("cmd.scene_new.name"),
+        template=words("cmd.scene_new.template"),
+        cast=words("cmd.scene_new.cast"),
+        language=words("cmd.scene_new.language"),
     )
     @app_commands.choices(language=LANGUAGES)
     async def scene_new(
@@ -163,7 +163,7 @@ def build(templates: list[str]) -> app_commands.Group:
         choices = [app_commands.Choice(name=n, value=n) for n in templates[:25]]
         scene_new = app_commands.choices(template=choices)(scene_new)
 
-    @group.command(name="list", description="List the scenes")
+    @group.command(name="list", description=words("cmd.scene_list.description"))
     async def scene_list(interaction: discord.Interaction) -> None:
         bot = host_of(interaction)
         scenes = [
@@ -172,8 +172,8 @@ def build(templates: list[str]) -> app_commands.Group:
         ]
         await reply(interaction, render_scene_list(scenes, language(interaction)))
 
-    @group.command(name="open", description="Bind an existing scene to a new thread")
-    @app_commands.describe(name="The scene's folder name")
+    @group.command(name="open", description=words("cmd.scene_open.description"))
+    @app_commands.describe(name=words("cmd.scene_open.name"))
     async def scene_open(interaction: discord.Interaction, name: str) -> None:
         bot = host_of(interaction)
         parent_channel(interaction)
