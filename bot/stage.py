@@ -147,23 +147,8 @@ class Stage:
                     message=scrub(event.message, self.rehearsal.root.parent),
                 )
             )
-        elif isinstance(event, Cut):
-            self._stop_typing()
-            if self.stopping:
-                self.status_line(t("line_shutdown", self.lang, turn=event.turn))
-                self._whisper(t("shutdown_dm", self.lang, scene=self.name, turn=event.turn))
-            else:
-                self.status_line(t("line_cut", self.lang, turn=event.turn))
-        elif isinstance(event, RunFinished):
-            self._stop_typing()
-            if event.reason == "completed":
-                self.status_line(
-                    t("line_finished", self.lang, take=event.take, done=event.turns_done)
-                )
-            elif event.reason == "error":
-                self.status_line(t("line_error", self.lang))
-            elif event.reason == "budget":
-                self.status_line(t("line_budget", self.lang))
+        elif isinstance(event, (Cut, RunFinished)):
+            self._run_ended(event)
         elif isinstance(event, TakeSaved):
             self.status_line(t("line_take_saved", self.lang, take=event.take, turns=event.turns))
             await self._send_report(event.take)  # to the directors only, by DM
@@ -190,6 +175,22 @@ class Stage:
                 self.name, event.take, event.turn, event.actor, event.thought, self.lang, marks
             )
         )
+
+    def _run_ended(self, event: Cut | RunFinished) -> None:
+        """The thread's line when a run stops (and the directors' DM if the bot stopped it)."""
+        self._stop_typing()
+        if isinstance(event, Cut):
+            if self.stopping:
+                self.status_line(t("line_shutdown", self.lang, turn=event.turn))
+                self._whisper(t("shutdown_dm", self.lang, scene=self.name, turn=event.turn))
+            else:
+                self.status_line(t("line_cut", self.lang, turn=event.turn))
+        elif event.reason == "completed":
+            self.status_line(t("line_finished", self.lang, take=event.take, done=event.turns_done))
+        elif event.reason == "error":
+            self.status_line(t("line_error", self.lang))
+        elif event.reason == "budget":
+            self.status_line(t("line_budget", self.lang))
 
     def _post_block(self, event: StageChanged) -> None:
         persona = say_text("persona", self.lang)
