@@ -1,7 +1,7 @@
 """Panning for gold in a scene thread: /picks, /take compare, /export and /report.
 
 Invariants: every answer is private. What only directors may see stays behind the director
-check (bot.edge.directors_only): an export with the actors' thoughts and a take's report (it
+check (bot.gate.directors_only): an export with the actors' thoughts and a take's report (it
 counts the stage manager's choices and the models' costs); the line bin, a comparison of takes and a frontstage export hold only
 what the thread already showed, so anyone in the thread may ask for them. Exports are written
 into a private temporary folder and attached; nothing is left behind in the scene folder.
@@ -18,10 +18,11 @@ from pathlib import Path
 import discord
 from discord import app_commands
 
-from bot.commands import INLINE_LIMIT
-from bot.edge import bot_of, defer, directors_only, directors_only_if, reply, scene_of
 from bot.errors import BotProblem
-from bot.i18n import t
+from bot.files import INLINE_LIMIT, text_file
+from bot.gate import directors_only, directors_only_if, scene_of, stage_or_none
+from bot.i18n import t, words
+from bot.replies import defer, reply
 from bot.reports import report_message
 from bot.stage import Stage
 from engine import Pick, render_picks, whole_number
@@ -76,15 +77,11 @@ def render_pick_line(pick: Pick, lang: str, width: int = 80) -> str:
     )
 
 
-def attachment(name: str, text: str) -> discord.File:
-    return discord.File(io.BytesIO(text.encode("utf-8")), filename=name)
-
-
 async def take_choices(
     interaction: discord.Interaction, current: str
 ) -> list[app_commands.Choice[str]]:
     """Autocomplete for take options: the take being played, then the saved ones (newest first)."""
-    stage = bot_of(interaction).stage_for_thread(interaction.channel_id)
+    stage = stage_or_none(interaction)
     if stage is None:
         return []
     number = await stage.rehearsal.current_take()
@@ -100,11 +97,9 @@ async def take_number(stage: Stage, ref: TakeRef) -> int:
     return await stage.rehearsal.current_take() if ref == "current" else int(ref)
 
 
-# ---------------------------------------------------------------------- picks
-@app_commands.command(name="picks")
-async def picks(interaction: discord.Interaction) -> None:
-    """List the picked lines and their votes (privately)"""
-    stage = scene_of(interaction)
+# ---------------------------------------------------------------------- the bodies
+async def show_picks(interaction: discord.Interaction, stage: Stage) -> None:
+    """/picks: the picked lines and their votes, inline if they fit, else picks.md attached."""
     await defer(interaction)
     found = await stage.rehearsal.picks()
     if not found:
@@ -119,24 +114,14 @@ async def picks(interaction: discord.Interaction) -> None:
     await reply(
         interaction,
         t("picks_file", stage.lang, count=len(found)),
-        file=attachment("picks.md", bin_md),
+        file=text_file("picks.md", bin_md),
     )
 
 
-# ---------------------------------------------------------------------- compare
-@app_commands.command(name="compare")
-@app_commands.autocomplete(a=take_choices, b=take_choices)
-async def take_compare(
-    interaction: discord.Interaction, a: str, b: str = "current", full: bool = False
+async def compare_takes(
+    interaction: discord.Interaction, stage: Stage, a: str, b: str, full: bool
 ) -> None:
-    """Compare two takes
-
-    Args:
-        a: A take number, or current
-        b: A take number, or current
-        full: Show the shared opening in full too
-    """
-    stage = scene_of(interaction)
+    """/take compare: two takes side by side, inline if it fits, else attached."""
     first, second = take_of(a), take_of(b)
     await defer(interaction)
     text = await stage.rehearsal.diff(first, second, full=full)
@@ -147,41 +132,19 @@ async def take_compare(
     await reply(
         interaction,
         t("compare_file", stage.lang, a=na, b=nb),
-        file=attachment(f"take_{na}-vs-take_{nb}.md", text),
+        file=text_file(f"take_{na}-vs-take_{nb}.md", text),
     )
 
 
-# ---------------------------------------------------------------------- export
-FORMAT_CHOICES = [
-    app_commands.Choice(name="all four", value="all"),
-    app_commands.Choice(name="Fountain screenplay (.fountain)", value="fountain"),
-    app_commands.Choice(name="Final Draft (.fdx)", value="fdx"),
-    app_commands.Choice(name="Readable script (.md)", value="md"),
-    app_commands.Choice(name="Storyboard (.csv)", value="csv"),
-]
-
-
-@app_commands.command(name="export")
-# The subtext is backstage: with thoughts, directors only, refused before anything runs.
-@directors_only_if("thoughts", refusal="export_thoughts_directors")
-@app_commands.autocomplete(take=take_choices)
-@app_commands.choices(format=FORMAT_CHOICES)
-async def export(
+async def export_take(
     interaction: discord.Interaction,
-    take: str = "current",
-    format: str = "all",
-    picks: bool = False,
-    thoughts: bool = False,
+    stage: Stage,
+    take: str,
+    format: str,
+    picks: bool,
+    thoughts: bool,
 ) -> None:
-    """Export a take as a screenplay, a storyboard or a script
-
-    Args:
-        take: A take number, or current
-        format: Which files (default: all four)
-        picks: Only the picked lines
-        thoughts: With the actors' thoughts as notes (directors only)
-    """
-    stage = scene_of(interaction)
+    """/export: the take's files, written in a private temporary folder and attached."""
     ref = take_of(take)
     formats = FORMATS if format == "all" else (format,)
     await defer(interaction)
@@ -198,27 +161,75 @@ async def export(
     await reply(interaction, text, files=files)
 
 
-# ---------------------------------------------------------------------- report
-@app_commands.command(name="report")
-@directors_only
-@app_commands.autocomplete(take=take_choices)
-async def report(interaction: discord.Interaction, take: str = "current") -> None:
-    """A take's report: who spoke, how, and whether the voices converge
-
-    Args:
-        take: A take number, or current
-    """
-    stage = scene_of(interaction)
+async def report_take(interaction: discord.Interaction, stage: Stage, take: str) -> None:
+    """/report: the take's report embed, with report.md attached (directors only)."""
     ref = take_of(take)
     await defer(interaction)
     number = await take_number(stage, ref)
-    embed, enclosed = await report_message(stage, ref, number)
+    embed, enclosed = await report_message(stage.rehearsal, stage.lang, ref, number)
     await reply(
         interaction,
         t("report_done", stage.lang, take=number),
         embed=embed,
         file=discord.File(io.BytesIO(enclosed.data), filename=enclosed.filename),
     )
+
+
+# ---------------------------------------------------------------------- the commands
+@app_commands.command(name="picks", description=words("cmd.picks.description"))
+async def picks(interaction: discord.Interaction) -> None:
+    await show_picks(interaction, scene_of(interaction))
+
+
+@app_commands.command(name="compare", description=words("cmd.take_compare.description"))
+@app_commands.autocomplete(a=take_choices, b=take_choices)
+@app_commands.describe(
+    a=words("cmd.take_compare.a"),
+    b=words("cmd.take_compare.b"),
+    full=words("cmd.take_compare.full"),
+)
+async def take_compare(
+    interaction: discord.Interaction, a: str, b: str = "current", full: bool = False
+) -> None:
+    await compare_takes(interaction, scene_of(interaction), a, b, full)
+
+
+FORMAT_CHOICES = [
+    app_commands.Choice(name=words("cmd.export.format.all"), value="all"),
+    app_commands.Choice(name=words("cmd.export.format.fountain"), value="fountain"),
+    app_commands.Choice(name=words("cmd.export.format.fdx"), value="fdx"),
+    app_commands.Choice(name=words("cmd.export.format.md"), value="md"),
+    app_commands.Choice(name=words("cmd.export.format.csv"), value="csv"),
+]
+
+
+@app_commands.command(name="export", description=words("cmd.export.description"))
+# The subtext is backstage: with thoughts, directors only, refused before anything runs.
+@directors_only_if("thoughts", refusal="export_thoughts_directors")
+@app_commands.autocomplete(take=take_choices)
+@app_commands.choices(format=FORMAT_CHOICES)
+@app_commands.describe(
+    take=words("cmd.export.take"),
+    format=words("cmd.export.format"),
+    picks=words("cmd.export.picks"),
+    thoughts=words("cmd.export.thoughts"),
+)
+async def export(
+    interaction: discord.Interaction,
+    take: str = "current",
+    format: str = "all",
+    picks: bool = False,
+    thoughts: bool = False,
+) -> None:
+    await export_take(interaction, scene_of(interaction), take, format, picks, thoughts)
+
+
+@app_commands.command(name="report", description=words("cmd.report.description"))
+@directors_only
+@app_commands.autocomplete(take=take_choices)
+@app_commands.describe(take=words("cmd.report.take"))
+async def report(interaction: discord.Interaction, take: str = "current") -> None:
+    await report_take(interaction, scene_of(interaction), take)
 
 
 def setup(tree: app_commands.CommandTree) -> None:
