@@ -12,7 +12,7 @@ import asyncio
 import signal
 import sys
 import threading
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from circus.given import DEFAULT_TURNS, user  # the console's RUN and the CLI's --turns agree
 from circus.render import Renderer
@@ -36,11 +36,14 @@ from engine import (  # CONSOLE: the player id of a person here
     whole_number,
 )
 
+if TYPE_CHECKING:  # hints only: nothing more is imported at run time
+    from engine import Rehearsal
+
 
 class Console:
     def __init__(
         self,
-        rehearsal,  # engine.Rehearsal
+        rehearsal: Rehearsal,
         backstage: bool = False,
         stdin: TextIO | None = None,
         out: TextIO | None = None,

@@ -8,10 +8,14 @@ the Rehearsal only.
 from __future__ import annotations
 
 import os
+from typing import TYPE_CHECKING
 
 from circus.exits import EXIT_FAILURE, EXIT_OK, EXIT_USAGE, print_error
 from circus.given import me
 from circus.words import t
+
+if TYPE_CHECKING:  # hints only: nothing is imported at run time
+    from engine import Actor, Rehearsal
 
 
 def _editor() -> str:
@@ -36,7 +40,7 @@ def edit_text(text: str, name: str = "text.md") -> str | None:
             return f.read()
 
 
-async def edit_soul(rehearsal, actor) -> int:  # rehearsal: engine.Rehearsal, actor: engine.Actor
+async def edit_soul(rehearsal: Rehearsal, actor: Actor) -> int:
     """$EDITOR on the soul; an edit that cannot be used is kept in drafts/, never lost, and
     the next edit starts from it."""
     from engine import CircusError

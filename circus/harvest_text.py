@@ -5,7 +5,12 @@ The catalog's words only; the engine's Pick is read by attribute, never imported
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from circus.words import t
+
+if TYPE_CHECKING:  # hints only: nothing is imported at run time
+    from engine import Pick
 
 
 def _flat(text: str, limit: int = 70) -> str:
@@ -13,7 +18,7 @@ def _flat(text: str, limit: int = 70) -> str:
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
 
-def pick_line(pick) -> str:  # pick: engine.picks.Pick
+def pick_line(pick: Pick) -> str:
     said = _flat(pick.dialogue) if pick.dialogue else f"({_flat(pick.action)})"
     voters = ", ".join(pick.votes)
     note = f" — {_flat(pick.note)}" if pick.note else ""

@@ -144,7 +144,6 @@ class Renderer:
         self.cost: float | None = None
         self.cost_known = True
         self.errors: list[str] = []
-        self.finished: object | None = None
 
     # ----------------------------------------------------------------- output helpers
     def _clear_status(self) -> None:
@@ -261,7 +260,6 @@ class Renderer:
             self.info(t("cli.cut", turn=event.turn))
         elif isinstance(event, RunFinished):
             self._stop_status()
-            self.finished = event
             self.info(self.summary(self.landed))
 
     def summary(self, turns_done: int) -> str:

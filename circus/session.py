@@ -8,12 +8,21 @@ in flight dropped whole. The engine is imported inside the functions, never at t
 from __future__ import annotations
 
 import os
+from typing import TYPE_CHECKING
 
 from circus.exits import EXIT_CUT, EXIT_FAILURE, EXIT_OK, print_error
 from circus.words import LANGUAGE, t
 
+if TYPE_CHECKING:  # hints only: nothing is imported at run time
+    import asyncio
+    from collections.abc import Awaitable, Callable
+    from pathlib import Path
 
-async def open_scene(path: str, config):  # config: engine.Config; -> engine.Rehearsal
+    from circus.render import Renderer
+    from engine import Config, Rehearsal, RunResult, SceneView, Status
+
+
+async def open_scene(path: str, config: Config) -> Rehearsal:
     """A Rehearsal on an existing, readable scene folder (SceneNotFound otherwise), with the
     operator's `config` (engine.Config) read once at startup."""
     from pathlib import Path
@@ -28,24 +37,24 @@ async def open_scene(path: str, config):  # config: engine.Config; -> engine.Reh
     return rehearsal
 
 
-async def warning_lines(rehearsal) -> list[str]:
+async def warning_lines(rehearsal: Rehearsal) -> list[str]:
     """One line per problem of a hand-built scene (engine `warnings()`), for the terminal."""
     return [t("cli.warning", warning=w.text(LANGUAGE)) for w in await rehearsal.warnings()]
 
 
-async def print_warnings(rehearsal) -> None:
+async def print_warnings(rehearsal: Rehearsal) -> None:
     """Say, before a run, what is wrong with the scene that does not stop it (stderr)."""
     for line in await warning_lines(rehearsal):
         print_error(line)
 
 
-def describe_models(view) -> list[str]:  # view: engine.SceneView
+def describe_models(view: SceneView) -> list[str]:
     lines = [f"{name} → {model}" for name, model in view.models.items()]
     lines.append(t("cli.status.stage_manager_model", model=view.stage_manager_model))
     return lines
 
 
-def check_embedded(view) -> None:  # view: engine.SceneView
+def check_embedded(view: SceneView) -> None:
     """Fail early, with the fix, if a role needs the embedded model and it is not installed."""
     from engine import EMBEDDED_MODEL, EmbeddedModelUnavailable, embedded_available
 
@@ -54,7 +63,12 @@ def check_embedded(view) -> None:  # view: engine.SceneView
         raise EmbeddedModelUnavailable(t("cli.plays_on", model=EMBEDDED_MODEL))
 
 
-async def play(rehearsal, start_run, backstage: bool, renderer=None) -> int:
+async def play(
+    rehearsal: Rehearsal,
+    start_run: Callable[[], Awaitable[asyncio.Task[RunResult]]],
+    backstage: bool,
+    renderer: Renderer | None = None,
+) -> int:
     """Run a started-on-demand rehearsal run in the foreground; Ctrl-C cuts it."""
     import asyncio
     import signal
@@ -99,7 +113,7 @@ async def play(rehearsal, start_run, backstage: bool, renderer=None) -> int:
     return EXIT_OK
 
 
-async def status_text(rehearsal) -> str:  # rehearsal: engine.Rehearsal
+async def status_text(rehearsal: Rehearsal) -> str:
     """`circus status` / STATUS: the scene, its take, turns, cast, models, usage and problems."""
     s = await rehearsal.status()
     view = await rehearsal.view()
@@ -108,7 +122,7 @@ async def status_text(rehearsal) -> str:  # rehearsal: engine.Rehearsal
     )
 
 
-def _status_lines(s, view, root) -> list[str]:  # s: engine.Status, view: engine.SceneView
+def _status_lines(s: Status, view: SceneView, root: Path) -> list[str]:
     from circus.render import format_budget, format_cost
 
     saved = tuple(f"take_{n}" for n in s.saved_takes) or t("cli.status.none")
@@ -143,7 +157,7 @@ def _status_lines(s, view, root) -> list[str]:  # s: engine.Status, view: engine
     return lines
 
 
-async def _status_problems(rehearsal, s, view) -> list[str]:
+async def _status_problems(rehearsal: Rehearsal, s: Status, view: SceneView) -> list[str]:
     from engine import dropped_warning
 
     lines = await warning_lines(rehearsal)
