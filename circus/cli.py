@@ -25,6 +25,7 @@ DEMO_TURNS = 4
 # English by default: SmolLM2's tokenizer spends ~3 tokens per CJK character, so the Chinese
 # interrogation scene takes several times longer per turn on the embedded model.
 DEMO_TEMPLATE = "wake"
+HELP_VALUES = {"template": DEMO_TEMPLATE}  # the blanks a help sentence may name
 
 
 class _Parser(argparse.ArgumentParser):
@@ -224,7 +225,7 @@ def _add_arguments(parser: argparse.ArgumentParser, args: tuple[Arg, ...]) -> No
     for a in args:
         options = dict(a.options)
         if a.help is not None:
-            options["help"] = help_text(a.help, template=DEMO_TEMPLATE)
+            options["help"] = help_text(a.help, **HELP_VALUES)
         parser.add_argument(*a.flags, **options)  # type: ignore[arg-type]
 
 

@@ -25,15 +25,17 @@ def t(key: str, /, **values: object) -> str:
 def _catalog() -> Mapping[str, str]:
     # The catalog file is plain data (one dict, no imports): read it beside the engine package
     # without running engine/__init__.py (find_spec of a top-level package does not import it).
-    from importlib.util import find_spec
+    from importlib.util import find_spec, module_from_spec, spec_from_file_location
     from pathlib import Path
 
-    spec = find_spec("engine")
-    assert spec is not None and spec.origin is not None
-    path = Path(spec.origin).parent / "catalog" / f"{LANGUAGE}.py"
-    namespace: dict[str, object] = {}
-    exec(compile(path.read_text(encoding="utf-8"), str(path), "exec"), namespace)
-    return namespace["TEXT"]  # type: ignore[return-value]
+    engine = find_spec("engine")
+    assert engine is not None and engine.origin is not None
+    path = Path(engine.origin).parent / "catalog" / f"{LANGUAGE}.py"
+    spec = spec_from_file_location(f"circus._catalog_{LANGUAGE}", path)
+    assert spec is not None and spec.loader is not None
+    module = module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.TEXT
 
 
 def help_text(key: str, /, **values: object) -> str:

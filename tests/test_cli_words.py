@@ -155,3 +155,19 @@ def test_circus_writes_no_words_of_its_own(path: Path) -> None:
     """Each sentence the CLI shows is a catalog key (engine/catalog/en.py and zh.py)."""
     found = words_in(path.read_text(encoding="utf-8"))
     assert [f"{path.name}:{line}: {text!r}" for line, text in found] == []
+
+
+def test_the_parser_reads_the_catalog_the_engine_says() -> None:
+    """`circus --help` reads engine/catalog/en.py without importing the engine (it must answer
+    at once): the sentences it finds are the engine's own."""
+    import subprocess
+    import sys
+
+    probe = (
+        "import sys, circus.words as w; text = w._catalog();"
+        "print(len(text), 'engine' in sys.modules, w.help_text('cli.help.run'), sep='\\n')"
+    )
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    from engine.catalog import EN
+
+    assert out.stdout.splitlines() == [str(len(EN)), "False", EN["cli.help.run"]]
