@@ -2,9 +2,9 @@
 
 The parser is built from `COMMANDS`, a table of rows (name, help key, arguments, handler):
 adding a command is adding a row. `main()` runs the handler; engine errors become exit codes
-here, at the edge (circus.exits). Only argparse and circus' own light modules load at the top:
-`circus --help` must answer instantly; the engine (and litellm behind it, seconds to import)
-loads only when a command needs it.
+here, at the edge (circus.exits). Only argparse is imported at the top: `circus --help` must
+answer instantly; a handler's module loads when its command runs, and the engine (and litellm
+behind it, seconds to import) only when a command needs it.
 """
 
 from __future__ import annotations
@@ -12,11 +12,8 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Awaitable, Callable, Mapping
 
-from circus import commands as c
-from circus import setup_commands as s
 from circus.exits import EXIT_CUT, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, UsageError, print_error
 from circus.given import DEFAULT_TURNS
 from circus.words import help_text, t
@@ -71,30 +68,40 @@ def _seconds(text: str) -> float:
 
 
 # ----------------------------------------------------------------------------- the table
-@dataclass(frozen=True)
+# Plain classes, not dataclasses: importing dataclasses (and inspect behind it) would cost
+# `circus --help` more than building the whole parser.
 class Arg:
     """One argparse argument: its flags (or positional name), the catalog key of its help, and
     the rest of add_argument's keywords as they are."""
 
-    flags: tuple[str, ...]
-    help: str | None = None
-    options: Mapping[str, object] = field(default_factory=dict)
+    __slots__ = ("flags", "help", "options")
+
+    def __init__(self, flags: tuple[str, ...], help: str | None, options: Mapping[str, object]):
+        self.flags, self.help, self.options = flags, help, options
 
 
 def arg(*flags: str, help: str | None = None, **options: object) -> Arg:
     return Arg(flags, help, options)
 
 
-@dataclass(frozen=True)
 class Command:
     """One row: `circus NAME` with its help (a catalog key, also its description), arguments,
-    the handler that runs it (args -> exit code), and sub-actions (`actor add|remove|rename`)."""
+    its handler as "module.function" in circus/ (an async function of the parsed args that
+    returns an exit code, imported only when the command runs), and sub-actions
+    (`actor add|remove|rename`: the parent's handler reads `args.action`)."""
 
-    name: str
-    help: str
-    args: tuple[Arg, ...] = ()
-    handler: Callable[[argparse.Namespace], object] | None = None
-    actions: tuple[Command, ...] = ()
+    __slots__ = ("name", "help", "args", "handler", "actions")
+
+    def __init__(
+        self,
+        name: str,
+        help: str,
+        args: tuple[Arg, ...] = (),
+        handler: str = "",
+        actions: tuple[Command, ...] = (),
+    ) -> None:
+        self.name, self.help, self.args = name, help, args
+        self.handler, self.actions = handler, actions
 
 
 SCENE = arg("scene", metavar="SCENE_DIR", help="cli.arg.scene")
@@ -115,8 +122,8 @@ COMMANDS: tuple[Command, ...] = (
         arg("--cast", metavar="NAMES", help="cli.arg.new.cast"),
         arg("--title", metavar="TEXT", help="cli.arg.new.title"),
         arg("--language", choices=["zh", "en"], help="cli.arg.new.language"),
-    ), s.cmd_new),
-    Command("actor", "cli.help.actor", (), s.cmd_actor, actions=(
+    ), "setup_commands.cmd_new"),
+    Command("actor", "cli.help.actor", (), "setup_commands.cmd_actor", actions=(
         Command("add", "cli.help.actor.add", (
             SCENE, NAME,
             arg("--from", dest="soul_file", metavar="FILE", help="cli.arg.actor.from"),
@@ -131,39 +138,39 @@ COMMANDS: tuple[Command, ...] = (
         arg("action", nargs="?", default="show", choices=["show", "edit", "set"],
             metavar="show|edit|set"),
         arg("file", nargs="?", metavar="FILE", help="cli.arg.context.file"),
-    ), s.cmd_context),
+    ), "setup_commands.cmd_context"),
     Command("backstory", "cli.help.backstory", (
         SCENE, BACKSTORY,
         arg("--accept-all", action="store_true", help="cli.arg.backstory.accept_all"),
-    ), s.cmd_backstory),
+    ), "setup_commands.cmd_backstory"),
     # --- end of setup
-    Command("templates", "cli.help.templates", (), c.cmd_templates),
+    Command("templates", "cli.help.templates", (), "commands.cmd_templates"),
     Command("run", "cli.help.run", (
         SCENE, TURNS, arg("--start", metavar="ACTOR", help="cli.arg.run.start"), BACKSTAGE,
-    ), c.cmd_run),
+    ), "commands.cmd_run"),
     Command("cue", "cli.help.cue", (
         SCENE, ACTOR,
         arg("direction", metavar="DIRECTION", nargs="*", help="cli.arg.cue.direction"),
         BACKSTAGE,
-    ), c.cmd_cue),
+    ), "commands.cmd_cue"),
     Command("note", "cli.help.note", (
         SCENE, arg("--to", metavar="ACTOR", help="cli.arg.note.to"), TEXT,
-    ), c.cmd_note),
-    Command("resume", "cli.help.resume", (SCENE, TURNS, BACKSTAGE), c.cmd_resume),
+    ), "commands.cmd_note"),
+    Command("resume", "cli.help.resume", (SCENE, TURNS, BACKSTAGE), "commands.cmd_resume"),
     Command("take", "cli.help.take", (
         SCENE,
         arg("action", choices=["save", "list", "show", "diff"], metavar="save|list|show|diff"),
         arg("number", nargs="*", metavar="N", help="cli.arg.take.number"),
         arg("--full", action="store_true", help="cli.arg.take.full"),
-    ), c.cmd_take),
+    ), "commands.cmd_take"),
     Command("pick", "cli.help.pick", (
         SCENE, TURN, TAKE, arg("--note", default="", metavar="TEXT"),
         arg("--by", metavar="NAME", help="cli.arg.pick.by"),
-    ), c.cmd_pick),
+    ), "commands.cmd_pick"),
     Command("unpick", "cli.help.unpick", (
         SCENE, TURN, TAKE, arg("--by", metavar="NAME", help="cli.arg.unpick.by"),
-    ), c.cmd_unpick),
-    Command("picks", "cli.help.picks", (SCENE,), c.cmd_picks),
+    ), "commands.cmd_unpick"),
+    Command("picks", "cli.help.picks", (SCENE,), "commands.cmd_picks"),
     Command("export", "cli.help.export", (
         SCENE, TAKE,
         arg("--picks", action="store_true", help="cli.arg.export.picks"),
@@ -171,8 +178,8 @@ COMMANDS: tuple[Command, ...] = (
             help="cli.arg.export.format"),
         arg("--thoughts", action="store_true", help="cli.arg.export.thoughts"),
         arg("--out", metavar="DIR", help="cli.arg.export.out"),
-    ), c.cmd_export),
-    Command("report", "cli.help.report", (SCENE, TAKE), c.cmd_report),
+    ), "commands.cmd_export"),
+    Command("report", "cli.help.report", (SCENE, TAKE), "commands.cmd_report"),
     Command("replay", "cli.help.replay", (
         SCENE,
         arg("take", metavar="TAKE", help="cli.arg.replay.take"),
@@ -180,36 +187,36 @@ COMMANDS: tuple[Command, ...] = (
         TURNS,
         arg("--no-play", action="store_true", help="cli.arg.replay.no_play"),
         BACKSTAGE,
-    ), c.cmd_replay),
-    Command("enter", "cli.help.enter", (SCENE, ACTOR), c.cmd_enter),
-    Command("exit", "cli.help.exit", (SCENE, ACTOR), c.cmd_exit),
-    Command("event", "cli.help.event", (SCENE, TEXT), c.cmd_event),
+    ), "commands.cmd_replay"),
+    Command("enter", "cli.help.enter", (SCENE, ACTOR), "commands.cmd_enter"),
+    Command("exit", "cli.help.exit", (SCENE, ACTOR), "commands.cmd_exit"),
+    Command("event", "cli.help.event", (SCENE, TEXT), "commands.cmd_event"),
     Command("say", "cli.help.say", (
         SCENE, ACTOR,
         arg("text", metavar="TEXT", nargs="*", help="cli.arg.say.text"),
         arg("--action", default="", metavar="TEXT", help="cli.arg.say.action"),
         arg("--cue", default="", metavar="NAME", help="cli.arg.say.cue"),
         arg("--thought", default="", metavar="TEXT", help="cli.arg.say.thought"),
-    ), c.cmd_say),
-    Command("status", "cli.help.status", (SCENE,), c.cmd_status),
+    ), "commands.cmd_say"),
+    Command("status", "cli.help.status", (SCENE,), "commands.cmd_status"),
     Command("soul", "cli.help.soul", (
         SCENE,
         arg("action", choices=["show", "set", "edit"], metavar="show|set|edit"),
         ACTOR,
         arg("file", nargs="?", metavar="FILE", help="cli.arg.soul.file"),
-    ), c.cmd_soul),
+    ), "commands.cmd_soul"),
     Command("summarize", "cli.help.summarize", (
         SCENE, ACTOR, BACKSTORY,
         arg("--dry-run", action="store_true", help="cli.arg.summarize.dry_run"),
-    ), c.cmd_summarize),
-    Command("console", "cli.help.console", (SCENE, BACKSTAGE), c.cmd_console),
-    Command("bot", "cli.help.bot", (), c.cmd_bot),
+    ), "commands.cmd_summarize"),
+    Command("console", "cli.help.console", (SCENE, BACKSTAGE), "commands.cmd_console"),
+    Command("bot", "cli.help.bot", (), "commands.cmd_bot"),
     Command("demo", "cli.help.demo", (
         arg("-n", "--turns", type=_turns, default=DEMO_TURNS, metavar="N"),
         arg("--template", "-t", default=DEMO_TEMPLATE, metavar="NAME",
             help="cli.arg.demo.template"),
         BACKSTAGE,
-    ), c.cmd_demo),
+    ), "commands.cmd_demo"),
     # --- models: check a model before the room starts (engine/probe.py)
     Command("check-model", "cli.help.check_model", (
         arg("model", metavar="MODEL", help="cli.arg.check_model.model"),
@@ -217,7 +224,7 @@ COMMANDS: tuple[Command, ...] = (
         arg("--timeout", type=_seconds, default=60.0, metavar="SECONDS",
             help="cli.arg.check_model.timeout"),
         arg("--json", action="store_true", help="cli.arg.check_model.json"),
-    ), c.cmd_check_model),
+    ), "commands.cmd_check_model"),
 )  # fmt: skip
 
 
@@ -253,6 +260,14 @@ def build_parser(table: tuple[Command, ...] = COMMANDS) -> argparse.ArgumentPars
                 a = actions.add_parser(action.name, help=help_text(action.help))
                 _add_arguments(a, action.args)
     return parser
+
+
+def _handler(name: str) -> Callable[[argparse.Namespace], Awaitable[int]]:
+    """The function a row names ("commands.cmd_run"), its module imported now."""
+    from importlib import import_module
+
+    module, _, function = name.rpartition(".")
+    return getattr(import_module(f"circus.{module}"), function)
 
 
 def exit_code_for(exc: BaseException) -> int:
@@ -304,7 +319,9 @@ def _main(argv: list[str] | None) -> int:
         return EXIT_USAGE
     if args.command == "bot":  # the bot reads its own settings (bot.app)
         try:
-            return c.cmd_bot(args)
+            from circus.commands import cmd_bot
+
+            return cmd_bot(args)
         except KeyboardInterrupt:
             return EXIT_CUT
     return _run(args)
@@ -317,7 +334,7 @@ def _run(args: argparse.Namespace) -> int:
 
     try:
         args.config = Config.from_env(os.environ)  # the one read; commands pass it down
-        return asyncio.run(args.handler(args))
+        return asyncio.run(_handler(args.handler)(args))
     except UsageError as exc:
         print_error(str(exc))
         return EXIT_USAGE
