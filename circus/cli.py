@@ -1,9 +1,10 @@
 """`circus`: the director's command line (and the door to the console and the Discord bot).
 
-Argument parsing and `main()` only: the subcommands live in circus.commands, the exit codes in
-circus.exits, and engine errors become exit codes here, at the edge. Only argparse is imported at
-the top: `circus --help` must answer instantly; the engine (and litellm behind it, seconds to
-import) loads only when a command needs it.
+The parser is built from `COMMANDS`, a table of rows (name, help key, arguments, handler):
+adding a command is adding a row. `main()` runs the handler; engine errors become exit codes
+here, at the edge (circus.exits). Only argparse is imported at the top: `circus --help` must
+answer instantly; a handler's module loads when its command runs, and the engine (and litellm
+behind it, seconds to import) only when a command needs it.
 """
 
 from __future__ import annotations
@@ -11,21 +12,22 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from collections.abc import Awaitable, Callable, Mapping
 
 from circus.exits import EXIT_CUT, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, UsageError, print_error
+from circus.given import DEFAULT_TURNS
+from circus.words import help_text, t
 
-# The terminal's documented default for run/resume/replay/RUN (README); Discord and the
-# engine's own default is engine.DEFAULT_TURNS (5). Kept apart on purpose: no behaviour changes.
-DEFAULT_TURNS = 6
 DEMO_TURNS = 4
 # English by default: SmolLM2's tokenizer spends ~3 tokens per CJK character, so the Chinese
 # interrogation scene takes several times longer per turn on the embedded model.
 DEMO_TEMPLATE = "wake"
+HELP_VALUES = {"template": DEMO_TEMPLATE}  # the blanks a help sentence may name
 
 
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> None:  # type: ignore[override]
-        raise UsageError(f"{message} (see `{self.prog} --help`)")
+        raise UsageError(help_text("cli.see_help", message=message, prog=self.prog))
 
 
 def _whole(text: str, what: str) -> int:
@@ -35,25 +37,23 @@ def _whole(text: str, what: str) -> int:
 
     value = whole_number(text, signed=True)
     if value is None:
-        raise argparse.ArgumentTypeError(f"{what} must be a whole number, not {shown_number(text)}")
+        raise argparse.ArgumentTypeError(t("cli.not_whole", what=t(what), shown=shown_number(text)))
     return value
 
 
 def _turns(text: str) -> int:
-    value = _whole(text, "the number of turns")
+    value = _whole(text, "cli.what.turns")
     from engine import MAX_TURNS  # not at import: `--help` must not load the engine
 
     if not 1 <= value <= MAX_TURNS:
-        raise argparse.ArgumentTypeError(
-            f"the number of turns must be between 1 and {MAX_TURNS}, not {value}"
-        )
+        raise argparse.ArgumentTypeError(t("cli.turns_range", most=MAX_TURNS, value=value))
     return value
 
 
 def _turn_number(text: str) -> int:
-    value = _whole(text, "a turn number")
+    value = _whole(text, "cli.what.turn_number")
     if value < 0:
-        raise argparse.ArgumentTypeError(f"a turn number cannot be negative ({value})")
+        raise argparse.ArgumentTypeError(t("cli.turn_negative", value=value))
     return value
 
 
@@ -61,287 +61,213 @@ def _seconds(text: str) -> float:
     try:
         value = float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(
-            f"a timeout is a number of seconds, not {text!r}"
-        ) from None
+        raise argparse.ArgumentTypeError(t("cli.timeout_not_number", text=repr(text))) from None
     if not 0 < value <= 3600:
-        raise argparse.ArgumentTypeError(
-            f"a timeout must be more than 0 and at most 3600 s, not {text}"
-        )
+        raise argparse.ArgumentTypeError(t("cli.timeout_range", text=text))
     return value
 
 
-DESCRIPTION = """\
-Circus (馬戲團): a rehearsal sandbox for screenwriters. You direct a short scene; every
-character is an independent LLM actor with private knowledge. The scene is a folder of
-markdown files (context.md, director_notes.md, transcript.md, actors/<name>/soul.md).
-"""
+# ----------------------------------------------------------------------------- the table
+# Plain classes, not dataclasses: importing dataclasses (and inspect behind it) would cost
+# `circus --help` more than building the whole parser.
+class Arg:
+    """One argparse argument: its flags (or positional name), the catalog key of its help, and
+    the rest of add_argument's keywords as they are."""
 
-EPILOG = """\
-quick start:
-  circus demo                         make scenes/demo and rehearse 4 turns offline
-  circus new scenes/s1 --template wake   (or your own: circus new scenes/s2 --cast "Eddie, Rose")
-  circus run scenes/s1 -n 6 --backstage
-  circus console scenes/s1            interactive: RUN 6, CUE 刑警 拍桌子, CUT, NOTE ...
-  circus exit scenes/s1 律師 · circus event scenes/s1 電話響了 · circus say scenes/s1 林小姐 我沒有
-  circus pick scenes/s1 5 --note 好句  then: circus export scenes/s1 --picks
+    __slots__ = ("flags", "help", "options")
 
-models: soul.md `model` > context.md `model` > $CIRCUS_MODEL > the embedded SmolLM2-135M
-(circus-local/smollm2). Stage manager: context.md `stage_manager_model` >
-$CIRCUS_STAGE_MANAGER_MODEL > the actors' default.
-
-exit codes: 0 ok · 1 runtime failure (e.g. the model failed) · 2 bad input, nothing written ·
-130 cut with Ctrl-C (the turn in flight is dropped; earlier turns stay).
-"""
+    def __init__(self, flags: tuple[str, ...], help: str | None, options: Mapping[str, object]):
+        self.flags, self.help, self.options = flags, help, options
 
 
-def build_parser() -> argparse.ArgumentParser:
+def arg(*flags: str, help: str | None = None, **options: object) -> Arg:
+    return Arg(flags, help, options)
+
+
+class Command:
+    """One row: `circus NAME` with its help (a catalog key, also its description), arguments,
+    its handler as "module.function" in circus/ (an async function of the parsed args that
+    returns an exit code, imported only when the command runs), and sub-actions
+    (`actor add|remove|rename`: the parent's handler reads `args.action`)."""
+
+    __slots__ = ("name", "help", "args", "handler", "actions")
+
+    def __init__(
+        self,
+        name: str,
+        help: str,
+        args: tuple[Arg, ...] = (),
+        handler: str = "",
+        actions: tuple[Command, ...] = (),
+    ) -> None:
+        self.name, self.help, self.args = name, help, args
+        self.handler, self.actions = handler, actions
+
+
+SCENE = arg("scene", metavar="SCENE_DIR", help="cli.arg.scene")
+BACKSTAGE = arg("--backstage", action="store_true", help="cli.arg.backstage")
+TURNS = arg("-n", "--turns", type=_turns, default=DEFAULT_TURNS, metavar="N")
+TAKE = arg("--take", default="current", metavar="N", help="cli.arg.take")
+ACTOR = arg("actor", metavar="ACTOR")
+TEXT = arg("text", metavar="TEXT", nargs="+")
+TURN = arg("turn", type=_turn_number, metavar="TURN")
+BACKSTORY = arg("file", metavar="FILE", help="cli.arg.backstory_file")
+NAME = arg("name", metavar="NAME")
+
+COMMANDS: tuple[Command, ...] = (
+    # --- setup: new scenes, the cast and the context (circus.setup_commands)
+    Command("new", "cli.help.new", (
+        SCENE,
+        arg("--template", "-t", metavar="NAME", help="cli.arg.new.template"),
+        arg("--cast", metavar="NAMES", help="cli.arg.new.cast"),
+        arg("--title", metavar="TEXT", help="cli.arg.new.title"),
+        arg("--language", choices=["zh", "en"], help="cli.arg.new.language"),
+    ), "setup_commands.cmd_new"),
+    Command("actor", "cli.help.actor", (), "setup_commands.cmd_actor", actions=(
+        Command("add", "cli.help.actor.add", (
+            SCENE, NAME,
+            arg("--from", dest="soul_file", metavar="FILE", help="cli.arg.actor.from"),
+        )),
+        Command("remove", "cli.help.actor.remove", (SCENE, NAME)),
+        Command("rename", "cli.help.actor.rename", (
+            SCENE, arg("name", metavar="OLD"), arg("new_name", metavar="NEW"),
+        )),
+    )),
+    Command("context", "cli.help.context", (
+        SCENE,
+        arg("action", nargs="?", default="show", choices=["show", "edit", "set"],
+            metavar="show|edit|set"),
+        arg("file", nargs="?", metavar="FILE", help="cli.arg.context.file"),
+    ), "setup_commands.cmd_context"),
+    Command("backstory", "cli.help.backstory", (
+        SCENE, BACKSTORY,
+        arg("--accept-all", action="store_true", help="cli.arg.backstory.accept_all"),
+    ), "setup_commands.cmd_backstory"),
+    # --- end of setup
+    Command("templates", "cli.help.templates", (), "commands.cmd_templates"),
+    Command("run", "cli.help.run", (
+        SCENE, TURNS, arg("--start", metavar="ACTOR", help="cli.arg.run.start"), BACKSTAGE,
+    ), "commands.cmd_run"),
+    Command("cue", "cli.help.cue", (
+        SCENE, ACTOR,
+        arg("direction", metavar="DIRECTION", nargs="*", help="cli.arg.cue.direction"),
+        BACKSTAGE,
+    ), "commands.cmd_cue"),
+    Command("note", "cli.help.note", (
+        SCENE, arg("--to", metavar="ACTOR", help="cli.arg.note.to"), TEXT,
+    ), "commands.cmd_note"),
+    Command("resume", "cli.help.resume", (SCENE, TURNS, BACKSTAGE), "commands.cmd_resume"),
+    Command("take", "cli.help.take", (
+        SCENE,
+        arg("action", choices=["save", "list", "show", "diff"], metavar="save|list|show|diff"),
+        arg("number", nargs="*", metavar="N", help="cli.arg.take.number"),
+        arg("--full", action="store_true", help="cli.arg.take.full"),
+    ), "commands.cmd_take"),
+    Command("pick", "cli.help.pick", (
+        SCENE, TURN, TAKE, arg("--note", default="", metavar="TEXT"),
+        arg("--by", metavar="NAME", help="cli.arg.pick.by"),
+    ), "commands.cmd_pick"),
+    Command("unpick", "cli.help.unpick", (
+        SCENE, TURN, TAKE, arg("--by", metavar="NAME", help="cli.arg.unpick.by"),
+    ), "commands.cmd_unpick"),
+    Command("picks", "cli.help.picks", (SCENE,), "commands.cmd_picks"),
+    Command("export", "cli.help.export", (
+        SCENE, TAKE,
+        arg("--picks", action="store_true", help="cli.arg.export.picks"),
+        arg("--format", default="fountain,fdx,md,csv", metavar="LIST",
+            help="cli.arg.export.format"),
+        arg("--thoughts", action="store_true", help="cli.arg.export.thoughts"),
+        arg("--out", metavar="DIR", help="cli.arg.export.out"),
+    ), "commands.cmd_export"),
+    Command("report", "cli.help.report", (SCENE, TAKE), "commands.cmd_report"),
+    Command("replay", "cli.help.replay", (
+        SCENE,
+        arg("take", metavar="TAKE", help="cli.arg.replay.take"),
+        arg("--until", type=_turn_number, metavar="TURN", help="cli.arg.replay.until"),
+        TURNS,
+        arg("--no-play", action="store_true", help="cli.arg.replay.no_play"),
+        BACKSTAGE,
+    ), "commands.cmd_replay"),
+    Command("enter", "cli.help.enter", (SCENE, ACTOR), "commands.cmd_enter"),
+    Command("exit", "cli.help.exit", (SCENE, ACTOR), "commands.cmd_exit"),
+    Command("event", "cli.help.event", (SCENE, TEXT), "commands.cmd_event"),
+    Command("say", "cli.help.say", (
+        SCENE, ACTOR,
+        arg("text", metavar="TEXT", nargs="*", help="cli.arg.say.text"),
+        arg("--action", default="", metavar="TEXT", help="cli.arg.say.action"),
+        arg("--cue", default="", metavar="NAME", help="cli.arg.say.cue"),
+        arg("--thought", default="", metavar="TEXT", help="cli.arg.say.thought"),
+    ), "commands.cmd_say"),
+    Command("status", "cli.help.status", (SCENE,), "commands.cmd_status"),
+    Command("soul", "cli.help.soul", (
+        SCENE,
+        arg("action", choices=["show", "set", "edit"], metavar="show|set|edit"),
+        ACTOR,
+        arg("file", nargs="?", metavar="FILE", help="cli.arg.soul.file"),
+    ), "commands.cmd_soul"),
+    Command("summarize", "cli.help.summarize", (
+        SCENE, ACTOR, BACKSTORY,
+        arg("--dry-run", action="store_true", help="cli.arg.summarize.dry_run"),
+    ), "commands.cmd_summarize"),
+    Command("console", "cli.help.console", (SCENE, BACKSTAGE), "commands.cmd_console"),
+    Command("bot", "cli.help.bot", (), "commands.cmd_bot"),
+    Command("demo", "cli.help.demo", (
+        arg("-n", "--turns", type=_turns, default=DEMO_TURNS, metavar="N"),
+        arg("--template", "-t", default=DEMO_TEMPLATE, metavar="NAME",
+            help="cli.arg.demo.template"),
+        BACKSTAGE,
+    ), "commands.cmd_demo"),
+    # --- models: check a model before the room starts (engine/probe.py)
+    Command("check-model", "cli.help.check_model", (
+        arg("model", metavar="MODEL", help="cli.arg.check_model.model"),
+        arg("--api-base", metavar="URL", help="cli.arg.check_model.api_base"),
+        arg("--timeout", type=_seconds, default=60.0, metavar="SECONDS",
+            help="cli.arg.check_model.timeout"),
+        arg("--json", action="store_true", help="cli.arg.check_model.json"),
+    ), "commands.cmd_check_model"),
+)  # fmt: skip
+
+
+def _add_arguments(parser: argparse.ArgumentParser, args: tuple[Arg, ...]) -> None:
+    for a in args:
+        options = dict(a.options)
+        if a.help is not None:
+            options["help"] = help_text(a.help, **HELP_VALUES)
+        parser.add_argument(*a.flags, **options)  # type: ignore[arg-type]
+
+
+def build_parser(table: tuple[Command, ...] = COMMANDS) -> argparse.ArgumentParser:
+    """The argparse parser for `table`: one subcommand per row, each with its arguments, its
+    handler as the `handler` default, and its sub-actions (required) when it has any."""
     parser = _Parser(
         prog="circus",
-        description=DESCRIPTION,
-        epilog=EPILOG,
+        description=help_text("cli.description"),
+        epilog=help_text("cli.epilog"),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version="circus 0.1.0")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
-
-    def command(name: str, help: str, **kw: object) -> argparse.ArgumentParser:
-        return sub.add_parser(name, help=help, description=help, **kw)  # type: ignore[arg-type]
-
-    def scene_arg(p: argparse.ArgumentParser) -> None:
-        p.add_argument("scene", metavar="SCENE_DIR", help="the scene folder")
-
-    def backstage_arg(p: argparse.ArgumentParser) -> None:
-        p.add_argument(
-            "--backstage",
-            action="store_true",
-            help="also print each actor's private thoughts (and the stage manager's picks)",
-        )
-
-    # --- setup: new scenes, the cast and the context (circus.setup_commands)
-    p = command("new", "create a scene folder from a template, or a blank one with your own --cast")
-    scene_arg(p)
-    p.add_argument("--template", "-t", metavar="NAME", help="a template (default: interrogation)")
-    p.add_argument(
-        "--cast", metavar="NAMES", help='a blank scene with these actors: "林小姐, Eddie, Rose"'
-    )
-    p.add_argument("--title", metavar="TEXT", help="with --cast: the scene's title line")
-    p.add_argument(
-        "--language",
-        choices=["zh", "en"],
-        help="with --cast: the scene's language (default: zh if a name is Chinese)",
-    )
-
-    p = command("actor", "add, remove or rename an actor (rename: before the first turn)")
-    actions = p.add_subparsers(dest="action", metavar="add|remove|rename", parser_class=_Parser)
-    actions.required = True
-    a = actions.add_parser("add", help="a new actor: a blank three-part soul, or --from FILE")
-    scene_arg(a)
-    a.add_argument("name", metavar="NAME")
-    a.add_argument("--from", dest="soul_file", metavar="FILE", help="their soul.md (- = stdin)")
-    a = actions.add_parser("remove", help="take an actor out (their lines stay on record)")
-    scene_arg(a)
-    a.add_argument("name", metavar="NAME")
-    a = actions.add_parser("rename", help="rename an actor, before the first turn of the take")
-    scene_arg(a)
-    a.add_argument("name", metavar="OLD")
-    a.add_argument("new_name", metavar="NEW")
-
-    p = command("context", "show context.md, edit it in $EDITOR, or replace it from a FILE")
-    scene_arg(p)
-    p.add_argument(
-        "action",
-        nargs="?",
-        default="show",
-        choices=["show", "edit", "set"],
-        metavar="show|edit|set",
-    )
-    p.add_argument(
-        "file", nargs="?", metavar="FILE", help="for set: the new context.md (- = stdin)"
-    )
-
-    p = command(
-        "backstory",
-        "draft every actor's prior story from a full backstory FILE; accept each one",
-    )
-    scene_arg(p)
-    p.add_argument("file", metavar="FILE", help="the full, omniscient backstory (- = stdin)")
-    p.add_argument(
-        "--accept-all", action="store_true", help="write every draft without asking (scripts)"
-    )
-    # --- end of setup
-
-    command("templates", "list the scene templates")
-
-    p = command("run", "let the scene go N turns by itself (RUN mode)")
-    scene_arg(p)
-    p.add_argument("-n", "--turns", type=_turns, default=DEFAULT_TURNS, metavar="N")
-    p.add_argument("--start", metavar="ACTOR", help="who opens (default: the scene decides)")
-    backstage_arg(p)
-
-    p = command("cue", "one turn by ACTOR, with an optional private DIRECTION (CUE mode)")
-    scene_arg(p)
-    p.add_argument("actor", metavar="ACTOR")
-    p.add_argument("direction", metavar="DIRECTION", nargs="*", help="e.g. 動作：拍桌子")
-    backstage_arg(p)
-
-    p = command("note", "whisper to everyone, or to one actor with --to; used from the next turn")
-    scene_arg(p)
-    p.add_argument("--to", metavar="ACTOR", help="whisper to this actor only")
-    p.add_argument("text", metavar="TEXT", nargs="+")
-
-    p = command("resume", "back to RUN mode from where the scene stopped")
-    scene_arg(p)
-    p.add_argument("-n", "--turns", type=_turns, default=DEFAULT_TURNS, metavar="N")
-    backstage_arg(p)
-
-    p = command(
-        "take", "save the scene as a take, list the takes, show one, or compare two (diff A B)"
-    )
-    scene_arg(p)
-    p.add_argument(
-        "action", choices=["save", "list", "show", "diff"], metavar="save|list|show|diff"
-    )
-    p.add_argument(
-        "number",
-        nargs="*",
-        metavar="N",
-        help="show: the take (3 or take_3); diff: two takes (numbers or `current`)",
-    )
-    p.add_argument("--full", action="store_true", help="diff: print the shared opening in full")
-
-    def take_opt(p: argparse.ArgumentParser) -> None:
-        p.add_argument(
-            "--take", default="current", metavar="N", help="a saved take, or current (the default)"
-        )
-
-    def by_opt(p: argparse.ArgumentParser, what: str) -> None:
-        p.add_argument("--by", metavar="NAME", help=f"who {what} (default: your user name)")
-
-    p = command("pick", "put a turn in the line bin (picks.md), with an optional note")
-    scene_arg(p)
-    p.add_argument("turn", type=_turn_number, metavar="TURN")
-    take_opt(p)
-    p.add_argument("--note", default="", metavar="TEXT")
-    by_opt(p, "picks it")
-
-    p = command("unpick", "take a turn out of the line bin (or only your vote, with --by)")
-    scene_arg(p)
-    p.add_argument("turn", type=_turn_number, metavar="TURN")
-    take_opt(p)
-    p.add_argument("--by", metavar="NAME", help="remove only this person's vote")
-
-    p = command("picks", "list the line bin, with votes and notes")
-    scene_arg(p)
-
-    p = command(
-        "export",
-        "write a take as screenplay.fountain, screenplay.fdx, screenplay.md and storyboard.csv",
-    )
-    scene_arg(p)
-    take_opt(p)
-    p.add_argument("--picks", action="store_true", help="only the picked lines, in pick order")
-    p.add_argument(
-        "--format",
-        default="fountain,fdx,md,csv",
-        metavar="LIST",
-        help="comma-separated: fountain, fdx, md, csv (default: all four)",
-    )
-    p.add_argument(
-        "--thoughts", action="store_true", help="add each line's private thought (as a note)"
-    )
-    p.add_argument("--out", metavar="DIR", help="default: SCENE_DIR/exports/take_<n>/")
-
-    p = command("report", "the take report: who spoke, how, cost, picks, converging voices")
-    scene_arg(p)
-    take_opt(p)
-
-    p = command("replay", "start a new attempt from a saved take, with today's souls and notes")
-    scene_arg(p)
-    p.add_argument("take", metavar="TAKE", help="3 or take_3")
-    p.add_argument("--until", type=_turn_number, metavar="TURN", help="keep turns 1..TURN")
-    p.add_argument("-n", "--turns", type=_turns, default=DEFAULT_TURNS, metavar="N")
-    p.add_argument(
-        "--no-play", action="store_true", help="only set the replay up; play later with run/cue"
-    )
-    backstage_arg(p)
-
-    p = command("enter", "ACTOR walks on stage (everyone present sees it)")
-    scene_arg(p)
-    p.add_argument("actor", metavar="ACTOR")
-
-    p = command("exit", "ACTOR walks off stage (they learn only that time passes)")
-    scene_arg(p)
-    p.add_argument("actor", metavar="ACTOR")
-
-    p = command("event", "a public stage event (a phone rings); the stage manager picks who reacts")
-    scene_arg(p)
-    p.add_argument("text", metavar="TEXT", nargs="+")
-
-    p = command("say", "a line for ACTOR, written by you instead of a model (lands as their turn)")
-    scene_arg(p)
-    p.add_argument("actor", metavar="ACTOR")
-    p.add_argument("text", metavar="TEXT", nargs="*", help="the spoken line")
-    p.add_argument("--action", default="", metavar="TEXT", help="what they visibly do")
-    p.add_argument("--cue", default="", metavar="NAME", help="who should speak next")
-    p.add_argument("--thought", default="", metavar="TEXT", help="private, to their backstage")
-
-    p = command("status", "cast, models, turns, takes, tokens and cost so far")
-    scene_arg(p)
-
-    p = command("soul", "show an actor's soul.md, or replace it (from a file, or in $EDITOR)")
-    scene_arg(p)
-    p.add_argument("action", choices=["show", "set", "edit"], metavar="show|set|edit")
-    p.add_argument("actor", metavar="ACTOR")
-    p.add_argument("file", nargs="?", metavar="FILE", help="for set: the new soul.md (- = stdin)")
-
-    p = command(
-        "summarize",
-        "draft ACTOR's prior story from a full backstory FILE (only what they know)",
-    )
-    scene_arg(p)
-    p.add_argument("actor", metavar="ACTOR")
-    p.add_argument("file", metavar="FILE", help="the full, omniscient backstory (- = stdin)")
-    p.add_argument("--dry-run", action="store_true", help="print the draft without writing soul.md")
-
-    p = command("console", "an interactive director console (RUN, CUE, CUT, NOTE, TAKE ...)")
-    scene_arg(p)
-    backstage_arg(p)
-
-    command("bot", "start the Discord frontend (needs DISCORD_TOKEN)")
-
-    p = command(
-        "demo",
-        "create scenes/demo from a template if missing, then rehearse a few turns",
-    )
-    p.add_argument("-n", "--turns", type=_turns, default=DEMO_TURNS, metavar="N")
-    p.add_argument(
-        "--template",
-        "-t",
-        default=DEMO_TEMPLATE,
-        metavar="NAME",
-        help=f"the template for a new demo scene (default {DEMO_TEMPLATE}; interrogation is "
-        "the Chinese scene, slower on the embedded model)",
-    )
-    backstage_arg(p)
-
-    # --- models: check a model before the room starts (engine/probe.py)
-    p = command(
-        "check-model",
-        "try MODEL on a short fixed rehearsal, in memory (nothing is written): reachable, "
-        "latency, replies read, tokens and cost; exit 1 when it is unusable",
-    )
-    p.add_argument(
-        "model", metavar="MODEL", help="a litellm model string, e.g. ollama_chat/llama3.1"
-    )
-    p.add_argument(
-        "--api-base", metavar="URL", help="the server to ask (default: $CIRCUS_API_BASE)"
-    )
-    p.add_argument(
-        "--timeout", type=_seconds, default=60.0, metavar="SECONDS", help="per call (default 60)"
-    )
-    p.add_argument("--json", action="store_true", help="print the findings as JSON")
+    for row in table:
+        text = help_text(row.help)
+        p = sub.add_parser(row.name, help=text, description=text)
+        p.set_defaults(handler=row.handler)
+        _add_arguments(p, row.args)
+        if row.actions:
+            names = "|".join(action.name for action in row.actions)
+            actions = p.add_subparsers(dest="action", metavar=names, parser_class=_Parser)
+            actions.required = True
+            for action in row.actions:
+                a = actions.add_parser(action.name, help=help_text(action.help))
+                _add_arguments(a, action.args)
     return parser
+
+
+def _handler(name: str) -> Callable[[argparse.Namespace], Awaitable[int]]:
+    """The function a row names ("commands.cmd_run"), its module imported now."""
+    from importlib import import_module
+
+    module, _, function = name.rpartition(".")
+    return getattr(import_module(f"circus.{module}"), function)
 
 
 def exit_code_for(exc: BaseException) -> int:
@@ -391,24 +317,24 @@ def _main(argv: list[str] | None) -> int:
     if args.command is None:
         parser.print_help()
         return EXIT_USAGE
-
-    from circus import commands
-
-    if args.command == "bot":
+    if args.command == "bot":  # the bot reads its own settings (bot.app)
         try:
-            return commands.cmd_bot(args)
+            from circus.commands import cmd_bot
+
+            return cmd_bot(args)
         except KeyboardInterrupt:
             return EXIT_CUT
+    return _run(args)
 
+
+def _run(args: argparse.Namespace) -> int:
     import asyncio
 
     from engine import CircusError, Config
 
     try:
         args.config = Config.from_env(os.environ)  # the one read; commands pass it down
-        from circus.setup_commands import SETUP_COMMANDS
-
-        return asyncio.run({**commands.COMMANDS, **SETUP_COMMANDS}[args.command](args))
+        return asyncio.run(_handler(args.handler)(args))
     except UsageError as exc:
         print_error(str(exc))
         return EXIT_USAGE
@@ -416,7 +342,7 @@ def _main(argv: list[str] | None) -> int:
         print_error(str(exc))
         return exit_code_for(exc)
     except KeyboardInterrupt:
-        print_error("interrupted")
+        print_error(t("cli.interrupted"))
         return EXIT_CUT
     except BrokenPipeError:
         # `circus take show 3 | head`: the reader left; that is not a failure.

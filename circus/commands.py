@@ -8,29 +8,13 @@ which turns them into exit codes. The engine is imported inside each command, ne
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 
+from circus.editing import edit_soul
 from circus.exits import EXIT_FAILURE, EXIT_OK, UsageError, print_error
+from circus.given import me, read_text, user
 from circus.session import check_embedded, open_scene, play, print_warnings, status_text
-
-
-def _me() -> str:
-    """How to call circus again, as the director did (`.venv/bin/circus` stays copy-pasteable)."""
-    argv0 = sys.argv[0] if sys.argv else ""
-    return argv0 if os.path.basename(argv0) == "circus" else "circus"
-
-
-def _read_text(path: str) -> str:
-    if path == "-":
-        return sys.stdin.read()
-    try:
-        with open(path, encoding="utf-8") as f:
-            return f.read()
-    except OSError as exc:
-        raise UsageError(f"cannot read {path}: {exc.strerror or exc}") from None
-    except UnicodeDecodeError:
-        raise UsageError(f"{path} is not UTF-8 text — save it as UTF-8") from None
+from circus.words import LANGUAGE, t
 
 
 async def cmd_templates(args: argparse.Namespace) -> int:
@@ -38,14 +22,14 @@ async def cmd_templates(args: argparse.Namespace) -> int:
 
     names = list_templates(args.config)
     if not names:
-        print_error(f"no templates in {templates_dir(args.config)} (set CIRCUS_TEMPLATES_DIR?)")
+        print_error(t("cli.no_templates", folder=templates_dir(args.config)))
         return EXIT_FAILURE
     width = max(len(n) for n in names)
     for name in names:
         try:
             cast = ", ".join((await load_view(templates_dir(args.config) / name)).cast)
         except CircusError as exc:
-            cast = f"broken: {exc}"
+            cast = t("cli.template_broken", why=exc)
         print(f"{name:<{width}}  {template_summary(name, args.config)}  [{cast}]")
     return EXIT_OK
 
@@ -84,59 +68,50 @@ async def cmd_note(args: argparse.Namespace) -> int:
     rehearsal = await open_scene(args.scene, args.config)
     actor = await rehearsal.resolve_actor(args.to) if args.to else None
     dropped = await rehearsal.note(" ".join(args.text), actor)
-    print(f"Noted for {f'{actor} only' if actor else 'everyone'}; used from the next turn.")
+    print(t("cli.noted_for_actor", actor=actor) if actor else t("cli.noted_for_all"))
     if dropped:
         from engine import dropped_warning
 
-        print_error(dropped_warning(str(actor or ""), dropped, "en"))  # as every error here
+        print_error(dropped_warning(str(actor or ""), dropped, LANGUAGE))  # as every error here
     return EXIT_OK
 
 
 async def cmd_take(args: argparse.Namespace) -> int:
     rehearsal = await open_scene(args.scene, args.config)
     if args.full and args.action != "diff":
-        raise UsageError("--full goes with take diff")
+        raise UsageError(t("cli.take.full_with_diff"))
     if args.action == "save":
         if args.number:
-            raise UsageError("take save takes no number (takes are numbered in order)")
+            raise UsageError(t("cli.take.save_no_number"))
         number = await rehearsal.save_take()
-        print(f"Saved take_{number}.")
+        print(t("cli.take.saved", number=number))
     elif args.action == "diff":
         if len(args.number) != 2:
-            raise UsageError("take diff needs two takes, e.g. take diff 2 current")
+            raise UsageError(t("cli.take.diff_two"))
         a, b = args.number
         sys.stdout.write(await rehearsal.diff(a, b, full=args.full))
     elif args.action == "list":
         if args.number:
-            raise UsageError("take list takes no number")
+            raise UsageError(t("cli.take.list_no_number"))
         takes = await rehearsal.list_takes()
         if not takes:
-            print("No takes saved yet (save one with: circus take SCENE_DIR save).")
+            print(t("cli.take.none"))
         for info in takes:
-            word = "turn" if info.turns == 1 else "turns"
-            print(f"take_{info.number}  {info.turns:>3} {word}  {info.last_line}")
+            key = "cli.take.row_one" if info.turns == 1 else "cli.take.row"
+            print(t(key, number=info.number, turns=info.turns, line=info.last_line))
     else:
         if len(args.number) != 1:
-            raise UsageError("take show needs one take number, e.g. take show 2")
+            raise UsageError(t("cli.take.show_one"))
         sys.stdout.write(await rehearsal.show_take(args.number[0]))
     return EXIT_OK
-
-
-def _user() -> str:
-    import getpass
-
-    try:
-        return getpass.getuser() or "director"
-    except Exception:  # no user name in this environment (e.g. a container)
-        return "director"
 
 
 async def cmd_pick(args: argparse.Namespace) -> int:
     from circus.harvest_text import pick_line
 
     rehearsal = await open_scene(args.scene, args.config)
-    pick = await rehearsal.pick(args.turn, take=args.take, by=args.by or _user(), note=args.note)
-    print(f"Picked: {pick_line(pick)}")
+    pick = await rehearsal.pick(args.turn, take=args.take, by=args.by or user(), note=args.note)
+    print(t("cli.picked", pick=pick_line(pick)))
     return EXIT_OK
 
 
@@ -144,9 +119,9 @@ async def cmd_unpick(args: argparse.Namespace) -> int:
     rehearsal = await open_scene(args.scene, args.config)
     left = await rehearsal.unpick(args.turn, take=args.take, by=args.by)
     if left is None:
-        print(f"Unpicked turn {args.turn}.")
+        print(t("cli.unpicked", turn=args.turn))
     else:
-        print(f"Removed {args.by}'s vote; {len(left.votes)} left.")
+        print(t("cli.vote_removed", by=args.by, left=len(left.votes)))
     return EXIT_OK
 
 
@@ -156,7 +131,7 @@ async def cmd_picks(args: argparse.Namespace) -> int:
     rehearsal = await open_scene(args.scene, args.config)
     picks = await rehearsal.picks()
     if not picks:
-        print(f"Nothing picked yet (pick a line with: {_me()} pick SCENE_DIR TURN).")
+        print(t("cli.no_picks", me=me()))
     for pick in picks:
         print(pick_line(pick))
     return EXIT_OK
@@ -191,10 +166,14 @@ async def cmd_replay(args: argparse.Namespace) -> int:
         await print_warnings(rehearsal)
     result = await rehearsal.replay(args.take, args.until)
     if result.autosaved:
-        print(f"(the unsaved work was saved first as take_{result.autosaved})")
+        print(t("cli.autosaved", take=result.autosaved))
     print(
-        f"Replaying take_{result.from_take} up to turn {result.kept_turns}; "
-        f"this attempt will be take {result.take}."
+        t(
+            "cli.replaying",
+            take=result.from_take,
+            turn=result.kept_turns,
+            attempt=result.take,
+        )
     )
     if args.no_play:
         return EXIT_OK
@@ -254,28 +233,26 @@ async def cmd_soul(args: argparse.Namespace) -> int:
     actor = await rehearsal.resolve_actor(args.actor)
     if args.action == "show":
         if args.file is not None:
-            raise UsageError("soul show takes no FILE")
+            raise UsageError(t("cli.soul.show_no_file"))
         sys.stdout.write(await rehearsal.soul_text(actor))
         return EXIT_OK
     if args.action == "set":
         if args.file is None:
-            raise UsageError("soul set needs a FILE with the new soul.md (- for stdin)")
-        await rehearsal.set_soul(actor, _read_text(args.file))
-        print(f"Updated {actor}'s soul.md; used from the next turn.")
+            raise UsageError(t("cli.soul.set_needs_file"))
+        await rehearsal.set_soul(actor, read_text(args.file))
+        print(t("cli.soul.updated", actor=actor))
         return EXIT_OK
-    from circus.setup_commands import edit_soul
-
     return await edit_soul(rehearsal, actor)
 
 
 async def cmd_summarize(args: argparse.Namespace) -> int:
     rehearsal = await open_scene(args.scene, args.config)
     actor = await rehearsal.resolve_actor(args.actor)
-    history = _read_text(args.file)
+    history = read_text(args.file)
     story = await rehearsal.summarize_for(actor, history, write=not args.dry_run)
     print(story)
     if not args.dry_run:
-        print_error(f"wrote this as the prior story in {actor}'s soul.md")
+        print_error(t("cli.summarize.wrote", actor=actor))
     return EXIT_OK
 
 
@@ -295,28 +272,19 @@ async def cmd_demo(args: argparse.Namespace) -> int:
     if not is_scene(dest):
         scenes.mkdir(parents=True, exist_ok=True)
         new_scene(dest, args.template, args.config)
-        print(f"Created {dest} from the {args.template} template.")
+        print(t("cli.demo.created", dest=dest, template=args.template))
     rehearsal = await open_scene(str(dest), args.config)
     view = await rehearsal.view()
     check_embedded(view)
     models = sorted(set(view.models.values()))
-    print(
-        f"Rehearsing {dest} ({view.turns} turns on record) — {args.turns} more turns on "
-        f"{', '.join(models)}."
-    )
+    print(t("cli.demo.rehearsing", dest=dest, turns=view.turns, more=args.turns, models=models))
     if "circus-local/smollm2" in models:
-        print(
-            "The embedded SmolLM2-135M is a smoke-test model: expect rough lines. Set "
-            "CIRCUS_MODEL for a real one (see README)."
-        )
+        print(t("cli.demo.smoke_model"))
     code = await play(
         rehearsal, lambda: rehearsal.start_run(args.turns, None, "run"), args.backstage
     )
     if code == EXIT_OK:
-        print(
-            f"\nThe scene is on disk: {dest}/transcript.md (frontstage), {dest}/backstage/ "
-            f"(thoughts). Go on with: {_me()} console {dest}"
-        )
+        print(t("cli.demo.on_disk", dest=dest, me=me()))
     return code
 
 
@@ -334,7 +302,7 @@ async def cmd_check_model(args: argparse.Namespace) -> int:
         print("\n".join(probe_lines(result)))
     verdict = probe_verdict(result)
     if not verdict.usable:
-        print_error(verdict.reason.render("en"))
+        print_error(verdict.reason.render(LANGUAGE))
         return EXIT_FAILURE
     return EXIT_OK
 
@@ -344,32 +312,6 @@ def cmd_bot(args: argparse.Namespace) -> int:
         import bot.app  # noqa: F401 — fails here if discord.py is missing
         from bot import main as run_bot
     except ImportError as exc:  # discord.py is missing from this install
-        print_error(f"the Discord frontend is not installed with this copy of Circus ({exc})")
+        print_error(t("cli.no_bot", why=exc))
         return EXIT_FAILURE
     return run_bot()
-
-
-COMMANDS = {  # with circus.setup_commands.SETUP_COMMANDS (new, actor, context, backstory)
-    "templates": cmd_templates,
-    "run": cmd_run,
-    "resume": cmd_resume,
-    "cue": cmd_cue,
-    "note": cmd_note,
-    "take": cmd_take,
-    "replay": cmd_replay,
-    "status": cmd_status,
-    "enter": cmd_enter,
-    "exit": cmd_exit,
-    "event": cmd_event,
-    "say": cmd_say,
-    "pick": cmd_pick,
-    "unpick": cmd_unpick,
-    "picks": cmd_picks,
-    "export": cmd_export,
-    "report": cmd_report,
-    "soul": cmd_soul,
-    "summarize": cmd_summarize,
-    "console": cmd_console,
-    "demo": cmd_demo,
-    "check-model": cmd_check_model,
-}

@@ -12,9 +12,9 @@ import asyncio
 import signal
 import sys
 import threading
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
-from circus.cli import DEFAULT_TURNS  # the console's RUN and the CLI's --turns agree
+from circus.given import DEFAULT_TURNS, user  # the console's RUN and the CLI's --turns agree
 from circus.render import Renderer
 from circus.typed import (
     ConsoleError,
@@ -26,6 +26,7 @@ from circus.typed import (
     split_name,
     take_ref,
 )
+from circus.words import LANGUAGE, t
 from engine import (  # CONSOLE: the player id of a person here
     CONSOLE,
     Actor,
@@ -35,40 +36,14 @@ from engine import (  # CONSOLE: the player id of a person here
     whole_number,
 )
 
-HELP = """\
-Director's console — verbs (case-insensitive):
-  RUN [N] [ACTOR]          let the scene go N turns (default 6), optionally opened by ACTOR
-  CUE ACTOR [direction]    one turn by ACTOR; the direction is private to them ("動作：拍桌子")
-  @ACTOR [direction]       the same as CUE
-  CUT                      stop the run now; the turn in flight is dropped whole
-  NOTE text                whisper to everyone, from the next turn
-  NOTE ACTOR: text         whisper to one actor only (also NOTE ACTOR text, NOTE @ACTOR text)
-  NOTE all: text           everyone, said explicitly (all, everyone, 全體, 大家, …); a head that
-                           is neither an everyone-word nor an actor is refused, never sent to all
-  RESUME [N]               back to RUN mode from where the scene stopped
-  TAKE SAVE | TAKE LIST | TAKE SHOW n | TAKE DIFF a b
-  REPLAY take [until]      start a new attempt from a saved take (up to turn `until`)
-  PICK n [note]            put turn n of this take in the line bin (picks.md)
-  UNPICK n                 take it out again
-  PICKS                    list the line bin
-  STATUS                   cast, models, turns, takes, tokens and cost
-  SOUL ACTOR               show an actor's soul.md
-  ENTER ACTOR / EXIT ACTOR an actor walks on / off stage (off stage they learn only that time passes)
-  EVENT text               a public stage event; the stage manager picks who reacts first
-  PLAY ACTOR               you play ACTOR: plain lines become their lines, "(action) line → NAME"
-                           (a run waits for you when the ball reaches them; start a line with >
-                           if it begins with a verb)
-  UNPLAY                   give the role back to its model
-  BACKSTAGE [ON|OFF]       show the actors' thoughts as turns land
-  WAIT                     wait for the current run to finish (useful in scripts)
-  HELP                     this text
-  QUIT (or EXIT)           leave (cuts a run in progress)"""
+if TYPE_CHECKING:  # hints only: nothing more is imported at run time
+    from engine import Rehearsal
 
 
 class Console:
     def __init__(
         self,
-        rehearsal,  # engine.Rehearsal
+        rehearsal: Rehearsal,
         backstage: bool = False,
         stdin: TextIO | None = None,
         out: TextIO | None = None,
@@ -103,7 +78,7 @@ class Console:
 
     def _on_interrupt(self) -> None:
         if self.rehearsal.running:
-            self.say("(Ctrl-C) CUT")
+            self.say(t("cli.console.ctrl_c"))
             asyncio.get_running_loop().create_task(self.rehearsal.cut())
         else:
             self._quit = True
@@ -130,9 +105,7 @@ class Console:
                 self._prompt(force=True)
         if isinstance(event, RunFinished) and self._held is not None:
             self._held = None
-            self.renderer.info(
-                f"(the run ended before the ball reached {self.playing}; your line was not used)"
-            )
+            self.renderer.info(t("cli.console.held_unused", actor=self.playing))
 
     async def run(self) -> int:
         from engine import CircusError
@@ -151,11 +124,10 @@ class Console:
             if player == CONSOLE:
                 self.playing = actor
         self.say(
-            f"Circus console — scene {self.rehearsal.name} ({view.turns} turns on record); "
-            f"cast: {', '.join(view.cast)}. HELP lists the verbs."
+            t("cli.console.hello", scene=self.rehearsal.name, turns=view.turns, cast=view.cast)
         )
         for warning in await self.rehearsal.warnings():  # a hand-built scene's problems
-            self.renderer.info(f"circus: warning: {warning.text('en')}")
+            self.renderer.info("circus: " + t("cli.warning", warning=warning.text(LANGUAGE)))
         try:
             while not self._quit:
                 self._prompt()
@@ -163,10 +135,10 @@ class Console:
                 if line is None:
                     self._eof = True
                     if self.rehearsal.waiting_for == self.playing and self.playing:
-                        self.say("(end of input while the run waits for your line: CUT)")
+                        self.say(t("cli.console.eof_waiting"))
                         await self.rehearsal.cut()
                     if not self._quit and self.rehearsal.running:
-                        self.say("(end of input: waiting for the run to finish — Ctrl-C cuts)")
+                        self.say(t("cli.console.eof_running"))
                         await self.rehearsal.wait()
                     break
                 try:
@@ -176,7 +148,7 @@ class Console:
                 except CircusError as exc:
                     self.renderer.info(f"circus: {exc}")
                 except Exception as exc:  # a bug must not kill the console and the run with it
-                    self.renderer.info(f"circus: that command failed ({type(exc).__name__}: {exc})")
+                    self.renderer.info(t("cli.console.failed", kind=type(exc).__name__, why=exc))
         finally:
             if self.rehearsal.running:
                 await self.rehearsal.cut()
@@ -206,7 +178,7 @@ class Console:
             await self._say_line(text)
             return
         if handler is None or verb.lower() not in VERBS:
-            raise ConsoleError(f"unknown command {verb!r} — HELP lists the verbs")
+            raise ConsoleError(t("cli.console.unknown", verb=repr(verb)))
         await handler(rest)
 
     async def _start(self, turns: int, start: Actor | None, mode: str, direction: str = "") -> None:
@@ -228,7 +200,7 @@ class Console:
 
     async def do_cue(self, rest: str) -> None:
         if not rest.strip():
-            raise ConsoleError("CUE needs an actor, e.g. CUE 刑警 動作：拍桌子")
+            raise ConsoleError(t("cli.console.cue_needs_actor"))
         actor = await self._actor_prefix(rest)
         await self._start(1, actor[0], "cue", actor[1])
 
@@ -254,7 +226,7 @@ class Console:
 
     async def do_cut(self, rest: str) -> None:
         if not await self.rehearsal.cut():
-            self.say("Nothing is running.")
+            self.say(t("cli.console.nothing_running"))
 
     async def do_wait(self, rest: str) -> None:
         if self.rehearsal.running:
@@ -262,7 +234,7 @@ class Console:
 
     async def do_note(self, rest: str) -> None:
         if not rest.strip():
-            raise ConsoleError("NOTE needs some text: NOTE text, or NOTE ACTOR: text")
+            raise ConsoleError(t("cli.console.note_needs_text"))
         # The rule, in order: `@ACTOR text` and `ACTOR: text` are private; `all: text` (an
         # everyone-word before the colon) is for everyone; any other head before a colon must
         # name an actor or the note is refused; `ACTOR text` is private; a line that merely
@@ -283,11 +255,11 @@ class Console:
             else:
                 actor, text = await self._leading_actor(stripped)
         if not text.strip():
-            raise ConsoleError("NOTE needs some text after the name: NOTE ACTOR: text")
+            raise ConsoleError(t("cli.console.note_needs_text_after"))
         dropped = await self.rehearsal.note(text, actor)
-        self.say(f"Noted for {f'{actor} only' if actor else 'everyone'}; used from the next turn.")
+        self.say(t("cli.noted_for_actor", actor=actor) if actor else t("cli.noted_for_all"))
         if dropped:
-            self.renderer.info(dropped_warning(str(actor or ""), dropped, "en"))  # as its errors
+            self.renderer.info(dropped_warning(str(actor or ""), dropped, LANGUAGE))
 
     async def _leading_actor(self, text: str) -> tuple[Actor | None, str]:
         """`NOTE 林小姐 text` whispers to 林小姐 (as `CUE 林小姐 text` cues her). A note that
@@ -298,10 +270,7 @@ class Console:
         if first in names and remainder.strip():
             return Actor(names[first]), remainder.strip()
         if any(text.startswith(n) for n in names):
-            raise ConsoleError(
-                "Whom is this for? Write NOTE ACTOR: text for one actor, or NOTE all: text for"
-                " everyone."
-            )
+            raise ConsoleError(t("cli.console.note_whom"))
         return None, text
 
     async def _whisper_target(self, name: str) -> Actor:
@@ -310,68 +279,67 @@ class Console:
         try:
             return await self.rehearsal.resolve_actor(name)
         except UnknownActor as exc:
-            raise ConsoleError(
-                f"{exc} Nothing was noted. To whisper to everyone, write NOTE all: text"
-            ) from None
+            raise ConsoleError(t("cli.console.note_unknown", why=exc)) from None
 
     async def do_take(self, rest: str) -> None:
         words = rest.split()
         sub = words[0].upper() if words else ""
         if sub == "SAVE":
             number = await self.rehearsal.save_take()
-            self.say(f"Saved take_{number}.")
+            self.say(t("cli.take.saved", number=number))
         elif sub == "LIST":
             takes = await self.rehearsal.list_takes()
             if not takes:
-                self.say("No takes saved yet (TAKE SAVE).")
+                self.say(t("cli.console.no_takes"))
             for info in takes:
-                self.say(f"take_{info.number}  {info.turns:>3} turns  {info.last_line}")
+                self.say(
+                    t("cli.take.row", number=info.number, turns=info.turns, line=info.last_line)
+                )
         elif sub == "DIFF":
             if len(words) != 3:
-                raise ConsoleError("TAKE DIFF needs two takes, e.g. TAKE DIFF 1 current")
+                raise ConsoleError(t("cli.console.diff_two"))
             self.say((await self.rehearsal.diff(words[1], words[2])).rstrip("\n"))
         elif sub == "SHOW":
             if len(words) < 2:
-                raise ConsoleError("TAKE SHOW needs a take number, e.g. TAKE SHOW 2")
+                raise ConsoleError(t("cli.console.show_one"))
             self.say((await self.rehearsal.show_take(take_ref(words[1]))).rstrip("\n"))
         else:
-            raise ConsoleError("TAKE SAVE, TAKE LIST, TAKE SHOW n or TAKE DIFF a b")
+            raise ConsoleError(t("cli.console.take_usage"))
 
     async def do_replay(self, rest: str) -> None:
         words = rest.split()
         if not words:
-            raise ConsoleError("REPLAY needs a take, e.g. REPLAY 2 or REPLAY take_2 until 5")
+            raise ConsoleError(t("cli.console.replay_needs_take"))
         until = None
         tail = [w for w in words[1:] if w.lower() not in {"until", "to", "--until"}]
         if tail:
-            until = parse_number(tail[0], "the turn to replay until")
+            until = parse_number(tail[0], t("cli.console.what.until"))
         result = await self.rehearsal.replay(take_ref(words[0]), until)
         if result.autosaved:
-            self.say(f"(the unsaved work was saved first as take_{result.autosaved})")
-        self.say(
-            f"Replaying take_{result.from_take} up to turn {result.kept_turns}; this attempt "
-            f"will be take {result.take}. RUN, RESUME or CUE to play on."
+            self.say(t("cli.autosaved", take=result.autosaved))
+        replaying = t(
+            "cli.replaying", take=result.from_take, turn=result.kept_turns, attempt=result.take
         )
+        self.say(replaying + t("cli.console.play_on"))
 
     async def do_pick(self, rest: str) -> None:
-        from circus.commands import _user
         from circus.harvest_text import pick_line
 
         turn, note = self._turn_and_rest(rest, "PICK")
-        pick = await self.rehearsal.pick(turn, by=_user(), note=note)
-        self.say(f"Picked: {pick_line(pick)}")
+        pick = await self.rehearsal.pick(turn, by=user(), note=note)
+        self.say(t("cli.picked", pick=pick_line(pick)))
 
     async def do_unpick(self, rest: str) -> None:
         turn, _ = self._turn_and_rest(rest, "UNPICK")
         await self.rehearsal.unpick(turn)
-        self.say(f"Unpicked turn {turn}.")
+        self.say(t("cli.unpicked", turn=turn))
 
     async def do_picks(self, rest: str) -> None:
         from circus.harvest_text import pick_line
 
         picks = await self.rehearsal.picks()
         if not picks:
-            self.say("Nothing picked yet (PICK n).")
+            self.say(t("cli.console.no_picks"))
         for pick in picks:
             self.say(pick_line(pick))
 
@@ -380,8 +348,8 @@ class Console:
         first, _, tail = rest.strip().partition(" ")
         turn = whole_number(first, 6)  # the one bounded reader: never int()'s refusal
         if turn is None:
-            shown = f", not {shown_number(first)}" if first else ""
-            raise ConsoleError(f"{verb} needs a turn number, e.g. {verb} 5{shown}")
+            shown = t("cli.console.not_shown", shown=shown_number(first)) if first else ""
+            raise ConsoleError(t("cli.console.needs_turn", verb=verb) + shown)
         return turn, tail.strip()
 
     async def do_status(self, rest: str) -> None:
@@ -391,7 +359,7 @@ class Console:
 
     async def do_soul(self, rest: str) -> None:
         if not rest.strip():
-            raise ConsoleError("SOUL needs an actor, e.g. SOUL 林小姐")
+            raise ConsoleError(t("cli.console.soul_needs_actor"))
         actor, _ = await self._actor_prefix(rest)
         self.say((await self.rehearsal.soul_text(actor)).rstrip("\n"))
 
@@ -402,11 +370,17 @@ class Console:
         elif word in {"off", "no", "0"}:
             self.renderer.backstage = False
         else:
-            raise ConsoleError("BACKSTAGE ON or BACKSTAGE OFF")
-        self.say(f"Backstage {'on' if self.renderer.backstage else 'off'}.")
+            raise ConsoleError(t("cli.console.backstage_usage"))
+        self.say(
+            t(
+                "cli.console.backstage_on"
+                if self.renderer.backstage
+                else "cli.console.backstage_off"
+            )
+        )
 
     async def do_help(self, rest: str) -> None:
-        self.say(HELP)
+        self.say(t("cli.console.help"))
 
     async def do_quit(self, rest: str) -> None:
         self._quit = True
@@ -414,7 +388,7 @@ class Console:
     # ----------------------------------------------------------------- the stage
     async def do_enter(self, rest: str) -> None:
         if not rest.strip():
-            raise ConsoleError("ENTER needs an actor, e.g. ENTER 律師")
+            raise ConsoleError(t("cli.console.enter_needs_actor"))
         actor, _ = await self._actor_prefix(rest)
         await self.rehearsal.enter(actor)  # the renderer prints the entrance
 
@@ -427,23 +401,22 @@ class Console:
 
     async def do_event(self, rest: str) -> None:
         if not rest.strip():
-            raise ConsoleError("EVENT needs some text, e.g. EVENT 電話響了")
+            raise ConsoleError(t("cli.console.event_needs_text"))
         await self.rehearsal.event(rest)
 
     async def do_play(self, rest: str) -> None:
         if not rest.strip():
-            raise ConsoleError("PLAY needs an actor, e.g. PLAY 林小姐")
+            raise ConsoleError(t("cli.console.play_needs_actor"))
         actor, _ = await self._actor_prefix(rest)
         self.playing = await self.rehearsal.play(actor, CONSOLE)
-        self.say(
-            f"You play {self.playing}: plain lines are their lines — (action) line → NAME. "
-            "A run waits for you when the ball reaches them. UNPLAY to stop."
-        )
+        self.say(t("cli.console.you_play", actor=self.playing))
 
     async def do_unplay(self, rest: str) -> None:
         freed = await self.rehearsal.unplay(player=CONSOLE)
         self.playing = None
-        self.say(f"{', '.join(freed)}: back to the model." if freed else "You play nobody.")
+        self.say(
+            t("cli.console.unplayed", names=tuple(freed)) if freed else t("cli.console.play_nobody")
+        )
 
     async def _say_line(self, text: str) -> None:
         assert self.playing is not None
@@ -451,9 +424,9 @@ class Console:
         if self.rehearsal.running and self.rehearsal.waiting_for != self.playing:
             # Typed ahead while others play: held until the ball reaches our character.
             if self._held is not None:
-                raise ConsoleError("a line is already waiting for your turn; CUT to drop it")
+                raise ConsoleError(t("cli.console.already_held"))
             self._held = (action, dialogue, cue)
-            self.renderer.info(f"(held: it is said when the ball reaches {self.playing})")
+            self.renderer.info(t("cli.console.held", actor=self.playing))
             return
         await self.rehearsal.say(Actor(self.playing), dialogue, action, cue, player=CONSOLE)
 

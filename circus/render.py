@@ -16,6 +16,7 @@ import time
 from collections.abc import Sequence
 from typing import TextIO
 
+from circus.words import LANGUAGE, t
 from engine import (
     CAPS,
     CONSOLE,
@@ -32,10 +33,6 @@ from engine import (
     say,
 )
 
-BACKSTAGE = "[backstage]"
-STAGE_MANAGER = "[stage manager]"
-MARK = "[circus]"
-
 
 def _indent(text: str, prefix: str) -> str:
     lines = text.strip().split("\n")
@@ -47,17 +44,14 @@ def turn_marks(repaired: bool, fallback: bool, cut: Sequence[str] = ()) -> list[
     """What the director must know about how a turn was made (empty for an ordinary turn)."""
     marks = []
     if fallback:
-        marks.append(
-            "fallback: the model gave no usable reply, even when asked again — Circus played"
-            " this turn (a silence unless something parsed); the actor did not choose it"
-        )
+        marks.append(t("cli.mark.fallback"))
     elif repaired:
-        marks.append("repaired: the model's first reply was malformed; it was asked again")
-    fields = [f"{f} at {CAPS[f]} characters" for f in cut if f in CAPS]
+        marks.append(t("cli.mark.repaired"))
+    fields = [t("cli.mark.field_cut", field=f, cap=CAPS[f]) for f in cut if f in CAPS]
     if "reply" in cut:
-        fields.insert(0, "the reply was too long and read only in part")
+        fields.insert(0, t("cli.mark.reply_cut"))
     if fields:
-        marks.append("cut: " + "; ".join(fields))
+        marks.append(t("cli.mark.cut", fields="; ".join(fields)))
     return marks
 
 
@@ -79,8 +73,8 @@ def format_turn(
     if cue:
         out.append(f"    → {cue}")
     if thought:
-        out.append(_indent(thought, f"    {BACKSTAGE} "))
-    out.extend(f"    {MARK} {mark}" for mark in marks)
+        out.append(_indent(thought, f"    {t('cli.backstage_mark')} "))
+    out.extend(f"    {t('cli.circus_mark')} {mark}" for mark in marks)
     return "\n".join(out)
 
 
@@ -97,21 +91,28 @@ def format_block(block, language: str = "zh") -> str:  # block: engine.stage.Sta
 
 
 def format_tokens(n: int) -> str:
-    return f"{n:,} tokens"
+    return t("cli.tokens", n=n)
 
 
 def format_cost(cost: float | None, known: bool = True) -> str:
     if cost is None:
-        return "cost unknown"
-    return f"${cost:.4f}" + ("" if known else "+ (some prices unknown)")
+        return t("cli.cost_unknown")
+    return f"${cost:.4f}" + ("" if known else t("cli.some_prices_unknown"))
 
 
 def format_budget(scope: str, unit: str, setting: str, limit: float, spent: float) -> str:
     """One budget for `circus status`: which one, what is spent and what is left."""
     amount = (lambda v: f"${v:.4f}") if unit == "usd" else (lambda v: format_tokens(int(v)))
     left = max(0.0, limit - spent)
-    which = "scene" if scope == "scene" else "today (UTC)"
-    return f"{which}, {setting}: {amount(spent)} of {amount(limit)} spent · {amount(left)} left"
+    which = t("cli.budget.scene") if scope == "scene" else t("cli.budget.day")
+    return t(
+        "cli.budget",
+        which=which,
+        setting=setting,
+        spent=amount(spent),
+        limit=amount(limit),
+        left=amount(left),
+    )
 
 
 class Renderer:
@@ -125,7 +126,7 @@ class Renderer:
         live: bool | None = None,
     ) -> None:
         self.backstage = backstage
-        self.language = "en"  # for stage blocks; the console sets the scene's
+        self.language = LANGUAGE  # for stage blocks; the console sets the scene's
         self.out = out or sys.stdout
         self.err = err or sys.stderr
         self.live = self.err.isatty() if live is None else live
@@ -143,7 +144,6 @@ class Renderer:
         self.cost: float | None = None
         self.cost_known = True
         self.errors: list[str] = []
-        self.finished: object | None = None
 
     # ----------------------------------------------------------------- output helpers
     def _clear_status(self) -> None:
@@ -172,7 +172,7 @@ class Renderer:
         return time.monotonic() - self.started
 
     def progress_text(self) -> str:
-        parts = [f"turn {self.index}/{self.total}"]
+        parts = [t("cli.progress.turn", index=self.index, total=self.total)]
         if self.actor:
             parts.append(self.actor)
         parts.append(f"{self.elapsed():.1f}s")
@@ -218,7 +218,8 @@ class Renderer:
         elif isinstance(event, StageManagerDecided):
             if self.backstage:
                 why = " ".join(event.reason.split())
-                self.say(f"    {STAGE_MANAGER} → {event.actor}" + (f": {why}" if why else ""))
+                picked = "    " + t("cli.stage_manager_picks", actor=event.actor)
+                self.say(picked + (f": {why}" if why else ""))
         elif isinstance(event, TurnCompleted):
             self.landed += 1
             self.tokens += event.prompt_tokens + event.completion_tokens
@@ -237,20 +238,17 @@ class Renderer:
         elif isinstance(event, StageChanged):
             self.say(format_block(event, self.language) + "\n")
         elif isinstance(event, WaitingForPlayer):
-            self.info(
-                f"waiting for {event.actor} ({event.player}) — their line, please"
-                + (" (type it, or CUT / CUE someone else)" if event.player == CONSOLE else "")
-            )
+            here = t("cli.waiting.here") if event.player == CONSOLE else ""
+            self.info(t("cli.waiting", actor=event.actor, player=event.player) + here)
         elif isinstance(event, StillWaiting):
             self.info(
-                f"… turn {event.turn}: still waiting for {event.actor}'s model"
-                f" ({event.seconds:.0f} s so far)"
+                t("cli.still_waiting", turn=event.turn, actor=event.actor, seconds=event.seconds)
             )
         elif isinstance(event, ErrorEvent):
             where = " ".join(
                 x
                 for x in (
-                    f"turn {event.turn}" if event.turn else "",
+                    t("cli.error.turn", turn=event.turn) if event.turn else "",
                     f"({event.actor})" if event.actor else "",
                 )
                 if x
@@ -259,18 +257,18 @@ class Renderer:
             self.info(f"circus: {where + ': ' if where else ''}{event.message}")
         elif isinstance(event, Cut):
             self._stop_status()
-            self.info(
-                f"cut — turn {event.turn} is the last on record; the turn in flight was "
-                "dropped, nothing half-made was written."
-            )
+            self.info(t("cli.cut", turn=event.turn))
         elif isinstance(event, RunFinished):
             self._stop_status()
-            self.finished = event
             self.info(self.summary(self.landed))
 
     def summary(self, turns_done: int) -> str:
-        word = "turn" if turns_done == 1 else "turns"
+        key = "cli.summary_one" if turns_done == 1 else "cli.summary"
         cost = format_cost(self.cost, self.cost_known)
-        return (
-            f"{turns_done} {word} in {self.elapsed():.1f}s · {format_tokens(self.tokens)} · {cost}"
+        return t(
+            key,
+            turns=turns_done,
+            seconds=self.elapsed(),
+            tokens=format_tokens(self.tokens),
+            cost=cost,
         )

@@ -8,11 +8,21 @@ in flight dropped whole. The engine is imported inside the functions, never at t
 from __future__ import annotations
 
 import os
+from typing import TYPE_CHECKING
 
 from circus.exits import EXIT_CUT, EXIT_FAILURE, EXIT_OK, print_error
+from circus.words import LANGUAGE, t
+
+if TYPE_CHECKING:  # hints only: nothing is imported at run time
+    import asyncio
+    from collections.abc import Awaitable, Callable
+    from pathlib import Path
+
+    from circus.render import Renderer
+    from engine import Config, Rehearsal, RunResult, SceneView, Status
 
 
-async def open_scene(path: str, config=None):  # -> engine.Rehearsal
+async def open_scene(path: str, config: Config) -> Rehearsal:
     """A Rehearsal on an existing, readable scene folder (SceneNotFound otherwise), with the
     operator's `config` (engine.Config) read once at startup."""
     from pathlib import Path
@@ -27,33 +37,38 @@ async def open_scene(path: str, config=None):  # -> engine.Rehearsal
     return rehearsal
 
 
-async def warning_lines(rehearsal) -> list[str]:
+async def warning_lines(rehearsal: Rehearsal) -> list[str]:
     """One line per problem of a hand-built scene (engine `warnings()`), for the terminal."""
-    return [f"warning: {w.text('en')}" for w in await rehearsal.warnings()]
+    return [t("cli.warning", warning=w.text(LANGUAGE)) for w in await rehearsal.warnings()]
 
 
-async def print_warnings(rehearsal) -> None:
+async def print_warnings(rehearsal: Rehearsal) -> None:
     """Say, before a run, what is wrong with the scene that does not stop it (stderr)."""
     for line in await warning_lines(rehearsal):
         print_error(line)
 
 
-def describe_models(view) -> list[str]:  # view: engine.SceneView
+def describe_models(view: SceneView) -> list[str]:
     lines = [f"{name} → {model}" for name, model in view.models.items()]
-    lines.append(f"stage manager → {view.stage_manager_model}")
+    lines.append(t("cli.status.stage_manager_model", model=view.stage_manager_model))
     return lines
 
 
-def check_embedded(view) -> None:  # view: engine.SceneView
+def check_embedded(view: SceneView) -> None:
     """Fail early, with the fix, if a role needs the embedded model and it is not installed."""
     from engine import EMBEDDED_MODEL, EmbeddedModelUnavailable, embedded_available
 
     models = {*view.models.values(), view.stage_manager_model}
     if EMBEDDED_MODEL in models and not embedded_available():
-        raise EmbeddedModelUnavailable(f"this scene plays on {EMBEDDED_MODEL}")
+        raise EmbeddedModelUnavailable(t("cli.plays_on", model=EMBEDDED_MODEL))
 
 
-async def play(rehearsal, start_run, backstage: bool, renderer=None) -> int:
+async def play(
+    rehearsal: Rehearsal,
+    start_run: Callable[[], Awaitable[asyncio.Task[RunResult]]],
+    backstage: bool,
+    renderer: Renderer | None = None,
+) -> int:
     """Run a started-on-demand rehearsal run in the foreground; Ctrl-C cuts it."""
     import asyncio
     import signal
@@ -71,7 +86,7 @@ async def play(rehearsal, start_run, backstage: bool, renderer=None) -> int:
             loop.remove_signal_handler(signal.SIGINT)
             os.kill(os.getpid(), signal.SIGINT)
             return
-        renderer.info("cutting… (the turn in flight is dropped)")
+        renderer.info(t("cli.cutting"))
         cutting.append(loop.create_task(rehearsal.cut()))
 
     try:
@@ -92,49 +107,63 @@ async def play(rehearsal, start_run, backstage: bool, renderer=None) -> int:
     if result.reason == "cut":
         return EXIT_CUT
     if result.reason in ("error", "budget"):
-        last = renderer.errors[-1] if renderer.errors else "the model failed"
-        print_error(f"the run stopped after {renderer.landed} of {renderer.total} turns: {last}")
+        last = renderer.errors[-1] if renderer.errors else t("cli.model_failed")
+        print_error(t("cli.run_stopped", landed=renderer.landed, total=renderer.total, last=last))
         return EXIT_FAILURE
     return EXIT_OK
 
 
-async def status_text(rehearsal) -> str:
-    from circus.render import format_budget, format_cost
-    from engine import dropped_warning
-
+async def status_text(rehearsal: Rehearsal) -> str:
+    """`circus status` / STATUS: the scene, its take, turns, cast, models, usage and problems."""
     s = await rehearsal.status()
     view = await rehearsal.view()
-    saved = ", ".join(f"take_{n}" for n in s.saved_takes) or "none"
+    return "\n".join(
+        _status_lines(s, view, rehearsal.root) + await _status_problems(rehearsal, s, view)
+    )
+
+
+def _status_lines(s: Status, view: SceneView, root: Path) -> list[str]:
+    from circus.render import format_budget, format_cost
+
+    saved = tuple(f"take_{n}" for n in s.saved_takes) or t("cli.status.none")
+    mode = s.mode + (f" ({s.progress})" if s.progress else "")
+    if s.held_by:
+        mode += t("cli.status.held", pid=s.held_by[0], host=s.held_by[1])
+    players = "".join(t("cli.status.played_by", actor=a, player=p) for a, p in s.players)
     lines = [
-        f"scene:   {s.scene}  ({rehearsal.root})",
-        f"take:    {s.take} (in progress, unsaved)  ·  saved: {saved}",
-        f"turns:   {s.turns} on record  ·  mode: {s.mode}"
-        + (f" ({s.progress})" if s.progress else "")
-        + (f" (in another process: pid {s.held_by[0]} on {s.held_by[1]})" if s.held_by else ""),
-        f"cast:    {', '.join(s.cast)}",
-        f"on stage: {', '.join(s.on_stage) or 'nobody'}"
-        + "".join(f"  ·  {a} played by {p}" for a, p in s.players),
-        "models:  " + "\n         ".join(describe_models(view)),
-        f"usage:   {s.model_calls} model calls  ·  {s.prompt_tokens:,} prompt + "
-        f"{s.completion_tokens:,} completion tokens  ·  {format_cost(s.cost_usd)}",
+        t("cli.status.scene", scene=s.scene, root=root),
+        t("cli.status.take", take=s.take, saved=saved),
+        t("cli.status.turns", turns=s.turns, mode=mode),
+        t("cli.status.cast", cast=tuple(s.cast)),
+        t("cli.status.on_stage", names=tuple(s.on_stage) or t("cli.status.nobody")) + players,
+        t("cli.status.models", models="\n         ".join(describe_models(view))),
+        t(
+            "cli.status.usage",
+            calls=s.model_calls,
+            prompt=s.prompt_tokens,
+            completion=s.completion_tokens,
+            cost=format_cost(s.cost_usd),
+        ),
     ]
     if s.repairs or s.fallbacks:
-        lines.append(
-            f"marks:   {s.repairs} turns repaired by a re-ask  ·  {s.fallbacks} played by a "
-            "stand-in (the reply could not be read)"
-        )
+        lines.append(t("cli.status.marks", repairs=s.repairs, fallbacks=s.fallbacks))
     for b in s.budgets:
-        lines.append("budget:  " + format_budget(b.scope, b.unit, b.setting, b.limit, b.spent))
+        budget = format_budget(b.scope, b.unit, b.setting, b.limit, b.spent)
+        lines.append(t("cli.status.budget", budget=budget))
     if view.last_turn is not None:
         last = view.last_turn
         line = (last.dialogue or last.action).split("\n")[0][:100]
-        lines.append(f"last:    [{last.number}] {last.actor}: {line}")
-    lines += await warning_lines(rehearsal)
+        lines.append(t("cli.status.last", number=last.number, actor=last.actor, line=line))
+    return lines
+
+
+async def _status_problems(rehearsal: Rehearsal, s: Status, view: SceneView) -> list[str]:
+    from engine import dropped_warning
+
+    lines = await warning_lines(rehearsal)
     for section, count in s.notes_dropped:
-        lines.append(dropped_warning(section, count, "en"))
+        lines.append(dropped_warning(section, count, LANGUAGE))
     if view.unknown_note_sections:
-        lines.append(
-            "warning: director_notes.md has sections nobody reads (not in the cast): "
-            + ", ".join(view.unknown_note_sections)
-        )
-    return "\n".join(lines)
+        sections = tuple(view.unknown_note_sections)
+        lines.append(t("cli.status.unknown_sections", sections=sections))
+    return lines

@@ -9,6 +9,7 @@ import re
 import unicodedata
 from collections.abc import Mapping, Sequence
 
+from circus.words import t
 from engine import MAX_TURNS, shown_number, whole_number
 
 _CUE_MARK = re.compile(r"\s*(?:→|->|=>)\s*([^→]+?)\s*$")
@@ -28,7 +29,7 @@ def parse_number(token: str, what: str) -> int:
     digits with a ValueError)."""
     value = whole_number(token, 6, signed=True)
     if value is None:
-        raise ConsoleError(f"{what} must be a whole number, not {shown_number(token)}")
+        raise ConsoleError(t("cli.not_whole", what=what, shown=shown_number(token)))
     return value
 
 
@@ -63,9 +64,9 @@ class ConsoleError(Exception):
 
 
 def parse_count(token: str) -> int:
-    value = parse_number(token, "the number of turns")
+    value = parse_number(token, t("cli.what.turns"))
     if not 1 <= value <= MAX_TURNS:
-        raise ConsoleError(f"the number of turns must be between 1 and {MAX_TURNS}, not {value}")
+        raise ConsoleError(t("cli.turns_range", most=MAX_TURNS, value=value))
     return value
 
 
@@ -103,5 +104,5 @@ def parse_played_line(text: str) -> tuple[str, str, str]:
 def take_ref(word: str) -> str:
     """`2`, `take_2` or `take2`, in ASCII digits; anything else is refused in one line."""
     digits = word.strip().lower().removeprefix("take").lstrip("_ ")
-    parse_number(digits, "a take")
+    parse_number(digits, t("cli.what.take"))
     return word

@@ -1,0 +1,72 @@
+"""Text edited in the writer's $EDITOR (`context edit`, `soul edit`, a backstory draft): a failed
+editor changes nothing, and a soul edit the engine refuses is kept in drafts/, never thrown away.
+
+Below the commands (circus.commands and circus.setup_commands both use it); writes go through
+the Rehearsal only.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING
+
+from circus.exits import EXIT_FAILURE, EXIT_OK, EXIT_USAGE, print_error
+from circus.given import me
+from circus.words import t
+
+if TYPE_CHECKING:  # hints only: nothing is imported at run time
+    from engine import Actor, Rehearsal
+
+
+def _editor() -> str:
+    return os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi"
+
+
+def edit_text(text: str, name: str = "text.md") -> str | None:
+    """`text` after the writer's $EDITOR (None if the editor failed: nothing to use)."""
+    import shlex
+    import subprocess
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, name)
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(text)
+        code = subprocess.call([*shlex.split(_editor()), path])
+        if code != 0:
+            print_error(t("cli.editor_failed", editor=_editor(), code=code))
+            return None
+        with open(path, encoding="utf-8") as f:
+            return f.read()
+
+
+async def edit_soul(rehearsal: Rehearsal, actor: Actor) -> int:
+    """$EDITOR on the soul; an edit that cannot be used is kept in drafts/, never lost, and
+    the next edit starts from it."""
+    from engine import CircusError
+
+    before = await rehearsal.soul_text(actor)
+    draft = await rehearsal.soul_draft(actor)
+    if draft is not None:
+        print(t("cli.soul.from_draft", actor=actor))
+    after = edit_text(draft if draft is not None else before, "soul.md")
+    if after is None:
+        return EXIT_FAILURE
+    if after == before:
+        if draft is not None:
+            await rehearsal.drop_soul_draft(actor)
+        print(t("cli.no_change"))
+        return EXIT_OK
+    try:
+        await rehearsal.set_soul(actor, after)
+    except CircusError as exc:
+        rel = await rehearsal.save_soul_draft(actor, after)
+        kept = rehearsal.root / rel
+        print_error(
+            t("cli.soul.kept", why=exc, kept=kept, me=me(), root=rehearsal.root, actor=actor)
+        )
+        return EXIT_USAGE
+    if draft is not None:
+        await rehearsal.drop_soul_draft(actor)
+    print(t("cli.soul.updated", actor=actor))
+    return EXIT_OK

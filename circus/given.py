@@ -1,0 +1,48 @@
+"""What the command line is given, and who gives it: a text file named on it (`-` = stdin), the
+user's name, how they called `circus`, and the terminal's default number of turns.
+
+The bottom of circus/: every other module may import it; it imports only circus.exits and
+circus.words (standard library and the catalog's words, never the engine at the top).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+from circus.exits import UsageError
+from circus.words import t
+
+# The terminal's documented default for run/resume/replay/RUN (README); Discord and the
+# engine's own default is engine.DEFAULT_TURNS (5). Kept apart on purpose: no behaviour changes.
+DEFAULT_TURNS = 6
+
+
+def me() -> str:
+    """How to call circus again, as the director did (`.venv/bin/circus` stays copy-pasteable)."""
+    argv0 = sys.argv[0] if sys.argv else ""
+    return argv0 if os.path.basename(argv0) == "circus" else "circus"
+
+
+def read_text(path: str) -> str:
+    """The text of a file named on the command line (`-` = stdin): a UsageError if it cannot be
+    read or is not UTF-8."""
+    if path == "-":
+        return sys.stdin.read()
+    try:
+        with open(path, encoding="utf-8") as f:
+            return f.read()
+    except OSError as exc:
+        raise UsageError(t("cli.cannot_read", path=path, why=exc.strerror or exc)) from None
+    except UnicodeDecodeError:
+        raise UsageError(t("cli.not_utf8", path=path)) from None
+
+
+def user() -> str:
+    """Who is at the terminal: the login name, or `director` where there is none."""
+    import getpass
+
+    try:
+        return getpass.getuser() or "director"
+    except Exception:  # no user name in this environment (e.g. a container)
+        return "director"
