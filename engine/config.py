@@ -88,7 +88,6 @@ class Config:
     templates_dir: Path | None = None  # CIRCUS_TEMPLATES_DIR (None: engine/scene_templates)
     embedded_threads: int = EMBEDDED_THREADS  # CIRCUS_EMBEDDED_THREADS (at least 1)
     embedded_cache_mb: int = EMBEDDED_CACHE_MB  # CIRCUS_EMBEDDED_CACHE_MB (0: off)
-    scripted_latency: float = 0.0  # CIRCUS_SCRIPTED_LATENCY: seconds each scripted call waits
     reply_format: str | None = None  # CIRCUS_REPLY_FORMAT: auto, json or tags (else: auto)
 
     @classmethod
@@ -116,9 +115,15 @@ class Config:
             templates_dir=Path(templates) if templates else None,
             embedded_threads=_int(env, "CIRCUS_EMBEDDED_THREADS", EMBEDDED_THREADS, 1),
             embedded_cache_mb=_int(env, "CIRCUS_EMBEDDED_CACHE_MB", EMBEDDED_CACHE_MB, 0),
-            scripted_latency=_float(env, "CIRCUS_SCRIPTED_LATENCY", 0.0),
             reply_format=_choice(env, "CIRCUS_REPLY_FORMAT", ("auto", "json", "tags")),
         )
+
+
+def scripted_latency(env: Mapping[str, str]) -> float:
+    """CIRCUS_SCRIPTED_LATENCY: seconds each call to the built-in scripted model waits (a test
+    and demo knob, so not a production setting: engine.scripted reads it for the scripts a
+    default door answers `scripted/...` with; a ScriptedModels is handed its own)."""
+    return _float(env, "CIRCUS_SCRIPTED_LATENCY", 0.0)
 
 
 def default_config() -> Config:
