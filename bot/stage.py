@@ -50,6 +50,7 @@ from engine import (
     TurnCompleted,
     TurnStarted,
     WaitingForPlayer,
+    say,
 )
 
 STATUS_PERSONA = "Circus"
@@ -139,7 +140,9 @@ class Stage:
                     scene=self.name,
                     turn=event.turn or "?",
                     actor=actor,
-                    message=scrub(event.message, self.rehearsal.root.parent),
+                    message=scrub(
+                        say(event.code, event.language, **event.fields), self.rehearsal.root.parent
+                    ),
                 )
             )
         elif isinstance(event, Cut):

@@ -53,6 +53,17 @@ log = logging.getLogger("circus.engine")
 TURN_DEADLINE_FACTOR = 3  # a turn may span a few model calls (retry, repair, fallback)
 
 
+def error_event(
+    scene: str,
+    exc: CircusError,
+    turn: int | None = None,
+    actor: str | None = None,
+    language: str = "en",
+) -> ErrorEvent:
+    """The event that tells a run's listeners about `exc`: its catalog code and fields."""
+    return ErrorEvent(scene, exc.message_key, dict(exc.values), turn, actor, language)
+
+
 @dataclass(frozen=True)
 class RunResult:
     turns_done: int
@@ -181,7 +192,7 @@ class Rehearsal(StageCommands, HarvestCommands, CastCommands):
                 except ModelError as exc:
                     failures += 1
                     turn = self.files.last_turn_seen() + 1
-                    self.events.emit(ErrorEvent(self.name, str(exc), turn, exc.actor))
+                    self.events.emit(error_event(self.name, exc, turn, exc.actor))
                     avoid = exc.actor
                     if failures >= 2 or forced:
                         reason = "error"
@@ -192,14 +203,15 @@ class Rehearsal(StageCommands, HarvestCommands, CastCommands):
             reason = "cut"
         except BudgetExceeded as exc:  # stopped before a call: nothing of that turn landed
             turn = self.files.last_turn_seen() + 1
-            self.events.emit(ErrorEvent(self.name, exc.in_language(self._language), turn))
+            self.events.emit(error_event(self.name, exc, turn, language=self._language))
             reason = "budget"
         except CircusError as exc:  # e.g. a writer saved a broken soul.md mid-run
-            self.events.emit(ErrorEvent(self.name, str(exc)))
+            self.events.emit(error_event(self.name, exc))
             reason = "error"
         except Exception as exc:  # a disk error, or a bug: the run still ends, and says why
             log.exception("run in %s failed", self.root)
-            self.events.emit(ErrorEvent(self.name, f"The run stopped: {exc!r}"))
+            fields = {"error": repr(exc), "kind": type(exc).__name__}
+            self.events.emit(ErrorEvent(self.name, "error.run_crashed", fields))
             reason = "error"
         finally:
             self.files.store.unlock()
