@@ -1,14 +1,16 @@
 """The operator's configuration: every CIRCUS_* environment variable, read once into a `Config`.
 
 Invariant: nothing else in the engine reads CIRCUS_* from the environment. A frontend builds
-one `Config.from_env(os.environ)` at startup and passes it down; `default_config()` is the
-fallback for callers that did not (a library user, a test). Values that fell back to a default
+one `Config.from_env(os.environ)` at startup and passes it down; a `Rehearsal` or a model door
+built without one reads the environment once, when it is built; `default_config()` is the
+fallback of the small helpers for library callers that pass none, built once per process. Values that fell back to a default
 when mistyped still do; those whose typo stops a run (the daily budgets) stay text here and are
 checked where they are used, so the error arrives where it did before.
 """
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -126,6 +128,8 @@ def scripted_latency(env: Mapping[str, str]) -> float:
     return _float(env, "CIRCUS_SCRIPTED_LATENCY", 0.0)
 
 
+@functools.cache
 def default_config() -> Config:
-    """The process environment as it is now, for callers not handed a Config by a frontend."""
+    """The fallback for library callers not handed a Config: the process environment as it was
+    at the first call, built once (frontends build their own at startup and pass it down)."""
     return Config.from_env(os.environ)

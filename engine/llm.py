@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import random
 import threading
 from dataclasses import dataclass, field, replace
@@ -21,7 +22,7 @@ from typing import Any, Protocol
 from engine import caching
 from engine.caching import Pieces
 from engine.catalog import Phrase
-from engine.config import DEFAULT_RETRIES, DEFAULT_TURN_TIMEOUT, Config, default_config
+from engine.config import DEFAULT_RETRIES, DEFAULT_TURN_TIMEOUT, Config
 from engine.door_types import Price, ReplyShape
 from engine.errors import CircusError, ModelError
 from engine.litellm_boot import LOCAL_PROVIDERS, litellm_module
@@ -269,7 +270,7 @@ class LiteLLMModels:
     `scripted/` and `circus-local/` providers), configured by the operator's Config."""
 
     def __init__(self, config: Config | None = None) -> None:
-        self.config = config or default_config()
+        self.config = config or Config.from_env(os.environ)  # a library caller's: read once
         # What an in-process provider keeps for this door, under its prefix (engine.scripted
         # keeps the scripts that answer `scripted/...` here): a provider registers itself.
         self.local: dict[str, Any] = {}

@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 from pathlib import Path
 from typing import Any
 
 from engine.budget import SpendGuard, utcnow
 from engine.casting import ANY, cue_candidates
-from engine.config import Config, default_config
+from engine.config import Config
 from engine.errors import AmbiguousActor, UnknownActor
 from engine.events import EventHub, TurnCompleted
 from engine.ledger import Ledger
@@ -50,7 +51,9 @@ class SceneAccess:
         self.root = self.files.root
         self.name = self.files.name
         self.events = EventHub()
-        self.config = config or default_config()  # the operator's settings, read once
+        # The operator's settings: a frontend hands its own; a library caller that does not gets
+        # the environment as it is now, read once for this scene's parts.
+        self.config = config or Config.from_env(os.environ)
         self.models: Models = models or LiteLLMModels(self.config)  # the model door
         self.account = account
         self.ledger = Ledger(self.root.parent, account) if account else None
