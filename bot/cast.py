@@ -113,7 +113,7 @@ class ActorModal(discord.ui.Modal):
             raise BotProblem("cast.field_too_long", field=label, length=length, limit=MODAL_LIMIT)
         text = compose_soul(SoulParts(**values), stage.lang)
         try:
-            actor = await stage.rehearsal.add_actor(self.name, text, origin="discord")
+            actor = await stage.rehearsal.cast.add_actor(self.name, text, origin="discord")
         except CircusError as exc:  # refused: say why, and hand back what was typed
             why = await describe(interaction, exc)
             kept = t("cast.form_kept", stage.lang, actor=self.name)
@@ -164,7 +164,7 @@ class ActorGroup(app_commands.Group, name="actor"):
             return
         await defer(interaction)
         text = await uploaded_text(file)
-        actor = await stage.rehearsal.add_actor(name, text, origin="discord")
+        actor = await stage.rehearsal.cast.add_actor(name, text, origin="discord")
         await joined(interaction, stage, actor)
 
     @app_commands.command(name="remove")
@@ -177,7 +177,7 @@ class ActorGroup(app_commands.Group, name="actor"):
         """
         stage = scene_of(interaction)
         await defer(interaction)
-        await stage.rehearsal.remove_actor(actor)
+        await stage.rehearsal.cast.remove_actor(actor)
         await stage.refresh()
         stage.status_line(t("cast.line_left", stage.lang, actor=actor.name))
         await reply(interaction, t("cast.removed", stage.lang, actor=actor.name))
@@ -195,7 +195,7 @@ class ActorGroup(app_commands.Group, name="actor"):
         """
         stage = scene_of(interaction)
         await defer(interaction)
-        renamed = await stage.rehearsal.rename_actor(actor, new_name)
+        renamed = await stage.rehearsal.cast.rename_actor(actor, new_name)
         await stage.refresh()
         values = dict(old=actor.name, new=renamed.name)
         stage.status_line(t("cast.line_renamed", stage.lang, **values))

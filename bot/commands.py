@@ -121,7 +121,7 @@ async def note(interaction: discord.Interaction, text: str, actor: ActorArg | No
     """
     stage = scene_of(interaction)
     await defer(interaction)
-    dropped = await stage.rehearsal.note(text, actor)
+    dropped = await stage.rehearsal.notes.note(text, actor)
     key = "note_actor" if actor else "note_all"
     said = t(key, stage.lang, actor=actor.name if actor else None)
     if dropped:
@@ -139,7 +139,7 @@ class Take(app_commands.Group, name="take"):
         """Save the current take"""
         stage = scene_of(interaction)
         await defer(interaction)
-        number = await stage.rehearsal.save_take()
+        number = await stage.rehearsal.takes.save_take()
         await reply(interaction, t("take_saved", stage.lang, take=number))
 
     @app_commands.command(name="list")
@@ -148,7 +148,7 @@ class Take(app_commands.Group, name="take"):
         """List the saved takes"""
         stage = scene_of(interaction)
         await defer(interaction)
-        await reply(interaction, render_takes(await stage.rehearsal.list_takes(), stage.lang))
+        await reply(interaction, render_takes(await stage.rehearsal.takes.list_takes(), stage.lang))
 
 
 @app_commands.command(name="replay")
@@ -167,7 +167,7 @@ async def replay(
     stage = scene_of(interaction)
     await defer(interaction)
     async with stage.votes.lock:  # a replay re-files picks: never beside a ⭐ vote (bot.votes)
-        result = await stage.rehearsal.replay(take, until)
+        result = await stage.rehearsal.takes.replay(take, until)
     values = dict(from_take=result.from_take, kept=result.kept_turns, take=result.take)
     stage.status_line(t("line_replay", stage.lang, **values))
     text = t("replay_done", stage.lang, **values)
@@ -194,7 +194,7 @@ class Soul(app_commands.Group, name="soul"):
         """
         stage = scene_of(interaction)
         await defer(interaction)
-        text = await stage.rehearsal.soul_text(actor)
+        text = await stage.rehearsal.souls.soul_text(actor)
         if len(text) <= INLINE_LIMIT and "```" not in text:
             await reply(interaction, f"```md\n{text}\n```")
         else:
@@ -218,10 +218,10 @@ class Soul(app_commands.Group, name="soul"):
         stage = scene_of(interaction)
         if file is not None:
             await defer(interaction)
-            await stage.rehearsal.set_soul(actor, await uploaded_text(file), origin="discord")
+            await stage.rehearsal.souls.set_soul(actor, await uploaded_text(file), origin="discord")
             await reply(interaction, t("soul_saved", stage.lang, actor=actor.name))
             return
-        text = await stage.rehearsal.soul_text(actor)
+        text = await stage.rehearsal.souls.soul_text(actor)
         if len(text) > MODAL_LIMIT:
             await defer(interaction)
             message = t("soul_too_long", stage.lang, actor=actor.name, length=len(text))
@@ -265,7 +265,7 @@ class SoulModal(discord.ui.Modal):
         # api_base and models outside the operator's allow-list.
         text = self.body.value
         try:
-            await stage.rehearsal.set_soul(self.actor, text, origin="discord")
+            await stage.rehearsal.souls.set_soul(self.actor, text, origin="discord")
         except CircusError as exc:  # refused: say why, and hand back what was typed
             why = await describe(interaction, exc)
             kept = t("soul_form_kept", stage.lang, actor=self.actor.name)
@@ -287,7 +287,7 @@ async def status(interaction: discord.Interaction) -> None:
     # What a hand-built scene should fix names files and may quote an alias (a private
     # nickname): for its directors only.
     if may_direct(interaction, stage):
-        warnings = [w.text(stage.lang) for w in await stage.rehearsal.warnings()]
+        warnings = [w.text(stage.lang) for w in await stage.rehearsal.cast.warnings()]
         text = "\n".join(filter(None, (text, render_warnings(warnings, stage.lang))))
     await reply(interaction, text)
 

@@ -108,8 +108,8 @@ async def report_message(
     stage: Stage, take: int | str, number: int
 ) -> tuple[discord.Embed, Enclosure]:
     """The embed and the report.md file for take `take` (numbered `number`) of a scene."""
-    markdown = await stage.rehearsal.report(take)
-    picks = sum(1 for p in await stage.rehearsal.picks() if p.take == number)
+    markdown = await stage.rehearsal.harvest.report(take)
+    picks = sum(1 for p in await stage.rehearsal.harvest.picks() if p.take == number)
     embed = report_embed(markdown, stage.name, number, picks, stage.lang)
     return embed, Enclosure(REPORT_FILE, markdown.encode("utf-8"), embed)
 

@@ -92,7 +92,7 @@ async def enter(interaction: discord.Interaction, actor: ActorArg) -> None:
     """
     stage = scene_of(interaction)
     await defer(interaction)
-    block = await stage.rehearsal.enter(actor)
+    block = await stage.rehearsal.stage.enter(actor)
     await reply(interaction, say_text("entered", stage.lang, actor=block.actor))
 
 
@@ -106,7 +106,7 @@ async def exit_(interaction: discord.Interaction, actor: ActorArg) -> None:
     """
     stage = scene_of(interaction)
     await defer(interaction)
-    block = await stage.rehearsal.exit(actor)
+    block = await stage.rehearsal.stage.exit(actor)
     await reply(interaction, say_text("exited", stage.lang, actor=block.actor))
 
 
@@ -120,7 +120,7 @@ async def event(interaction: discord.Interaction, text: app_commands.Range[str, 
     """
     stage = scene_of(interaction)
     await defer(interaction)
-    await stage.rehearsal.event(text)
+    await stage.rehearsal.stage.event(text)
     await reply(interaction, say_text("evented", stage.lang))
 
 
@@ -141,7 +141,7 @@ async def play(
     if member.bot:
         raise _PlayRefused(stage.lang)
     await defer(interaction)
-    name = await stage.rehearsal.play(actor, player_id(member))
+    name = await stage.rehearsal.stage.play(actor, player_id(member))
     await reply(interaction, say_text("played", stage.lang, user=member.mention, actor=name))
 
 
@@ -157,7 +157,7 @@ async def _directs_or_plays(interaction: discord.Interaction) -> bool:
         stage = scene_of(interaction)
         if not may_direct(interaction, stage):
             me = player_id(interaction.user)
-            if me not in (await stage.rehearsal.players()).values():
+            if me not in (await stage.rehearsal.stage.players()).values():
                 directed(interaction)  # raises NotDirector, naming the directors
     return True
 
@@ -174,15 +174,15 @@ async def unplay(interaction: discord.Interaction, actor: ActorArg | None = None
     await defer(interaction)
     me = player_id(interaction.user)
     if actor and may_direct(interaction, stage):
-        freed = await stage.rehearsal.unplay(actor)
+        freed = await stage.rehearsal.stage.unplay(actor)
     elif actor:
         try:
-            freed = await stage.rehearsal.unplay(actor, player=me)
+            freed = await stage.rehearsal.stage.unplay(actor, player=me)
         except NotPlaying:  # someone else's role: that is a director's call
             mentions = ", ".join(f"<@{d}>" for d in stage.binding.directors)
             raise NotDirector(mentions or t("nobody", stage.lang)) from None
     else:
-        freed = await stage.rehearsal.unplay(player=me)
+        freed = await stage.rehearsal.stage.unplay(player=me)
     key = "unplayed" if freed else "unplayed_none"
     await reply(interaction, say_text(key, stage.lang, actors=", ".join(freed)))
 
@@ -206,14 +206,14 @@ async def say(
     """
     stage = scene_of(interaction)
     me = player_id(interaction.user)
-    played = [a for a, p in (await stage.rehearsal.players()).items() if p == me]
+    played = [a for a, p in (await stage.rehearsal.stage.players()).items() if p == me]
     if not played:
         raise NotPlaying(None)
     await defer(interaction)
     actor = played[0]
-    waiting = stage.rehearsal.waiting_for == actor
+    waiting = stage.rehearsal.stage.waiting_for == actor
     # The player's own actor, as the engine named it: the check inside `say` is all it needs.
-    await stage.rehearsal.say(
+    await stage.rehearsal.stage.say(
         Actor(actor), line or "", action or "", cue or "", thought or "", player=me
     )
     await reply(

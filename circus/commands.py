@@ -83,7 +83,7 @@ async def cmd_cue(args: argparse.Namespace) -> int:
 async def cmd_note(args: argparse.Namespace) -> int:
     rehearsal = await open_scene(args.scene, args.config)
     actor = await rehearsal.resolve_actor(args.to) if args.to else None
-    dropped = await rehearsal.note(" ".join(args.text), actor)
+    dropped = await rehearsal.notes.note(" ".join(args.text), actor)
     print(f"Noted for {f'{actor} only' if actor else 'everyone'}; used from the next turn.")
     if dropped:
         from engine import dropped_warning
@@ -99,17 +99,17 @@ async def cmd_take(args: argparse.Namespace) -> int:
     if args.action == "save":
         if args.number:
             raise UsageError("take save takes no number (takes are numbered in order)")
-        number = await rehearsal.save_take()
+        number = await rehearsal.takes.save_take()
         print(f"Saved take_{number}.")
     elif args.action == "diff":
         if len(args.number) != 2:
             raise UsageError("take diff needs two takes, e.g. take diff 2 current")
         a, b = args.number
-        sys.stdout.write(await rehearsal.diff(a, b, full=args.full))
+        sys.stdout.write(await rehearsal.harvest.diff(a, b, full=args.full))
     elif args.action == "list":
         if args.number:
             raise UsageError("take list takes no number")
-        takes = await rehearsal.list_takes()
+        takes = await rehearsal.takes.list_takes()
         if not takes:
             print("No takes saved yet (save one with: circus take SCENE_DIR save).")
         for info in takes:
@@ -118,7 +118,7 @@ async def cmd_take(args: argparse.Namespace) -> int:
     else:
         if len(args.number) != 1:
             raise UsageError("take show needs one take number, e.g. take show 2")
-        sys.stdout.write(await rehearsal.show_take(args.number[0]))
+        sys.stdout.write(await rehearsal.takes.show_take(args.number[0]))
     return EXIT_OK
 
 
@@ -135,14 +135,16 @@ async def cmd_pick(args: argparse.Namespace) -> int:
     from circus.harvest_text import pick_line
 
     rehearsal = await open_scene(args.scene, args.config)
-    pick = await rehearsal.pick(args.turn, take=args.take, by=args.by or _user(), note=args.note)
+    pick = await rehearsal.harvest.pick(
+        args.turn, take=args.take, by=args.by or _user(), note=args.note
+    )
     print(f"Picked: {pick_line(pick)}")
     return EXIT_OK
 
 
 async def cmd_unpick(args: argparse.Namespace) -> int:
     rehearsal = await open_scene(args.scene, args.config)
-    left = await rehearsal.unpick(args.turn, take=args.take, by=args.by)
+    left = await rehearsal.harvest.unpick(args.turn, take=args.take, by=args.by)
     if left is None:
         print(f"Unpicked turn {args.turn}.")
     else:
@@ -154,7 +156,7 @@ async def cmd_picks(args: argparse.Namespace) -> int:
     from circus.harvest_text import pick_line
 
     rehearsal = await open_scene(args.scene, args.config)
-    picks = await rehearsal.picks()
+    picks = await rehearsal.harvest.picks()
     if not picks:
         print(f"Nothing picked yet (pick a line with: {_me()} pick SCENE_DIR TURN).")
     for pick in picks:
@@ -166,7 +168,7 @@ async def cmd_export(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     rehearsal = await open_scene(args.scene, args.config)
-    paths = await rehearsal.export(
+    paths = await rehearsal.harvest.export(
         take=args.take,
         formats=args.format,
         picks=args.picks,
@@ -180,7 +182,7 @@ async def cmd_export(args: argparse.Namespace) -> int:
 
 async def cmd_report(args: argparse.Namespace) -> int:
     rehearsal = await open_scene(args.scene, args.config)
-    sys.stdout.write(await rehearsal.report(args.take))
+    sys.stdout.write(await rehearsal.harvest.report(args.take))
     return EXIT_OK
 
 
@@ -189,7 +191,7 @@ async def cmd_replay(args: argparse.Namespace) -> int:
     if not args.no_play:
         check_embedded(await rehearsal.view())
         await print_warnings(rehearsal)
-    result = await rehearsal.replay(args.take, args.until)
+    result = await rehearsal.takes.replay(args.take, args.until)
     if result.autosaved:
         print(f"(the unsaved work was saved first as take_{result.autosaved})")
     print(
@@ -207,7 +209,7 @@ async def cmd_enter(args: argparse.Namespace) -> int:
     from circus.render import format_block
 
     rehearsal = await open_scene(args.scene, args.config)
-    block = await rehearsal.enter(await rehearsal.resolve_actor(args.actor))
+    block = await rehearsal.stage.enter(await rehearsal.resolve_actor(args.actor))
     print(format_block(block, (await rehearsal.view()).language))
     return EXIT_OK
 
@@ -216,7 +218,7 @@ async def cmd_exit(args: argparse.Namespace) -> int:
     from circus.render import format_block
 
     rehearsal = await open_scene(args.scene, args.config)
-    block = await rehearsal.exit(await rehearsal.resolve_actor(args.actor))
+    block = await rehearsal.stage.exit(await rehearsal.resolve_actor(args.actor))
     print(format_block(block, (await rehearsal.view()).language))
     return EXIT_OK
 
@@ -225,7 +227,7 @@ async def cmd_event(args: argparse.Namespace) -> int:
     from circus.render import format_block
 
     rehearsal = await open_scene(args.scene, args.config)
-    block = await rehearsal.event(" ".join(args.text))
+    block = await rehearsal.stage.event(" ".join(args.text))
     print(format_block(block, (await rehearsal.view()).language))
     return EXIT_OK
 
@@ -236,7 +238,7 @@ async def cmd_say(args: argparse.Namespace) -> int:
     rehearsal = await open_scene(args.scene, args.config)
     line = " ".join(args.text).strip()
     actor = await rehearsal.resolve_actor(args.actor)
-    number = await rehearsal.say(actor, line, args.action, args.cue, args.thought)
+    number = await rehearsal.stage.say(actor, line, args.action, args.cue, args.thought)
     turn = (await rehearsal.view()).last_turn
     assert turn is not None and number == turn.number
     print(format_turn(turn.number, turn.actor, turn.action, turn.dialogue, turn.cue))
@@ -255,12 +257,12 @@ async def cmd_soul(args: argparse.Namespace) -> int:
     if args.action == "show":
         if args.file is not None:
             raise UsageError("soul show takes no FILE")
-        sys.stdout.write(await rehearsal.soul_text(actor))
+        sys.stdout.write(await rehearsal.souls.soul_text(actor))
         return EXIT_OK
     if args.action == "set":
         if args.file is None:
             raise UsageError("soul set needs a FILE with the new soul.md (- for stdin)")
-        await rehearsal.set_soul(actor, _read_text(args.file))
+        await rehearsal.souls.set_soul(actor, _read_text(args.file))
         print(f"Updated {actor}'s soul.md; used from the next turn.")
         return EXIT_OK
     from circus.setup_commands import edit_soul
@@ -272,7 +274,7 @@ async def cmd_summarize(args: argparse.Namespace) -> int:
     rehearsal = await open_scene(args.scene, args.config)
     actor = await rehearsal.resolve_actor(args.actor)
     history = _read_text(args.file)
-    story = await rehearsal.summarize_for(actor, history, write=not args.dry_run)
+    story = await rehearsal.souls.summarize_for(actor, history, write=not args.dry_run)
     print(story)
     if not args.dry_run:
         print_error(f"wrote this as the prior story in {actor}'s soul.md")

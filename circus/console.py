@@ -147,14 +147,14 @@ class Console:
             pass
         view = await self.rehearsal.view()
         self.renderer.language = view.language
-        for actor, player in (await self.rehearsal.players()).items():
+        for actor, player in (await self.rehearsal.stage.players()).items():
             if player == CONSOLE:
                 self.playing = actor
         self.say(
             f"Circus console — scene {self.rehearsal.name} ({view.turns} turns on record); "
             f"cast: {', '.join(view.cast)}. HELP lists the verbs."
         )
-        for warning in await self.rehearsal.warnings():  # a hand-built scene's problems
+        for warning in await self.rehearsal.cast.warnings():  # a hand-built scene's problems
             self.renderer.info(f"circus: warning: {warning.text('en')}")
         try:
             while not self._quit:
@@ -162,7 +162,7 @@ class Console:
                 line = await self._lines.get()
                 if line is None:
                     self._eof = True
-                    if self.rehearsal.waiting_for == self.playing and self.playing:
+                    if self.rehearsal.stage.waiting_for == self.playing and self.playing:
                         self.say("(end of input while the run waits for your line: CUT)")
                         await self.rehearsal.cut()
                     if not self._quit and self.rehearsal.running:
@@ -284,7 +284,7 @@ class Console:
                 actor, text = await self._leading_actor(stripped)
         if not text.strip():
             raise ConsoleError("NOTE needs some text after the name: NOTE ACTOR: text")
-        dropped = await self.rehearsal.note(text, actor)
+        dropped = await self.rehearsal.notes.note(text, actor)
         self.say(f"Noted for {f'{actor} only' if actor else 'everyone'}; used from the next turn.")
         if dropped:
             self.renderer.info(dropped_warning(str(actor or ""), dropped, "en"))  # as its errors
@@ -318,10 +318,10 @@ class Console:
         words = rest.split()
         sub = words[0].upper() if words else ""
         if sub == "SAVE":
-            number = await self.rehearsal.save_take()
+            number = await self.rehearsal.takes.save_take()
             self.say(f"Saved take_{number}.")
         elif sub == "LIST":
-            takes = await self.rehearsal.list_takes()
+            takes = await self.rehearsal.takes.list_takes()
             if not takes:
                 self.say("No takes saved yet (TAKE SAVE).")
             for info in takes:
@@ -329,11 +329,11 @@ class Console:
         elif sub == "DIFF":
             if len(words) != 3:
                 raise ConsoleError("TAKE DIFF needs two takes, e.g. TAKE DIFF 1 current")
-            self.say((await self.rehearsal.diff(words[1], words[2])).rstrip("\n"))
+            self.say((await self.rehearsal.harvest.diff(words[1], words[2])).rstrip("\n"))
         elif sub == "SHOW":
             if len(words) < 2:
                 raise ConsoleError("TAKE SHOW needs a take number, e.g. TAKE SHOW 2")
-            self.say((await self.rehearsal.show_take(take_ref(words[1]))).rstrip("\n"))
+            self.say((await self.rehearsal.takes.show_take(take_ref(words[1]))).rstrip("\n"))
         else:
             raise ConsoleError("TAKE SAVE, TAKE LIST, TAKE SHOW n or TAKE DIFF a b")
 
@@ -345,7 +345,7 @@ class Console:
         tail = [w for w in words[1:] if w.lower() not in {"until", "to", "--until"}]
         if tail:
             until = parse_number(tail[0], "the turn to replay until")
-        result = await self.rehearsal.replay(take_ref(words[0]), until)
+        result = await self.rehearsal.takes.replay(take_ref(words[0]), until)
         if result.autosaved:
             self.say(f"(the unsaved work was saved first as take_{result.autosaved})")
         self.say(
@@ -358,18 +358,18 @@ class Console:
         from circus.harvest_text import pick_line
 
         turn, note = self._turn_and_rest(rest, "PICK")
-        pick = await self.rehearsal.pick(turn, by=_user(), note=note)
+        pick = await self.rehearsal.harvest.pick(turn, by=_user(), note=note)
         self.say(f"Picked: {pick_line(pick)}")
 
     async def do_unpick(self, rest: str) -> None:
         turn, _ = self._turn_and_rest(rest, "UNPICK")
-        await self.rehearsal.unpick(turn)
+        await self.rehearsal.harvest.unpick(turn)
         self.say(f"Unpicked turn {turn}.")
 
     async def do_picks(self, rest: str) -> None:
         from circus.harvest_text import pick_line
 
-        picks = await self.rehearsal.picks()
+        picks = await self.rehearsal.harvest.picks()
         if not picks:
             self.say("Nothing picked yet (PICK n).")
         for pick in picks:
@@ -393,7 +393,7 @@ class Console:
         if not rest.strip():
             raise ConsoleError("SOUL needs an actor, e.g. SOUL 林小姐")
         actor, _ = await self._actor_prefix(rest)
-        self.say((await self.rehearsal.soul_text(actor)).rstrip("\n"))
+        self.say((await self.rehearsal.souls.soul_text(actor)).rstrip("\n"))
 
     async def do_backstage(self, rest: str) -> None:
         word = rest.strip().lower()
@@ -416,46 +416,46 @@ class Console:
         if not rest.strip():
             raise ConsoleError("ENTER needs an actor, e.g. ENTER 律師")
         actor, _ = await self._actor_prefix(rest)
-        await self.rehearsal.enter(actor)  # the renderer prints the entrance
+        await self.rehearsal.stage.enter(actor)  # the renderer prints the entrance
 
     async def do_exit(self, rest: str) -> None:
         if not rest.strip():  # a bare EXIT still leaves the console
             await self.do_quit(rest)
             return
         actor, _ = await self._actor_prefix(rest)
-        await self.rehearsal.exit(actor)
+        await self.rehearsal.stage.exit(actor)
 
     async def do_event(self, rest: str) -> None:
         if not rest.strip():
             raise ConsoleError("EVENT needs some text, e.g. EVENT 電話響了")
-        await self.rehearsal.event(rest)
+        await self.rehearsal.stage.event(rest)
 
     async def do_play(self, rest: str) -> None:
         if not rest.strip():
             raise ConsoleError("PLAY needs an actor, e.g. PLAY 林小姐")
         actor, _ = await self._actor_prefix(rest)
-        self.playing = await self.rehearsal.play(actor, CONSOLE)
+        self.playing = await self.rehearsal.stage.play(actor, CONSOLE)
         self.say(
             f"You play {self.playing}: plain lines are their lines — (action) line → NAME. "
             "A run waits for you when the ball reaches them. UNPLAY to stop."
         )
 
     async def do_unplay(self, rest: str) -> None:
-        freed = await self.rehearsal.unplay(player=CONSOLE)
+        freed = await self.rehearsal.stage.unplay(player=CONSOLE)
         self.playing = None
         self.say(f"{', '.join(freed)}: back to the model." if freed else "You play nobody.")
 
     async def _say_line(self, text: str) -> None:
         assert self.playing is not None
         action, dialogue, cue = parse_played_line(text)
-        if self.rehearsal.running and self.rehearsal.waiting_for != self.playing:
+        if self.rehearsal.running and self.rehearsal.stage.waiting_for != self.playing:
             # Typed ahead while others play: held until the ball reaches our character.
             if self._held is not None:
                 raise ConsoleError("a line is already waiting for your turn; CUT to drop it")
             self._held = (action, dialogue, cue)
             self.renderer.info(f"(held: it is said when the ball reaches {self.playing})")
             return
-        await self.rehearsal.say(Actor(self.playing), dialogue, action, cue, player=CONSOLE)
+        await self.rehearsal.stage.say(Actor(self.playing), dialogue, action, cue, player=CONSOLE)
 
     async def _say_held(self) -> None:
         from engine import CircusError
@@ -465,7 +465,9 @@ class Console:
             return
         action, dialogue, cue = held
         try:
-            await self.rehearsal.say(Actor(self.playing), dialogue, action, cue, player=CONSOLE)
+            await self.rehearsal.stage.say(
+                Actor(self.playing), dialogue, action, cue, player=CONSOLE
+            )
         except CircusError as exc:
             self.renderer.info(f"circus: {exc}")
 

@@ -29,7 +29,7 @@ async def open_scene(path: str, config=None):  # -> engine.Rehearsal
 
 async def warning_lines(rehearsal) -> list[str]:
     """One line per problem of a hand-built scene (engine `warnings()`), for the terminal."""
-    return [f"warning: {w.text('en')}" for w in await rehearsal.warnings()]
+    return [f"warning: {w.text('en')}" for w in await rehearsal.cast.warnings()]
 
 
 async def print_warnings(rehearsal) -> None:

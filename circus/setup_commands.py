@@ -73,19 +73,19 @@ async def cmd_actor(args: argparse.Namespace) -> int:
     rehearsal = await open_scene(args.scene, args.config)
     if args.action == "add":
         soul = _read_text(args.soul_file) if args.soul_file else None
-        actor = await rehearsal.add_actor(args.name, soul)
+        actor = await rehearsal.cast.add_actor(args.name, soul)
         print(f"Added {actor} ({rehearsal.root}/actors/{actor}/soul.md).")
         if soul is None:
             print(f"Write who they are: {_me()} soul {rehearsal.root} edit {actor}")
     elif args.action == "remove":
         actor = await rehearsal.resolve_actor(args.name)
-        await rehearsal.remove_actor(actor)
+        await rehearsal.cast.remove_actor(actor)
         print(f"Removed {actor}; their lines stay in the transcript and the saved takes.")
     else:
         actor = await rehearsal.resolve_actor(args.name)
-        new = await rehearsal.rename_actor(actor, args.new_name)
+        new = await rehearsal.cast.rename_actor(actor, args.new_name)
         print(f"Renamed {actor} to {new}.")
-    for warning in await rehearsal.warnings():
+    for warning in await rehearsal.cast.warnings():
         print_error(f"warning: {warning.text('en')}")
     return EXIT_OK
 
@@ -96,21 +96,21 @@ async def cmd_context(args: argparse.Namespace) -> int:
     if args.action != "set" and args.file is not None:
         raise UsageError(f"context {args.action} takes no FILE")
     if args.action == "show":
-        sys.stdout.write(await rehearsal.context_text())
+        sys.stdout.write(await rehearsal.cast.context_text())
         return EXIT_OK
     if args.action == "set":
         if args.file is None:
             raise UsageError("context set needs a FILE with the new context.md (- for stdin)")
-        await rehearsal.set_context(_read_text(args.file))
+        await rehearsal.cast.set_context(_read_text(args.file))
     else:
-        before = await rehearsal.context_text()
+        before = await rehearsal.cast.context_text()
         after = edit_text(before, "context.md")
         if after is None:
             return EXIT_FAILURE
         if after == before:
             print("No change.")
             return EXIT_OK
-        await rehearsal.set_context(after)
+        await rehearsal.cast.set_context(after)
     print("Updated context.md; used from the next turn.")
     return EXIT_OK
 
@@ -133,7 +133,7 @@ async def cmd_backstory(args: argparse.Namespace) -> int:
     rehearsal = await open_scene(args.scene, args.config)
     history = _read_text(args.file)
     interactive = not args.accept_all and sys.stdin.isatty() and args.file != "-"
-    drafts = await rehearsal.backstory_drafts(history)
+    drafts = await rehearsal.souls.backstory_drafts(history)
     accepted = 0
     for name, draft in drafts.items():
         print(f"\n== {name}: prior story (only what {name} knows) ==\n{draft}\n")
@@ -148,7 +148,7 @@ async def cmd_backstory(args: argparse.Namespace) -> int:
             choice, draft = ("a", edited) if edited and edited.strip() else ("d", draft)
         if choice == "a":
             actor = await rehearsal.resolve_actor(name)
-            await rehearsal.accept_prior_story(actor, draft)
+            await rehearsal.souls.accept_prior_story(actor, draft)
             accepted += 1
             print(f"Wrote it as {name}'s prior story.")
     if not args.accept_all and not interactive:
@@ -166,8 +166,8 @@ async def edit_soul(rehearsal, actor) -> int:  # actor: engine.Actor
     the next edit starts from it."""
     from engine import CircusError
 
-    before = await rehearsal.soul_text(actor)
-    draft = await rehearsal.soul_draft(actor)
+    before = await rehearsal.souls.soul_text(actor)
+    draft = await rehearsal.souls.soul_draft(actor)
     if draft is not None:
         print(f"(continuing from your kept draft, drafts/{actor}.soul.md)")
     after = edit_text(draft if draft is not None else before, "soul.md")
@@ -175,20 +175,20 @@ async def edit_soul(rehearsal, actor) -> int:  # actor: engine.Actor
         return EXIT_FAILURE
     if after == before:
         if draft is not None:
-            await rehearsal.drop_soul_draft(actor)
+            await rehearsal.souls.drop_soul_draft(actor)
         print("No change.")
         return EXIT_OK
     try:
-        await rehearsal.set_soul(actor, after)
+        await rehearsal.souls.set_soul(actor, after)
     except CircusError as exc:
-        rel = await rehearsal.save_soul_draft(actor, after)
+        rel = await rehearsal.souls.save_soul_draft(actor, after)
         print_error(
             f"{exc} — your edit is kept in {rehearsal.root / rel}; `{_me()} soul "
             f"{rehearsal.root} edit {actor}` reopens it (soul.md is unchanged)"
         )
         return EXIT_USAGE
     if draft is not None:
-        await rehearsal.drop_soul_draft(actor)
+        await rehearsal.souls.drop_soul_draft(actor)
     print(f"Updated {actor}'s soul.md; used from the next turn.")
     return EXIT_OK
 

@@ -120,25 +120,3 @@ class Rehearsal:
 
     async def wait(self) -> RunResult | None:
         return await self.run_loop.wait()
-
-    # Old flat names, until /work/briefs/core_calls.py rewrites their call sites (removed then).
-    _MOVED = {
-        m: g
-        for g, ms in {
-            "takes": "save_take list_takes show_take replay",
-            "souls": "soul_text set_soul summarize_for backstory_drafts accept_prior_story "
-            "save_soul_draft soul_draft drop_soul_draft",
-            "cast": "add_actor remove_actor rename_actor context_text set_context warnings",
-            "stage": "enter exit event on_stage players play unplay say land_played waiting_for",
-            "notes": "note notes_dropped",
-            "spend": "usage_rows spend_rows budgets refuse_if_spent",
-            "harvest": "picks pick unpick remember_post post_of report diff export",
-        }.items()
-        for m in ms.split()
-    }
-
-    def __getattr__(self, name: str):  # type: ignore[no-untyped-def]
-        group = Rehearsal._MOVED.get(name)
-        if group is None:
-            raise AttributeError(name)
-        return getattr(getattr(self, group), name)
