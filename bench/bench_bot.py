@@ -59,8 +59,8 @@ async def bench(scenes: int, turns: int, latency: float, channels: int) -> int:
                 fake.add_text_channel(f"room-{i}") for i in range(1, channels)
             ]
             # every scene plays the scripted improv through one door (no environment involved)
-            config = Config(model="scripted/improv", scripted_latency=latency)
-            door = ScriptedModels(config=config)
+            config = Config(model="scripted/improv")
+            door = ScriptedModels(config=config, latency=latency)
             bot = CircusBot(scenes_dir, guild_id=fake.guild_id, models=door, config=config)
             async with fake.connected(bot):
                 # Warm up litellm's import and the first model call outside the measurement.

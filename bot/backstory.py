@@ -102,7 +102,7 @@ class DraftView(DirectorsView):
         except UnknownActor:  # removed or renamed since the draft was made
             cast = ", ".join((await stage.rehearsal.view()).cast)
             raise BotProblem("unknown_actor", name=self.actor, cast=cast) from None
-        await stage.rehearsal.accept_prior_story(actor, text)
+        await stage.rehearsal.souls.accept_prior_story(actor, text)
         self.draft = text
         self.stop()
         shown = draft_message(actor.name, text, state, stage.lang)
@@ -143,7 +143,7 @@ async def draft_backstories(
     """/scene backstory: one draft prior story per actor, each shown privately with its buttons."""
     await defer(interaction)
     text = await uploaded_text(file, too_big="upload_too_big")
-    drafts = await stage.rehearsal.backstory_drafts(text)
+    drafts = await stage.rehearsal.souls.backstory_drafts(text)
     await reply(interaction, t("backstory.drafted", stage.lang, count=len(drafts)))
     for actor, draft in drafts.items():
         if not draft.strip():

@@ -117,7 +117,7 @@ class ActorModal(DirectorsForm):
             raise BotProblem("cast.field_too_long", field=label, length=length, limit=MODAL_LIMIT)
         text = compose_soul(SoulParts(**values), stage.lang)
         try:
-            actor = await stage.rehearsal.add_actor(self.name, text, origin="discord")
+            actor = await stage.rehearsal.cast.add_actor(self.name, text, origin="discord")
         except CircusError as exc:  # refused: say why, and hand back what was typed
             why = await describe(interaction, exc)
             kept = t("cast.form_kept", stage.lang, actor=self.name)
@@ -154,14 +154,14 @@ async def add_actor(
         return
     await defer(interaction)
     text = await uploaded_text(file)
-    actor = await stage.rehearsal.add_actor(name, text, origin="discord")
+    actor = await stage.rehearsal.cast.add_actor(name, text, origin="discord")
     await joined(interaction, stage, actor)
 
 
 async def remove_actor(interaction: discord.Interaction, stage: Stage, actor: Actor) -> None:
     """/actor remove: the thread hears it by name."""
     await defer(interaction)
-    await stage.rehearsal.remove_actor(actor)
+    await stage.rehearsal.cast.remove_actor(actor)
     await stage.refresh()
     stage.status_line(t("cast.line_left", stage.lang, actor=actor.name))
     await reply(interaction, t("cast.removed", stage.lang, actor=actor.name))
@@ -172,7 +172,7 @@ async def rename_actor(
 ) -> None:
     """/actor rename (before the take's first turn): the thread hears it by name."""
     await defer(interaction)
-    renamed = await stage.rehearsal.rename_actor(actor, new_name)
+    renamed = await stage.rehearsal.cast.rename_actor(actor, new_name)
     await stage.refresh()
     values = dict(old=actor.name, new=renamed.name)
     stage.status_line(t("cast.line_renamed", stage.lang, **values))

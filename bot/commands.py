@@ -77,7 +77,7 @@ async def whisper(
 ) -> None:
     """/note: whisper to every actor, or to one."""
     await defer(interaction)
-    dropped = await stage.rehearsal.note(text, actor)
+    dropped = await stage.rehearsal.notes.note(text, actor)
     key = "note_actor" if actor else "note_all"
     said = t(key, stage.lang, actor=actor.name if actor else None)
     if dropped:
@@ -88,14 +88,14 @@ async def whisper(
 async def save_take(interaction: discord.Interaction, stage: Stage) -> None:
     """/take save."""
     await defer(interaction)
-    number = await stage.rehearsal.save_take()
+    number = await stage.rehearsal.takes.save_take()
     await reply(interaction, t("take_saved", stage.lang, take=number))
 
 
 async def list_takes(interaction: discord.Interaction, stage: Stage) -> None:
     """/take list."""
     await defer(interaction)
-    await reply(interaction, render_takes(await stage.rehearsal.list_takes(), stage.lang))
+    await reply(interaction, render_takes(await stage.rehearsal.takes.list_takes(), stage.lang))
 
 
 async def replay_take(
@@ -104,7 +104,7 @@ async def replay_take(
     """/replay: start again from a saved take (up to turn `until`)."""
     await defer(interaction)
     async with stage.votes.lock:  # a replay re-files picks: never beside a ⭐ vote (bot.votes)
-        result = await stage.rehearsal.replay(take, until)
+        result = await stage.rehearsal.takes.replay(take, until)
     values = dict(from_take=result.from_take, kept=result.kept_turns, take=result.take)
     stage.status_line(t("line_replay", stage.lang, **values))
     text = t("replay_done", stage.lang, **values)
@@ -116,7 +116,7 @@ async def replay_take(
 async def show_soul(interaction: discord.Interaction, stage: Stage, actor: Actor) -> None:
     """/soul show: an actor's soul.md, inline if it fits, else attached."""
     await defer(interaction)
-    text = await stage.rehearsal.soul_text(actor)
+    text = await stage.rehearsal.souls.soul_text(actor)
     if len(text) <= INLINE_LIMIT and "```" not in text:
         await reply(interaction, f"```md\n{text}\n```")
     else:
@@ -134,10 +134,10 @@ async def edit_soul(
     than a form holds, the file comes back to edit and upload)."""
     if file is not None:
         await defer(interaction)
-        await stage.rehearsal.set_soul(actor, await uploaded_text(file), origin="discord")
+        await stage.rehearsal.souls.set_soul(actor, await uploaded_text(file), origin="discord")
         await reply(interaction, t("soul_saved", stage.lang, actor=actor.name))
         return
-    text = await stage.rehearsal.soul_text(actor)
+    text = await stage.rehearsal.souls.soul_text(actor)
     if len(text) > MODAL_LIMIT:
         await defer(interaction)
         message = t("soul_too_long", stage.lang, actor=actor.name, length=len(text))
@@ -153,7 +153,7 @@ async def show_status(interaction: discord.Interaction, stage: Stage) -> None:
     # What a hand-built scene should fix names files and may quote an alias (a private
     # nickname): for its directors only.
     if may_direct(interaction, stage):
-        warnings = [w.text(stage.lang) for w in await stage.rehearsal.warnings()]
+        warnings = [w.text(stage.lang) for w in await stage.rehearsal.cast.warnings()]
         text = "\n".join(filter(None, (text, render_warnings(warnings, stage.lang))))
     await reply(interaction, text)
 
@@ -207,7 +207,7 @@ class SoulModal(DirectorsForm):
         # api_base and models outside the operator's allow-list.
         text = self.body.value
         try:
-            await stage.rehearsal.set_soul(self.actor, text, origin="discord")
+            await stage.rehearsal.souls.set_soul(self.actor, text, origin="discord")
         except CircusError as exc:  # refused: say why, and hand back what was typed
             why = await describe(interaction, exc)
             kept = t("soul_form_kept", stage.lang, actor=self.actor.name)

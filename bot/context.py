@@ -79,10 +79,10 @@ class ContextModal(DirectorsForm):
                 "cast.field_too_long", field=label, length=len(text), limit=MODAL_LIMIT
             )
         # The settings as they are now (a terminal may have changed them meanwhile), untouched.
-        header, _ = split_context(await stage.rehearsal.context_text())
+        header, _ = split_context(await stage.rehearsal.cast.context_text())
         whole = with_body(header, text)
         try:
-            await stage.rehearsal.set_context(whole, origin="discord")
+            await stage.rehearsal.cast.set_context(whole, origin="discord")
         except CircusError as exc:  # refused: say why, and hand back what was typed
             why = await describe(interaction, exc)
             kept = t("context.form_kept", stage.lang)
@@ -104,10 +104,10 @@ async def edit_context(
     if file is not None:
         await defer(interaction)
         text = await uploaded_text(file, too_big="upload_too_big")
-        await stage.rehearsal.set_context(text, origin="discord")
+        await stage.rehearsal.cast.set_context(text, origin="discord")
         await saved(interaction, stage)
         return
-    whole = await stage.rehearsal.context_text()
+    whole = await stage.rehearsal.cast.context_text()
     _, body = split_context(whole)
     if len(body.strip("\n")) > MODAL_LIMIT:
         await defer(interaction)

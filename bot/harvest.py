@@ -86,7 +86,7 @@ async def take_choices(
         return []
     number = await stage.rehearsal.current_take()
     choices = [app_commands.Choice(name=t("take_current", stage.lang, n=number), value="current")]
-    for info in reversed(await stage.rehearsal.list_takes()):
+    for info in reversed(await stage.rehearsal.takes.list_takes()):
         label = t("take_saved_choice", stage.lang, n=info.number, turns=info.turns)
         choices.append(app_commands.Choice(name=label[:100], value=str(info.number)))
     typed = current.strip().casefold()
@@ -101,7 +101,7 @@ async def take_number(stage: Stage, ref: TakeRef) -> int:
 async def show_picks(interaction: discord.Interaction, stage: Stage) -> None:
     """/picks: the picked lines and their votes, inline if they fit, else picks.md attached."""
     await defer(interaction)
-    found = await stage.rehearsal.picks()
+    found = await stage.rehearsal.harvest.picks()
     if not found:
         await reply(interaction, t("picks_none", stage.lang))
         return
@@ -124,7 +124,7 @@ async def compare_takes(
     """/take compare: two takes side by side, inline if it fits, else attached."""
     first, second = take_of(a), take_of(b)
     await defer(interaction)
-    text = await stage.rehearsal.diff(first, second, full=full)
+    text = await stage.rehearsal.harvest.diff(first, second, full=full)
     if len(text) <= INLINE_LIMIT:
         await reply(interaction, text)
         return
@@ -149,7 +149,7 @@ async def export_take(
     formats = FORMATS if format == "all" else (format,)
     await defer(interaction)
     with tempfile.TemporaryDirectory(prefix="circus-export-") as folder:
-        paths = await stage.rehearsal.export(
+        paths = await stage.rehearsal.harvest.export(
             take=ref, formats=formats, picks=picks, thoughts=thoughts, out=Path(folder)
         )
         files = [discord.File(io.BytesIO(p.read_bytes()), filename=p.name) for p in paths]

@@ -101,7 +101,7 @@ async def report_message(
     rehearsal: Rehearsal, lang: str, take: int | str, number: int
 ) -> tuple[discord.Embed, Enclosure]:
     """The embed and the report.md file for take `take` (numbered `number`) of a scene."""
-    markdown = await rehearsal.report(take)
-    picks = sum(1 for p in await rehearsal.picks() if p.take == number)
+    markdown = await rehearsal.harvest.report(take)
+    picks = sum(1 for p in await rehearsal.harvest.picks() if p.take == number)
     embed = report_embed(markdown, rehearsal.name, number, picks, lang)
     return embed, Enclosure(REPORT_FILE, markdown.encode("utf-8"), embed)

@@ -53,6 +53,7 @@ from engine import (
     TurnCompleted,
     TurnStarted,
     WaitingForPlayer,
+    say,
 )
 
 log = logging.getLogger("circus.bot")
@@ -144,7 +145,9 @@ class Stage:
                     scene=self.name,
                     turn=event.turn or "?",
                     actor=actor,
-                    message=scrub(event.message, self.rehearsal.root.parent),
+                    message=scrub(
+                        say(event.code, event.language, **event.fields), self.rehearsal.root.parent
+                    ),
                 )
             )
         elif isinstance(event, (Cut, RunFinished)):

@@ -27,21 +27,21 @@ from engine import Actor, NotPlaying
 async def enter_actor(interaction: discord.Interaction, stage: Stage, actor: Actor) -> None:
     """/enter: an actor walks on stage."""
     await defer(interaction)
-    block = await stage.rehearsal.enter(actor)
+    block = await stage.rehearsal.stage.enter(actor)
     await reply(interaction, say_text("entered", stage.lang, actor=block.actor))
 
 
 async def exit_actor(interaction: discord.Interaction, stage: Stage, actor: Actor) -> None:
     """/exit: an actor walks off stage."""
     await defer(interaction)
-    block = await stage.rehearsal.exit(actor)
+    block = await stage.rehearsal.stage.exit(actor)
     await reply(interaction, say_text("exited", stage.lang, actor=block.actor))
 
 
 async def stage_event(interaction: discord.Interaction, stage: Stage, text: str) -> None:
     """/event: something happens on stage, for everyone."""
     await defer(interaction)
-    await stage.rehearsal.event(text)
+    await stage.rehearsal.stage.event(text)
     await reply(interaction, say_text("evented", stage.lang))
 
 
@@ -55,7 +55,7 @@ async def play_actor(
     if member.bot:
         raise BotProblem("stage.play_bot")
     await defer(interaction)
-    name = await stage.rehearsal.play(actor, player_id(member))
+    name = await stage.rehearsal.stage.play(actor, player_id(member))
     await reply(interaction, say_text("played", stage.lang, user=member.mention, actor=name))
 
 
@@ -64,15 +64,15 @@ async def unplay_actor(interaction: discord.Interaction, stage: Stage, actor: Ac
     await defer(interaction)
     me = player_id(interaction.user)
     if actor and may_direct(interaction, stage):
-        freed = await stage.rehearsal.unplay(actor)
+        freed = await stage.rehearsal.stage.unplay(actor)
     elif actor:
         try:
-            freed = await stage.rehearsal.unplay(actor, player=me)
+            freed = await stage.rehearsal.stage.unplay(actor, player=me)
         except NotPlaying:  # someone else's role: that is a director's call
             mentions = ", ".join(f"<@{d}>" for d in stage.binding.directors)
             raise NotDirector(mentions or t("nobody", stage.lang)) from None
     else:
-        freed = await stage.rehearsal.unplay(player=me)
+        freed = await stage.rehearsal.stage.unplay(player=me)
     key = "unplayed" if freed else "unplayed_none"
     await reply(interaction, say_text(key, stage.lang, actors=", ".join(freed)))
 
@@ -87,14 +87,14 @@ async def say_line(
 ) -> None:
     """/say: the line of the actor this member plays (NotPlaying if they play nobody)."""
     me = player_id(interaction.user)
-    played = [a for a, p in (await stage.rehearsal.players()).items() if p == me]
+    played = [a for a, p in (await stage.rehearsal.stage.players()).items() if p == me]
     if not played:
         raise NotPlaying(None)
     await defer(interaction)
     actor = played[0]
-    waiting = stage.rehearsal.waiting_for == actor
+    waiting = stage.rehearsal.stage.waiting_for == actor
     # The player's own actor, as the engine named it: the check inside `say` is all it needs.
-    await stage.rehearsal.say(Actor(actor), line, action, cue, thought, player=me)
+    await stage.rehearsal.stage.say(Actor(actor), line, action, cue, thought, player=me)
     key = "said_waiting" if waiting else "said"
     await reply(interaction, say_text(key, stage.lang, actor=actor))
 
@@ -106,7 +106,7 @@ async def directs_or_plays(interaction: discord.Interaction) -> bool:
         stage = scene_of(interaction)
         if not may_direct(interaction, stage):
             me = player_id(interaction.user)
-            if me not in (await stage.rehearsal.players()).values():
+            if me not in (await stage.rehearsal.stage.players()).values():
                 directed(interaction)  # raises NotDirector, naming the directors
     return True
 

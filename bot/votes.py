@@ -74,7 +74,7 @@ class Votes:
 
     async def _write(self, message_id: int, take: int, turn: int) -> None:
         try:
-            await self.rehearsal.remember_post(message_id, take, turn)
+            await self.rehearsal.harvest.remember_post(message_id, take, turn)
         except (CircusError, OSError) as exc:  # the line stays visible; only ⭐ on it is lost
             log.warning(
                 "scene %s: could not record post %s: %s", self.rehearsal.name, message_id, exc
@@ -86,7 +86,7 @@ class Votes:
         """(take, turn) of an actor's line, or None for any other message."""
         if message_id in self._landed:
             return self._landed[message_id]
-        return await self.rehearsal.post_of(message_id)
+        return await self.rehearsal.harvest.post_of(message_id)
 
     async def drain(self) -> None:
         """Wait until every landed post is recorded on disk."""
@@ -109,16 +109,22 @@ class Votes:
         async with self.lock:
             try:
                 pick = next(
-                    (p for p in await self.rehearsal.picks() if (p.take, p.turn) == (take, turn)),
+                    (
+                        p
+                        for p in await self.rehearsal.harvest.picks()
+                        if (p.take, p.turn) == (take, turn)
+                    ),
                     None,
                 )
                 mine = [v for v in (pick.votes if pick else ()) if v.endswith(tag)]
                 if added and not mine:
                     name = event.member.display_name if event.member else ""
-                    await self.rehearsal.pick(turn, take=take, by=voter(name, event.user_id))
+                    await self.rehearsal.harvest.pick(
+                        turn, take=take, by=voter(name, event.user_id)
+                    )
                 elif not added:
                     for vote in mine:
-                        await self.rehearsal.unpick(turn, take=take, by=vote)
+                        await self.rehearsal.harvest.unpick(turn, take=take, by=vote)
             except CircusError as exc:  # e.g. the take's folder was deleted by hand
                 log.warning(
                     "scene %s: ⭐ on take %s turn %s: %s", self.rehearsal.name, take, turn, exc

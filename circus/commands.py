@@ -67,7 +67,7 @@ async def cmd_cue(args: argparse.Namespace) -> int:
 async def cmd_note(args: argparse.Namespace) -> int:
     rehearsal = await open_scene(args.scene, args.config)
     actor = await rehearsal.resolve_actor(args.to) if args.to else None
-    dropped = await rehearsal.note(" ".join(args.text), actor)
+    dropped = await rehearsal.notes.note(" ".join(args.text), actor)
     print(t("cli.noted_for_actor", actor=actor) if actor else t("cli.noted_for_all"))
     if dropped:
         from engine import dropped_warning
@@ -83,17 +83,17 @@ async def cmd_take(args: argparse.Namespace) -> int:
     if args.action == "save":
         if args.number:
             raise UsageError(t("cli.take.save_no_number"))
-        number = await rehearsal.save_take()
+        number = await rehearsal.takes.save_take()
         print(t("cli.take.saved", number=number))
     elif args.action == "diff":
         if len(args.number) != 2:
             raise UsageError(t("cli.take.diff_two"))
         a, b = args.number
-        sys.stdout.write(await rehearsal.diff(a, b, full=args.full))
+        sys.stdout.write(await rehearsal.harvest.diff(a, b, full=args.full))
     elif args.action == "list":
         if args.number:
             raise UsageError(t("cli.take.list_no_number"))
-        takes = await rehearsal.list_takes()
+        takes = await rehearsal.takes.list_takes()
         if not takes:
             print(t("cli.take.none"))
         for info in takes:
@@ -102,7 +102,7 @@ async def cmd_take(args: argparse.Namespace) -> int:
     else:
         if len(args.number) != 1:
             raise UsageError(t("cli.take.show_one"))
-        sys.stdout.write(await rehearsal.show_take(args.number[0]))
+        sys.stdout.write(await rehearsal.takes.show_take(args.number[0]))
     return EXIT_OK
 
 
@@ -110,14 +110,16 @@ async def cmd_pick(args: argparse.Namespace) -> int:
     from circus.harvest_text import pick_line
 
     rehearsal = await open_scene(args.scene, args.config)
-    pick = await rehearsal.pick(args.turn, take=args.take, by=args.by or user(), note=args.note)
+    pick = await rehearsal.harvest.pick(
+        args.turn, take=args.take, by=args.by or user(), note=args.note
+    )
     print(t("cli.picked", pick=pick_line(pick)))
     return EXIT_OK
 
 
 async def cmd_unpick(args: argparse.Namespace) -> int:
     rehearsal = await open_scene(args.scene, args.config)
-    left = await rehearsal.unpick(args.turn, take=args.take, by=args.by)
+    left = await rehearsal.harvest.unpick(args.turn, take=args.take, by=args.by)
     if left is None:
         print(t("cli.unpicked", turn=args.turn))
     else:
@@ -129,7 +131,7 @@ async def cmd_picks(args: argparse.Namespace) -> int:
     from circus.harvest_text import pick_line
 
     rehearsal = await open_scene(args.scene, args.config)
-    picks = await rehearsal.picks()
+    picks = await rehearsal.harvest.picks()
     if not picks:
         print(t("cli.no_picks", me=me()))
     for pick in picks:
@@ -141,7 +143,7 @@ async def cmd_export(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     rehearsal = await open_scene(args.scene, args.config)
-    paths = await rehearsal.export(
+    paths = await rehearsal.harvest.export(
         take=args.take,
         formats=args.format,
         picks=args.picks,
@@ -155,7 +157,7 @@ async def cmd_export(args: argparse.Namespace) -> int:
 
 async def cmd_report(args: argparse.Namespace) -> int:
     rehearsal = await open_scene(args.scene, args.config)
-    sys.stdout.write(await rehearsal.report(args.take))
+    sys.stdout.write(await rehearsal.harvest.report(args.take))
     return EXIT_OK
 
 
@@ -164,7 +166,7 @@ async def cmd_replay(args: argparse.Namespace) -> int:
     if not args.no_play:
         check_embedded(await rehearsal.view())
         await print_warnings(rehearsal)
-    result = await rehearsal.replay(args.take, args.until)
+    result = await rehearsal.takes.replay(args.take, args.until)
     if result.autosaved:
         print(t("cli.autosaved", take=result.autosaved))
     print(
@@ -186,7 +188,7 @@ async def cmd_enter(args: argparse.Namespace) -> int:
     from circus.render import format_block
 
     rehearsal = await open_scene(args.scene, args.config)
-    block = await rehearsal.enter(await rehearsal.resolve_actor(args.actor))
+    block = await rehearsal.stage.enter(await rehearsal.resolve_actor(args.actor))
     print(format_block(block, (await rehearsal.view()).language))
     return EXIT_OK
 
@@ -195,7 +197,7 @@ async def cmd_exit(args: argparse.Namespace) -> int:
     from circus.render import format_block
 
     rehearsal = await open_scene(args.scene, args.config)
-    block = await rehearsal.exit(await rehearsal.resolve_actor(args.actor))
+    block = await rehearsal.stage.exit(await rehearsal.resolve_actor(args.actor))
     print(format_block(block, (await rehearsal.view()).language))
     return EXIT_OK
 
@@ -204,7 +206,7 @@ async def cmd_event(args: argparse.Namespace) -> int:
     from circus.render import format_block
 
     rehearsal = await open_scene(args.scene, args.config)
-    block = await rehearsal.event(" ".join(args.text))
+    block = await rehearsal.stage.event(" ".join(args.text))
     print(format_block(block, (await rehearsal.view()).language))
     return EXIT_OK
 
@@ -215,7 +217,7 @@ async def cmd_say(args: argparse.Namespace) -> int:
     rehearsal = await open_scene(args.scene, args.config)
     line = " ".join(args.text).strip()
     actor = await rehearsal.resolve_actor(args.actor)
-    number = await rehearsal.say(actor, line, args.action, args.cue, args.thought)
+    number = await rehearsal.stage.say(actor, line, args.action, args.cue, args.thought)
     turn = (await rehearsal.view()).last_turn
     assert turn is not None and number == turn.number
     print(format_turn(turn.number, turn.actor, turn.action, turn.dialogue, turn.cue))
@@ -234,12 +236,12 @@ async def cmd_soul(args: argparse.Namespace) -> int:
     if args.action == "show":
         if args.file is not None:
             raise UsageError(t("cli.soul.show_no_file"))
-        sys.stdout.write(await rehearsal.soul_text(actor))
+        sys.stdout.write(await rehearsal.souls.soul_text(actor))
         return EXIT_OK
     if args.action == "set":
         if args.file is None:
             raise UsageError(t("cli.soul.set_needs_file"))
-        await rehearsal.set_soul(actor, read_text(args.file))
+        await rehearsal.souls.set_soul(actor, read_text(args.file))
         print(t("cli.soul.updated", actor=actor))
         return EXIT_OK
     return await edit_soul(rehearsal, actor)
@@ -249,7 +251,7 @@ async def cmd_summarize(args: argparse.Namespace) -> int:
     rehearsal = await open_scene(args.scene, args.config)
     actor = await rehearsal.resolve_actor(args.actor)
     history = read_text(args.file)
-    story = await rehearsal.summarize_for(actor, history, write=not args.dry_run)
+    story = await rehearsal.souls.summarize_for(actor, history, write=not args.dry_run)
     print(story)
     if not args.dry_run:
         print_error(t("cli.summarize.wrote", actor=actor))

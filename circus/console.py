@@ -120,13 +120,13 @@ class Console:
             pass
         view = await self.rehearsal.view()
         self.renderer.language = view.language
-        for actor, player in (await self.rehearsal.players()).items():
+        for actor, player in (await self.rehearsal.stage.players()).items():
             if player == CONSOLE:
                 self.playing = actor
         self.say(
             t("cli.console.hello", scene=self.rehearsal.name, turns=view.turns, cast=view.cast)
         )
-        for warning in await self.rehearsal.warnings():  # a hand-built scene's problems
+        for warning in await self.rehearsal.cast.warnings():  # a hand-built scene's problems
             self.renderer.info("circus: " + t("cli.warning", warning=warning.text(LANGUAGE)))
         try:
             while not self._quit:
@@ -134,7 +134,7 @@ class Console:
                 line = await self._lines.get()
                 if line is None:
                     self._eof = True
-                    if self.rehearsal.waiting_for == self.playing and self.playing:
+                    if self.rehearsal.stage.waiting_for == self.playing and self.playing:
                         self.say(t("cli.console.eof_waiting"))
                         await self.rehearsal.cut()
                     if not self._quit and self.rehearsal.running:
@@ -256,7 +256,7 @@ class Console:
                 actor, text = await self._leading_actor(stripped)
         if not text.strip():
             raise ConsoleError(t("cli.console.note_needs_text_after"))
-        dropped = await self.rehearsal.note(text, actor)
+        dropped = await self.rehearsal.notes.note(text, actor)
         self.say(t("cli.noted_for_actor", actor=actor) if actor else t("cli.noted_for_all"))
         if dropped:
             self.renderer.info(dropped_warning(str(actor or ""), dropped, LANGUAGE))
@@ -285,10 +285,10 @@ class Console:
         words = rest.split()
         sub = words[0].upper() if words else ""
         if sub == "SAVE":
-            number = await self.rehearsal.save_take()
+            number = await self.rehearsal.takes.save_take()
             self.say(t("cli.take.saved", number=number))
         elif sub == "LIST":
-            takes = await self.rehearsal.list_takes()
+            takes = await self.rehearsal.takes.list_takes()
             if not takes:
                 self.say(t("cli.console.no_takes"))
             for info in takes:
@@ -298,11 +298,11 @@ class Console:
         elif sub == "DIFF":
             if len(words) != 3:
                 raise ConsoleError(t("cli.console.diff_two"))
-            self.say((await self.rehearsal.diff(words[1], words[2])).rstrip("\n"))
+            self.say((await self.rehearsal.harvest.diff(words[1], words[2])).rstrip("\n"))
         elif sub == "SHOW":
             if len(words) < 2:
                 raise ConsoleError(t("cli.console.show_one"))
-            self.say((await self.rehearsal.show_take(take_ref(words[1]))).rstrip("\n"))
+            self.say((await self.rehearsal.takes.show_take(take_ref(words[1]))).rstrip("\n"))
         else:
             raise ConsoleError(t("cli.console.take_usage"))
 
@@ -314,7 +314,7 @@ class Console:
         tail = [w for w in words[1:] if w.lower() not in {"until", "to", "--until"}]
         if tail:
             until = parse_number(tail[0], t("cli.console.what.until"))
-        result = await self.rehearsal.replay(take_ref(words[0]), until)
+        result = await self.rehearsal.takes.replay(take_ref(words[0]), until)
         if result.autosaved:
             self.say(t("cli.autosaved", take=result.autosaved))
         replaying = t(
@@ -326,18 +326,18 @@ class Console:
         from circus.harvest_text import pick_line
 
         turn, note = self._turn_and_rest(rest, "PICK")
-        pick = await self.rehearsal.pick(turn, by=user(), note=note)
+        pick = await self.rehearsal.harvest.pick(turn, by=user(), note=note)
         self.say(t("cli.picked", pick=pick_line(pick)))
 
     async def do_unpick(self, rest: str) -> None:
         turn, _ = self._turn_and_rest(rest, "UNPICK")
-        await self.rehearsal.unpick(turn)
+        await self.rehearsal.harvest.unpick(turn)
         self.say(t("cli.unpicked", turn=turn))
 
     async def do_picks(self, rest: str) -> None:
         from circus.harvest_text import pick_line
 
-        picks = await self.rehearsal.picks()
+        picks = await self.rehearsal.harvest.picks()
         if not picks:
             self.say(t("cli.console.no_picks"))
         for pick in picks:
@@ -361,7 +361,7 @@ class Console:
         if not rest.strip():
             raise ConsoleError(t("cli.console.soul_needs_actor"))
         actor, _ = await self._actor_prefix(rest)
-        self.say((await self.rehearsal.soul_text(actor)).rstrip("\n"))
+        self.say((await self.rehearsal.souls.soul_text(actor)).rstrip("\n"))
 
     async def do_backstage(self, rest: str) -> None:
         word = rest.strip().lower()
@@ -390,29 +390,29 @@ class Console:
         if not rest.strip():
             raise ConsoleError(t("cli.console.enter_needs_actor"))
         actor, _ = await self._actor_prefix(rest)
-        await self.rehearsal.enter(actor)  # the renderer prints the entrance
+        await self.rehearsal.stage.enter(actor)  # the renderer prints the entrance
 
     async def do_exit(self, rest: str) -> None:
         if not rest.strip():  # a bare EXIT still leaves the console
             await self.do_quit(rest)
             return
         actor, _ = await self._actor_prefix(rest)
-        await self.rehearsal.exit(actor)
+        await self.rehearsal.stage.exit(actor)
 
     async def do_event(self, rest: str) -> None:
         if not rest.strip():
             raise ConsoleError(t("cli.console.event_needs_text"))
-        await self.rehearsal.event(rest)
+        await self.rehearsal.stage.event(rest)
 
     async def do_play(self, rest: str) -> None:
         if not rest.strip():
             raise ConsoleError(t("cli.console.play_needs_actor"))
         actor, _ = await self._actor_prefix(rest)
-        self.playing = await self.rehearsal.play(actor, CONSOLE)
+        self.playing = await self.rehearsal.stage.play(actor, CONSOLE)
         self.say(t("cli.console.you_play", actor=self.playing))
 
     async def do_unplay(self, rest: str) -> None:
-        freed = await self.rehearsal.unplay(player=CONSOLE)
+        freed = await self.rehearsal.stage.unplay(player=CONSOLE)
         self.playing = None
         self.say(
             t("cli.console.unplayed", names=tuple(freed)) if freed else t("cli.console.play_nobody")
@@ -421,14 +421,14 @@ class Console:
     async def _say_line(self, text: str) -> None:
         assert self.playing is not None
         action, dialogue, cue = parse_played_line(text)
-        if self.rehearsal.running and self.rehearsal.waiting_for != self.playing:
+        if self.rehearsal.running and self.rehearsal.stage.waiting_for != self.playing:
             # Typed ahead while others play: held until the ball reaches our character.
             if self._held is not None:
                 raise ConsoleError(t("cli.console.already_held"))
             self._held = (action, dialogue, cue)
             self.renderer.info(t("cli.console.held", actor=self.playing))
             return
-        await self.rehearsal.say(Actor(self.playing), dialogue, action, cue, player=CONSOLE)
+        await self.rehearsal.stage.say(Actor(self.playing), dialogue, action, cue, player=CONSOLE)
 
     async def _say_held(self) -> None:
         from engine import CircusError
@@ -438,7 +438,9 @@ class Console:
             return
         action, dialogue, cue = held
         try:
-            await self.rehearsal.say(Actor(self.playing), dialogue, action, cue, player=CONSOLE)
+            await self.rehearsal.stage.say(
+                Actor(self.playing), dialogue, action, cue, player=CONSOLE
+            )
         except CircusError as exc:
             self.renderer.info(f"circus: {exc}")
 

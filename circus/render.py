@@ -253,8 +253,9 @@ class Renderer:
                 )
                 if x
             )
-            self.errors.append(event.message)
-            self.info(f"circus: {where + ': ' if where else ''}{event.message}")
+            message = say(event.code, event.language, **event.fields)
+            self.errors.append(message)
+            self.info(f"circus: {where + ': ' if where else ''}{message}")
         elif isinstance(event, Cut):
             self._stop_status()
             self.info(t("cli.cut", turn=event.turn))

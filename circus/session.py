@@ -39,7 +39,7 @@ async def open_scene(path: str, config: Config) -> Rehearsal:
 
 async def warning_lines(rehearsal: Rehearsal) -> list[str]:
     """One line per problem of a hand-built scene (engine `warnings()`), for the terminal."""
-    return [t("cli.warning", warning=w.text(LANGUAGE)) for w in await rehearsal.warnings()]
+    return [t("cli.warning", warning=w.text(LANGUAGE)) for w in await rehearsal.cast.warnings()]
 
 
 async def print_warnings(rehearsal: Rehearsal) -> None:

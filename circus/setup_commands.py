@@ -52,19 +52,19 @@ async def cmd_actor(args: argparse.Namespace) -> int:
     rehearsal = await open_scene(args.scene, args.config)
     if args.action == "add":
         soul = read_text(args.soul_file) if args.soul_file else None
-        actor = await rehearsal.add_actor(args.name, soul)
+        actor = await rehearsal.cast.add_actor(args.name, soul)
         print(t("cli.actor.added", actor=actor, root=rehearsal.root))
         if soul is None:
             print(t("cli.actor.write_soul", me=me(), root=rehearsal.root, actor=actor))
     elif args.action == "remove":
         actor = await rehearsal.resolve_actor(args.name)
-        await rehearsal.remove_actor(actor)
+        await rehearsal.cast.remove_actor(actor)
         print(t("cli.actor.removed", actor=actor))
     else:
         actor = await rehearsal.resolve_actor(args.name)
-        new = await rehearsal.rename_actor(actor, args.new_name)
+        new = await rehearsal.cast.rename_actor(actor, args.new_name)
         print(t("cli.actor.renamed", actor=actor, new=new))
-    for warning in await rehearsal.warnings():
+    for warning in await rehearsal.cast.warnings():
         print_error(t("cli.warning", warning=warning.text(LANGUAGE)))
     return EXIT_OK
 
@@ -75,21 +75,21 @@ async def cmd_context(args: argparse.Namespace) -> int:
     if args.action != "set" and args.file is not None:
         raise UsageError(t("cli.context.no_file", action=args.action))
     if args.action == "show":
-        sys.stdout.write(await rehearsal.context_text())
+        sys.stdout.write(await rehearsal.cast.context_text())
         return EXIT_OK
     if args.action == "set":
         if args.file is None:
             raise UsageError(t("cli.context.set_needs_file"))
-        await rehearsal.set_context(read_text(args.file))
+        await rehearsal.cast.set_context(read_text(args.file))
     else:
-        before = await rehearsal.context_text()
+        before = await rehearsal.cast.context_text()
         after = edit_text(before, "context.md")
         if after is None:
             return EXIT_FAILURE
         if after == before:
             print(t("cli.no_change"))
             return EXIT_OK
-        await rehearsal.set_context(after)
+        await rehearsal.cast.set_context(after)
     print(t("cli.context.updated"))
     return EXIT_OK
 
@@ -112,7 +112,7 @@ async def cmd_backstory(args: argparse.Namespace) -> int:
     rehearsal = await open_scene(args.scene, args.config)
     history = read_text(args.file)
     interactive = not args.accept_all and sys.stdin.isatty() and args.file != "-"
-    drafts = await rehearsal.backstory_drafts(history)
+    drafts = await rehearsal.souls.backstory_drafts(history)
     accepted = 0
     for name, draft in drafts.items():
         print(t("cli.backstory.draft", name=name, draft=draft))
@@ -127,7 +127,7 @@ async def cmd_backstory(args: argparse.Namespace) -> int:
             choice, draft = ("a", edited) if edited and edited.strip() else ("d", draft)
         if choice == "a":
             actor = await rehearsal.resolve_actor(name)
-            await rehearsal.accept_prior_story(actor, draft)
+            await rehearsal.souls.accept_prior_story(actor, draft)
             accepted += 1
             print(t("cli.backstory.wrote", name=name))
     if not args.accept_all and not interactive:

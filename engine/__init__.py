@@ -3,12 +3,13 @@
 A frontend imports only the names below, always `from engine import X` (tests/test_seams.py
 and ruff's banned-api rule refuse engine submodules in bot/ and circus/):
 
-- commands: `Rehearsal(root, models=…, config=…)`, one per scene folder: run/cue/cut/note/
-  takes/picks/stage. `models` is the model door (`LiteLLMModels` by default; tests pass a
+- commands: `Rehearsal(root, models=…, config=…)`, one per scene folder: run/cue/cut on it,
+  the rest on its command groups (`takes`, `souls`, `cast`, `stage`, `notes`, `spend`, `harvest`). `models` is the model door (`LiteLLMModels` by default; tests pass a
   scripted one), `config` the operator's `Config`, read once from the environment. An `Actor`
   is a cast member already resolved (`rehearsal.resolve_actor`). `new_scene` and the templates; `list_scenes` and
   `is_scene` for a scenes folder. Commands return small frozen results (`RunResult`,
-  `ReplayResult`, `Status`, `TakeInfo`, `Pick`).
+  `ReplayResult`, `Status`, `TakeInfo`, `Pick`). `harvest_of(root)` reads a saved take's
+  report, diff, export or picks from its folder alone (no run lock, no models).
 - reads: `await rehearsal.view()` gives a frozen `SceneView` (cast, aliases, language,
   avatars, models, who is on stage, the `LastTurn`); `load_view` reads a folder with no
   rehearsal on it (a template).
@@ -68,6 +69,7 @@ from engine.events import (
     TurnStarted,
     WaitingForPlayer,
 )
+from engine.harvest import harvest_of
 from engine.llm import EMBEDDED_MODEL, LiteLLMModels, Models, litellm_module
 from engine.names import MAX_CAST, check_name, is_everyone, split_cast
 from engine.notes import dropped_warning
@@ -145,6 +147,7 @@ __all__ = [
     "check_name",
     "dropped_warning",
     "embedded_available",
+    "harvest_of",
     "is_everyone",
     "is_scene",
     "is_template",

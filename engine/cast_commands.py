@@ -1,8 +1,7 @@
 """The director's commands that change who is in a scene and what the stage is: add, remove and
-rename an actor, read and replace context.md, sift a full backstory into each actor's prior
-story, keep a soul edit that failed, and the warnings a hand-built scene deserves.
+rename an actor, read and replace context.md, and the warnings a hand-built scene deserves.
 
-A command group of Rehearsal. Every change is checked whole before anything is written, takes
+A command group of Rehearsal over the scene on disk (engine.scene_access). Every change is checked whole before anything is written, takes
 the cross-process run lock (never beside a run), and lands in one journaled step, so a refused
 or failed command leaves the folder exactly as it was.
 """
@@ -13,14 +12,16 @@ import json
 
 from engine import frontmatter
 from engine.checkup import SceneWarning, check_scene
-from engine.errors import BadRequest, BadSceneFile, CircusError, SceneBusy
-from engine.names import MAX_CAST, alias_clash, check_name, name_key
+from engine.config import Config
+from engine.errors import BadRequest, BadSceneFile, CircusError
+from engine.names import MAX_CAST, Actor, alias_clash, check_name, name_key
 from engine.notes import rename_section, with_section
-from engine.scene import CONTEXT, DRAFTS, NOTES, PLAYERS, SceneState, backstage_path, soul_path
-from engine.scene_commands import SceneCommands, given_text
+from engine.run_slot import RunSlot
+from engine.scene import CONTEXT, NOTES, PLAYERS, SceneState, backstage_path, soul_path
+from engine.scene_access import SceneAccess
+from engine.scene_commands import check_origin, given_text
 from engine.settings import (
     MAX_FILE_BYTES,
-    ORIGINS,
     ContextSettings,
     SoulSettings,
     check_untrusted_context,
@@ -28,21 +29,15 @@ from engine.settings import (
     context_settings,
 )
 from engine.soul import blank_soul, parse_soul
+from engine.soul_commands import draft_path
 from engine.stage import configured
-from engine.view import Actor
 
 
-def draft_path(actor: str) -> str:
-    return f"{DRAFTS}/{actor}.soul.md"
+class Cast:
+    """Cast, context and warnings for one scene folder."""
 
-
-def _check_origin(origin: str) -> None:
-    if origin not in ORIGINS:
-        raise ValueError(f"origin must be one of {ORIGINS}, not {origin!r}")
-
-
-class CastCommands(SceneCommands):
-    """Cast, context, backstory and warnings for one scene folder."""
+    def __init__(self, scene: SceneAccess, slot: RunSlot, config: Config) -> None:
+        self.scene, self.slot, self.config = scene, slot, config
 
     # ----------------------------------------------------------------- the cast
     def _new_name(self, state: SceneState, name: str, old: str | None = None) -> str:
@@ -61,7 +56,7 @@ class CastCommands(SceneCommands):
         self, state: SceneState, cast: list[str], renamed: dict[str, str] | None = None
     ) -> str:
         """context.md with its cast / on_stage lists following `cast` (if it has them)."""
-        text = await self.files.store.read(CONTEXT, limit=MAX_FILE_BYTES) or ""
+        text = await self.scene.store.read(CONTEXT, limit=MAX_FILE_BYTES) or ""
         for key in ("cast", "on_stage"):
             value = state.settings.get(key)
             if value is None:
@@ -75,23 +70,19 @@ class CastCommands(SceneCommands):
             text = frontmatter.with_setting(text, key, new)
         return text
 
-    def _refuse_if_running(self) -> None:
-        if self.running:
-            raise SceneBusy(self.name)
-
     async def _change(self, plan) -> object:  # plan: async (SceneState) -> (files, apply)
         """Check a change on the scene as it is (a refusal writes nothing, not even the lock
         file), then take the run lock and check it again on the folder as it is now, and only
         then write it: `plan` returns (files to rewrite, a function that writes the rest)."""
-        self._refuse_if_running()
-        await plan(await self.state())
-        with self.files.store.held(self.name):
-            self.files.forget()
+        self.slot.refuse_if_running()
+        await plan(await self.scene.state())
+        with self.scene.store.held(self.scene.name):
+            self.scene.files.forget()
             try:
-                files, apply = await plan(await self.state())
+                files, apply = await plan(await self.scene.state())
                 return await apply(files)
             finally:
-                self.files.forget()
+                self.scene.files.forget()
 
     async def add_actor(
         self, name: str, soul_text: str | None = None, *, origin: str = "operator"
@@ -101,14 +92,14 @@ class CastCommands(SceneCommands):
         Refused, with nothing written: a bad name, a name that is another actor's name or
         alias, a 13th actor, a soul whose settings are broken or whose alias is another actor's
         name; from Discord, a soul setting only the operator may choose."""
-        _check_origin(origin)
+        check_origin(origin)
 
         async def plan(state: SceneState):
             new = self._new_name(state, name)
             if len(state.cast) >= MAX_CAST:
                 raise BadRequest("error.cast_full", most=MAX_CAST)
             rel = soul_path(new)
-            path = self.root / rel
+            path = self.scene.root / rel
             text = (
                 blank_soul(state.language)
                 if soul_text is None
@@ -125,12 +116,12 @@ class CastCommands(SceneCommands):
                     path, "error.file.alias_is_name", rel=rel, alias=clash[1], other=clash[2]
                 )
             files = {rel: text, CONTEXT: await self._context_with_cast(state, [*state.cast, new])}
-            notes = await self.files.store.read(NOTES)
+            notes = await self.scene.store.read(NOTES)
             if notes is not None:
                 files[NOTES] = with_section(notes, new)
 
             async def apply(files: dict[str, str]) -> Actor:
-                await self.files.store.commit_rewrites(files)
+                await self.scene.store.commit_rewrites(files)
                 return Actor(new)
 
             return files, apply
@@ -149,8 +140,8 @@ class CastCommands(SceneCommands):
             files = {CONTEXT: await self._context_with_cast(state, rest)}
 
             async def apply(files: dict[str, str]) -> None:
-                self.files.store.remove(f"actors/{name}")
-                await self.files.store.commit_rewrites(files)
+                self.scene.store.remove(f"actors/{name}")
+                await self.scene.store.commit_rewrites(files)
 
             return files, apply
 
@@ -159,7 +150,7 @@ class CastCommands(SceneCommands):
     async def rename_actor(self, actor: Actor, new_name: str) -> Actor:
         """Rename an actor before the first turn of the current take (folder, cast, on_stage,
         whispers, who plays them); after it, refused: the record already names them."""
-        store = self.files.store
+        store = self.scene.store
 
         async def plan(state: SceneState):
             old = state.member(actor)
@@ -199,77 +190,37 @@ class CastCommands(SceneCommands):
     # ----------------------------------------------------------------- context
     async def context_text(self) -> str:
         """context.md as written (settings and public stage facts)."""
-        await self.state()  # SceneNotFound for a folder that is not a scene
-        return await self.files.store.read(CONTEXT, limit=MAX_FILE_BYTES) or ""
+        await self.scene.state()  # SceneNotFound for a folder that is not a scene
+        return await self.scene.store.read(CONTEXT, limit=MAX_FILE_BYTES) or ""
 
     async def set_context(self, text: str, *, origin: str = "operator") -> None:
         """Replace context.md; refused (nothing written) if its settings are broken, its cast
         or on_stage names are not names, or (from Discord) it changes an operator setting."""
-        _check_origin(origin)
-        path = self.root / CONTEXT
+        check_origin(origin)
+        path = self.scene.root / CONTEXT
         text = given_text(text, path, CONTEXT)
         raw, _ = frontmatter.split(text, path, CONTEXT)
         new = context_settings(raw, path, CONTEXT)
         for name in new.cast or ():
             check_name(name, "Actor")
-        state = await self.state()
+        state = await self.scene.state()
         if new.on_stage is not None:
             configured(new.as_dict(), state.cast, path)
         if origin == "discord":
             current = ContextSettings(**state.settings) if state.settings else None
             check_untrusted_context(new, current, self.config)
-        self._refuse_if_running()
-        with self.files.store.held(self.name):
-            await self.files.store.write_atomic(CONTEXT, text)
-            self.files.forget()
-
-    # ----------------------------------------------------------------- backstory
-    async def backstory_drafts(self, full_backstory: str) -> dict[str, str]:
-        """Each actor's prior story drafted from the full backstory (one summary call each,
-        shown that actor's own bio only). Nothing is written: `accept_prior_story` does."""
-        if not isinstance(full_backstory, str) or not full_backstory.strip():
-            raise BadRequest("error.backstory_empty")
-        state = await self.state()
-        return {
-            name: await self.summarize_for(Actor(name), full_backstory, write=False)
-            for name in state.cast
-        }
-
-    async def accept_prior_story(self, actor: Actor, text: str) -> None:
-        """Write `text` as part 2 (the prior story) of the actor's soul; the rest unchanged."""
-        name = (await self.state()).member(actor)
-        rel = soul_path(name)
-        story = given_text(text, self.root / rel, rel).strip()
-        if not story:
-            raise BadRequest("error.prior_story_empty", name=name)
-        self._refuse_if_running()
-        await self._write_prior_story(name, story)
-
-    # ----------------------------------------------------------------- soul drafts
-    async def save_soul_draft(self, actor: Actor, text: str) -> str:
-        """Keep a soul edit that could not be used, in drafts/<actor>.soul.md (never loaded,
-        never in a take). Returns that path inside the scene."""
-        name = (await self.state()).member(actor)
-        rel = draft_path(name)
-        await self.files.store.write_atomic(rel, given_text(text, self.root / rel, rel))
-        return rel
-
-    async def soul_draft(self, actor: Actor) -> str | None:
-        """The kept draft of the actor's soul, if there is one."""
-        name = (await self.state()).member(actor)
-        return await self.files.store.read(draft_path(name), limit=MAX_FILE_BYTES)
-
-    async def drop_soul_draft(self, actor: Actor) -> None:
-        name = (await self.state()).member(actor)
-        self.files.store.remove(draft_path(name))
+        self.slot.refuse_if_running()
+        with self.scene.store.held(self.scene.name):
+            await self.scene.store.write_atomic(CONTEXT, text)
+            self.scene.files.forget()
 
     # ----------------------------------------------------------------- warnings
     async def warnings(self) -> tuple[SceneWarning, ...]:
         """One warning per problem a hand-built scene has that does not stop it loading."""
-        store = self.files.store
+        store = self.scene.store
         context = await store.read(CONTEXT, limit=MAX_FILE_BYTES) or ""
         souls = {}
-        for actor in self.files.actor_names():
+        for actor in self.scene.files.actor_names():
             try:
                 souls[actor] = await store.read(soul_path(actor), limit=MAX_FILE_BYTES)
             except CircusError:

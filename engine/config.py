@@ -1,14 +1,16 @@
 """The operator's configuration: every CIRCUS_* (and DISCORD_*) variable, read once into a `Config`.
 
 Invariant: nothing else in the engine reads CIRCUS_* from the environment. A frontend builds
-one `Config.from_env(os.environ)` at startup and passes it down; `default_config()` is the
-fallback for callers that did not (a library user, a test). Values that fell back to a default
+one `Config.from_env(os.environ)` at startup and passes it down; a `Rehearsal` or a model door
+built without one reads the environment once, when it is built; `default_config()` is the
+fallback of the small helpers for library callers that pass none, built once per process. Values that fell back to a default
 when mistyped still do; those whose typo stops a run (the daily budgets) stay text here and are
 checked where they are used, so the error arrives where it did before.
 """
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -88,7 +90,6 @@ class Config:
     templates_dir: Path | None = None  # CIRCUS_TEMPLATES_DIR (None: engine/scene_templates)
     embedded_threads: int = EMBEDDED_THREADS  # CIRCUS_EMBEDDED_THREADS (at least 1)
     embedded_cache_mb: int = EMBEDDED_CACHE_MB  # CIRCUS_EMBEDDED_CACHE_MB (0: off)
-    scripted_latency: float = 0.0  # CIRCUS_SCRIPTED_LATENCY: seconds each scripted call waits
     reply_format: str | None = None  # CIRCUS_REPLY_FORMAT: auto, json or tags (else: auto)
     # --- bothouse: the Discord bot's settings (`circus bot`); the token is never shown
     discord_token: str | None = field(default=None, repr=False)  # DISCORD_TOKEN
@@ -121,7 +122,6 @@ class Config:
             templates_dir=Path(templates) if templates else None,
             embedded_threads=_int(env, "CIRCUS_EMBEDDED_THREADS", EMBEDDED_THREADS, 1),
             embedded_cache_mb=_int(env, "CIRCUS_EMBEDDED_CACHE_MB", EMBEDDED_CACHE_MB, 0),
-            scripted_latency=_float(env, "CIRCUS_SCRIPTED_LATENCY", 0.0),
             reply_format=_choice(env, "CIRCUS_REPLY_FORMAT", ("auto", "json", "tags")),
             discord_token=_text(env, "DISCORD_TOKEN"),
             discord_guild_id=_text(env, "DISCORD_GUILD_ID"),
@@ -130,6 +130,15 @@ class Config:
         )
 
 
+def scripted_latency(env: Mapping[str, str]) -> float:
+    """CIRCUS_SCRIPTED_LATENCY: seconds each call to the built-in scripted model waits (a test
+    and demo knob, so not a production setting: engine.scripted reads it for the scripts a
+    default door answers `scripted/...` with; a ScriptedModels is handed its own)."""
+    return _float(env, "CIRCUS_SCRIPTED_LATENCY", 0.0)
+
+
+@functools.cache
 def default_config() -> Config:
-    """The process environment as it is now, for callers not handed a Config by a frontend."""
+    """The fallback for library callers not handed a Config: the process environment as it was
+    at the first call, built once (frontends build their own at startup and pass it down)."""
     return Config.from_env(os.environ)

@@ -36,6 +36,7 @@ from typing import Any
 
 from engine import prefix_cache
 from engine.config import Config, default_config
+from engine.door_types import ReplyShape
 from engine.errors import CircusError
 from engine.grammar import (  # noqa: F401  (re-exported: the provider's public surface)
     ANY,
@@ -325,8 +326,6 @@ def fit_prompt(
 
 def _shape_of(params: Mapping[str, Any]) -> tuple[str, tuple[str, ...], str]:
     """(kind, cast, speaker) of the call, from what engine.llm sent along; else a free call."""
-    from engine.llm import ReplyShape
-
     shape = params.get("circus_shape")
     if not isinstance(shape, ReplyShape):
         return "free", (), ""

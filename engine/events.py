@@ -7,8 +7,10 @@ frontend can route them to the director only.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+
+from engine.catalog import say
 
 
 @dataclass(frozen=True)
@@ -127,9 +129,20 @@ class WaitingForPlayer(Event):
 
 @dataclass(frozen=True)
 class ErrorEvent(Event):
-    message: str
+    """Why a run stopped or skipped a turn: a catalog code and its fields, said by a frontend
+    at its edge (`say(code, language, **fields)`). `language` is the one the engine itself says
+    it in: the scene's for a budget stop, English otherwise (a provider's own words)."""
+
+    code: str
+    fields: Mapping[str, object] = field(default_factory=dict)
     turn: int | None = None
     actor: str | None = None
+    language: str = "en"
+
+    @property
+    def message(self) -> str:
+        """The sentence in the event's own language."""
+        return say(self.code, self.language, **self.fields)
 
 
 Listener = Callable[[Event], None]

@@ -1,6 +1,7 @@
 """The harvest (pan for gold): picks, the Discord message map, exports, take reports and diffs.
 
-A command group of Rehearsal, built on engine.scene_access. "current" is the working transcript,
+A command group of Rehearsal over the scene on disk (engine.scene_access) alone: no run lock,
+no models, so `harvest_of(root)` reads a saved take from its folder without a Rehearsal. "current" is the working transcript,
 numbered last saved take + 1; any other number must be a saved take. picks.md is
 read-modify-written under its own short lock; a pick of the current take keeps its number, which
 the take gets when it is saved, and a replay re-points it at the saved take it equals (never at
@@ -75,26 +76,35 @@ class TakeView:
         return next((t for t in self.turns if t.number == number), None)
 
 
-class HarvestCommands(SceneAccess):
+def harvest_of(root: Path | str) -> Harvest:
+    """A scene's harvest from its folder alone — a saved take's report, diff, export or picks —
+    with no run lock, no model door and no run loop built."""
+    return Harvest(SceneAccess(root))
+
+
+class Harvest:
     """Picks, the message map, exports, reports and diffs for one scene folder."""
+
+    def __init__(self, scene: SceneAccess) -> None:
+        self.scene = scene
 
     # ----------------------------------------------------------------- takes as read
     async def _take_number(self, take: TakeRef) -> tuple[int, bool]:
         """(number, saved) for "current" or a take number; TakeNotFound otherwise."""
-        current = await self.current_take()
+        current = await self.scene.current_take()
         if take is None or str(take).strip().casefold() in {"current", "當前", "当前"}:
             return current, False
         number = parse_take_ref(take)
         if number == current:
             return current, False
-        saved = await take_numbers(self.files.store)
+        saved = await take_numbers(self.scene.store)
         if number is None or number not in saved:
             raise TakeNotFound(take, saved)
         return number, True
 
     async def _view(self, take: TakeRef) -> TakeView:
         number, saved = await self._take_number(take)
-        store = self.files.store
+        store = self.scene.store
         base = take_dir(number) + "/" if saved else ""
         transcript = await store.read(base + TRANSCRIPT) or ""
         turns = parse_transcript(transcript)
@@ -109,7 +119,7 @@ class HarvestCommands(SceneAccess):
 
     async def _context_body(self, base: str) -> str:
         """The public text of context.md in `base` ("" for the scene, or a take's folder)."""
-        context_text = await self.files.store.read(base + CONTEXT) or ""
+        context_text = await self.scene.store.read(base + CONTEXT) or ""
         try:
             _, body = frontmatter.split(context_text)
         except BadSceneFile:  # a take's old context.md is only read for its public text
@@ -119,7 +129,7 @@ class HarvestCommands(SceneAccess):
     async def _thoughts(self, view: TakeView) -> dict[int, str]:
         out: dict[int, str] = {}
         for actor in {t.actor for t in view.turns}:
-            text = await self.files.store.read(view.folder + backstage_path(actor)) or ""
+            text = await self.scene.store.read(view.folder + backstage_path(actor)) or ""
             mine = {t.number for t in view.turns if t.actor == actor}
             out.update({n: th for n, th in parse_backstage(text).items() if n in mine})
         return out
@@ -137,18 +147,18 @@ class HarvestCommands(SceneAccess):
         saved, or replayed whole), else the take's own number."""
         number, saved = await self._take_number(take)
         if not saved:
-            text = await self.files.store.read(TRANSCRIPT) or ""
-            if text.strip() and (same := await self._is_saved(text)) is not None:
+            text = await self.scene.store.read(TRANSCRIPT) or ""
+            if text.strip() and (same := await self.scene.is_saved(text)) is not None:
                 return same
         return number
 
     async def picks(self) -> list[Pick]:
         """The line bin, in pick order."""
-        return parse_picks(await self.files.store.read(PICKS) or "")
+        return parse_picks(await self.scene.store.read(PICKS) or "")
 
     async def _write_picks(self, picks: list[Pick]) -> None:
-        language = (await self.state()).language
-        await self.files.store.write_atomic(PICKS, render_picks(picks, language))
+        language = (await self.scene.state()).language
+        await self.scene.store.write_atomic(PICKS, render_picks(picks, language))
 
     async def pick(self, turn: int, *, take: TakeRef = "current", by: str, note: str = "") -> Pick:
         """Pick a turn (or add `by`'s vote to it; the same voter twice changes nothing)."""
@@ -156,7 +166,7 @@ class HarvestCommands(SceneAccess):
         view = await self._view(await self._pick_take(take))
         t = self._turn_of(view, turn)
         new = Pick(view.number, t.number, t.actor, t.action, t.dialogue)
-        async with self.files.store.file_lock("picks"):
+        async with self.scene.store.file_lock("picks"):
             before = await self.picks()
             after, pick = add_vote(before, new, by, " ".join(note.split()))
             if after != before:
@@ -171,7 +181,7 @@ class HarvestCommands(SceneAccess):
         by = _voter(by) if by is not None else None
         if remove_vote(await self.picks(), number, turn, by) is None:
             raise NotPicked(number, turn, by)  # refused before even the lock file is made
-        async with self.files.store.file_lock("picks"):
+        async with self.scene.store.file_lock("picks"):
             result = remove_vote(await self.picks(), number, turn, by)
             if result is None:
                 raise NotPicked(number, turn, by)
@@ -186,12 +196,12 @@ class HarvestCommands(SceneAccess):
         ):
             raise BadRequest("error.remember_post")
         line = json.dumps({"message": message_id, "take": take, "turn": turn})
-        await self.files.store.append_line(POSTS, line)
+        await self.scene.store.append_line(POSTS, line)
 
     async def post_of(self, message_id: int) -> tuple[int, int] | None:
         """(take, turn) of a message posted for an actor's turn, or None."""
         found: tuple[int, int] | None = None
-        for row in parse_jsonl(await self.files.store.read(POSTS) or ""):
+        for row in parse_jsonl(await self.scene.store.read(POSTS) or ""):
             # posts.jsonl is a file a person can edit: a row that is not numbers is skipped
             if "retake" in row and found is not None and found[0] == row["retake"]:
                 to = whole_number(row.get("to"))
@@ -201,17 +211,20 @@ class HarvestCommands(SceneAccess):
                 found = (take, turn) if take is not None and turn is not None else found
         return found
 
-    # ----------------------------------------------------------------- hooks on takes
-    async def _take_files(self, number: int) -> dict[str, str]:
-        """What a saved take carries in its own folder: its turns' metadata and its report."""
+    # ----------------------------------------------------------------- what takes carry
+    async def take_files(self, number: int) -> dict[str, str]:
+        """What a saved take carries in its own folder: its turns' metadata and its report
+        (engine.take_commands saves it, with the run lock held)."""
         view = await self._view("current")
         report = await self._report_text(view)
         return {TURNS_FILE: render_rows(view.rows), REPORT_FILE: report}
 
-    async def _before_replay(
+    async def before_replay(
         self, current: int, saved_as: int | None, source: int, until: int, new_take: int
     ) -> dict[str, str]:
-        store = self.files.store
+        """Before a replay (lock held): move the working take's picks and posts to the saved
+        take it equals, and the files the new attempt carries over (its kept turns' rows)."""
+        store = self.scene.store
         if saved_as is not None and saved_as != current:
             # The working take is already saved as take_<saved_as>: its picks and posts move
             # there, before the new attempt (which keeps this number) replaces its turns.
@@ -229,9 +242,9 @@ class HarvestCommands(SceneAccess):
 
     # ----------------------------------------------------------------- report, diff, export
     async def _report_text(self, view: TakeView) -> str:
-        state = await self.state()
+        state = await self.scene.state()
         data = ReportInput(
-            scene=scene_title(view.context, self.name)[0],
+            scene=scene_title(view.context, self.scene.name)[0],
             take=view.number,
             saved=view.saved,
             turns=view.turns,
@@ -247,13 +260,13 @@ class HarvestCommands(SceneAccess):
         view = await self._view(take)
         text = await self._report_text(view)
         if view.saved:
-            await self.files.store.write_atomic(view.folder + REPORT_FILE, text)
+            await self.scene.store.write_atomic(view.folder + REPORT_FILE, text)
         return text
 
     async def diff(self, a: TakeRef, b: TakeRef, *, full: bool = False) -> str:
         """Two takes side by side: the shared opening, where they part, both continuations."""
         va, vb = await self._view(a), await self._view(b)
-        state = await self.state()
+        state = await self.scene.state()
         picks = await self.picks()
         return await asyncio.to_thread(
             diff_takes,
@@ -274,59 +287,66 @@ class HarvestCommands(SceneAccess):
     ) -> list[Path]:
         """Write the take (or the picked lines) as screenplay files; returns their paths."""
         wanted = _formats(formats)
-        state = await self.state()
-        aliases = state.aliases()
+        state = await self.scene.state()
         if picks:
-            chosen = await self.picks()
-            if not chosen:
-                raise BadRequest("error.nothing_picked")
-            lines, views = [], {}
-            for p in chosen:
-                if p.take not in views:
-                    try:
-                        views[p.take] = await self._view(p.take)
-                    except TakeNotFound:
-                        views[p.take] = None
-                view = views[p.take]
-                turn = view.turn(p.turn) if view else None
-                thought = (await self._thoughts(view)).get(p.turn, "") if view and thoughts else ""
-                lines.append(
-                    ExportLine(
-                        p.turn, p.actor, p.action, p.dialogue, turn.cue if turn else "",
-                        thought, take=p.take,
-                    )
-                )  # fmt: skip
+            lines = await self._picked_lines(thoughts)
             label, folder = "picks", "picks"
-            title, context = scene_title(await self._context_body(""), self.name)[0], ""
+            title = scene_title(await self._context_body(""), self.scene.name)[0]
+            context = ""
         else:
             view = await self._view(take)
             if not view.turns:
                 raise BadRequest("error.take_empty", take=view.number)
-            found = await self._thoughts(view) if thoughts else {}
-            keyed = [
-                ((t.number, 0), ExportLine(t.number, t.actor, t.action, t.dialogue, t.cue,
-                                           found.get(t.number, "")))
-                for t in view.turns
-            ]  # fmt: skip
-            keyed += [
-                (b.key, line)
-                for b in view.blocks
-                if (line := stage_line(b, state.language)) is not None
-            ]
-            lines = [line for _, line in sorted(keyed, key=lambda pair: pair[0])]
+            lines = await self._take_lines(view, thoughts, state.language)
             label, folder = str(view.number), f"take_{view.number}"
-            title, context = scene_title(view.context, self.name)
+            title, context = scene_title(view.context, self.scene.name)
         meta = ScriptMeta(
             scene=title,
             take=label,
             date=datetime.now(UTC).date().isoformat(),
             context=context,
             language=state.language,
-            aliases=aliases,
+            aliases=state.aliases(),
         )
         texts = await asyncio.to_thread(render_exports, meta, lines, wanted, thoughts)
-        target = Path(out) if out is not None else self.root / "exports" / folder
+        target = Path(out) if out is not None else self.scene.root / "exports" / folder
         return await SceneStore(target).write_files(texts)
+
+    async def _picked_lines(self, thoughts: bool) -> list[ExportLine]:
+        """The picked lines in pick order (a pick whose take is gone keeps its own text)."""
+        chosen = await self.picks()
+        if not chosen:
+            raise BadRequest("error.nothing_picked")
+        lines, views = [], {}
+        for p in chosen:
+            if p.take not in views:
+                try:
+                    views[p.take] = await self._view(p.take)
+                except TakeNotFound:
+                    views[p.take] = None
+            view = views[p.take]
+            turn = view.turn(p.turn) if view else None
+            thought = (await self._thoughts(view)).get(p.turn, "") if view and thoughts else ""
+            lines.append(
+                ExportLine(
+                    p.turn, p.actor, p.action, p.dialogue, turn.cue if turn else "",
+                    thought, take=p.take,
+                )
+            )  # fmt: skip
+        return lines
+
+    async def _take_lines(self, view: TakeView, thoughts: bool, language: str) -> list[ExportLine]:
+        """A take's turns and stage directions, in the order they happened."""
+        found = await self._thoughts(view) if thoughts else {}
+        keyed = [
+            ((t.number, 0), ExportLine(t.number, t.actor, t.action, t.dialogue, t.cue,
+                                       found.get(t.number, "")))
+            for t in view.turns
+        ]  # fmt: skip
+        keyed += [
+            (b.key, line) for b in view.blocks if (line := stage_line(b, language)) is not None
+        ]
+        return [line for _, line in sorted(keyed, key=lambda pair: pair[0])]
 
 
 def _voter(by: object) -> str:

@@ -1,9 +1,10 @@
 """The one narrow door to language models: every model call goes through a `Models` door.
 
 The engine is handed a door (`Rehearsal(root, models=...)`); `LiteLLMModels` is the default and
-engine.scripted's `ScriptedModels` the test double. This is the only module that imports
-litellm, lazily (its import costs seconds) after switching on its offline settings, so
-`circus --help` stays instant and an offline machine never stalls. Retries, timeouts and the
+engine.scripted's `ScriptedModels` the test double (it registers itself with a door like any
+in-process provider: this module never imports it). litellm is imported through
+engine.litellm_boot, lazily and offline-safe, so `circus --help` stays instant and an offline
+machine never stalls. Retries, timeouts and the
 per-actor fallback model live here; callers get a `ModelReply` or a `ModelError`, never a
 provider exception. The spend gate and the reply shape travel with each call, explicitly.
 """
@@ -11,50 +12,25 @@ provider exception. The spend gate and the reply shape travel with each call, ex
 from __future__ import annotations
 
 import asyncio
-import importlib
 import logging
 import os
 import random
 import threading
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any, Literal, Protocol
+from typing import Any, Protocol
 
 from engine import caching
 from engine.caching import Pieces
 from engine.catalog import Phrase
-from engine.config import DEFAULT_RETRIES, DEFAULT_TURN_TIMEOUT, Config, default_config
+from engine.config import DEFAULT_RETRIES, DEFAULT_TURN_TIMEOUT, Config
+from engine.door_types import Price, ReplyShape
 from engine.errors import CircusError, ModelError
+from engine.litellm_boot import LOCAL_PROVIDERS, litellm_module
 from engine.metering import reply_usage
-
-if TYPE_CHECKING:
-    from engine.scripted import ScriptedModels
 
 EMBEDDED_MODEL = "circus-local/smollm2"
 
-# Providers that live in this process, registered with litellm's custom-provider mechanism so
-# the engine calls them exactly like any hosted model. Value: "module:function" returning a
-# litellm CustomLLM instance.
-LOCAL_PROVIDERS: dict[str, str] = {
-    "scripted": "engine.scripted:handler",
-    "circus-local": "engine.embedded:handler",
-}
-
 log = logging.getLogger("circus.engine")
-
-_OFFLINE_ENV = {
-    "LITELLM_LOCAL_MODEL_COST_MAP": "True",
-    "LITELLM_OFFLINE_MODE": "true",
-    "HF_HUB_OFFLINE": "1",
-}
-
-
-@dataclass(frozen=True)
-class ReplyShape:
-    """What a well-formed reply looks like, for providers that can constrain decoding."""
-
-    kind: Literal["actor", "stage_manager", "free"]
-    cast: tuple[str, ...] = ()
-    speaker: str = ""
 
 
 @dataclass(frozen=True)
@@ -90,14 +66,6 @@ class ModelReply:
     cache_saved_usd: float = 0.0  # what the call would have cost uncached, minus cost_usd
 
 
-@dataclass(frozen=True)
-class Price:
-    """US dollars per token, as litellm's local cost map knows it."""
-
-    input: float
-    output: float
-
-
 class SpendGate(Protocol):
     """Asked before each attempt (it may refuse by raising a CircusError); told after how it
     went: the reply, or None (`unsure` when the call was cut, timed out or answered with a
@@ -126,30 +94,7 @@ class Models(Protocol):
 
 
 _lock = threading.Lock()
-_litellm: Any = None
 _priced: set[str] = set()  # CIRCUS_MODEL_PRICES files already registered with litellm
-
-
-def litellm_module() -> Any:
-    """Import litellm once, offline-safe, with Circus's local providers registered."""
-    global _litellm
-    if _litellm is not None:
-        return _litellm
-    with _lock:
-        if _litellm is None:
-            for key, value in _OFFLINE_ENV.items():
-                os.environ.setdefault(key, value)
-            import litellm
-
-            litellm.telemetry = False
-            litellm.suppress_debug_info = True
-            litellm.custom_provider_map = [
-                {"provider": name, "custom_handler": _lazy_handler(litellm, target)}
-                for name, target in LOCAL_PROVIDERS.items()
-            ]
-            _register_custom_providers(litellm)
-            _litellm = litellm
-    return _litellm
 
 
 def register_prices(litellm: Any, path: str | None) -> None:
@@ -186,36 +131,6 @@ def register_prices(litellm: Any, path: str | None) -> None:
         litellm.register_model({m: {"mode": "chat", **e} for m, e in entries.items()})
     finally:
         quiet.setLevel(level)
-
-
-def _register_custom_providers(litellm: Any) -> None:
-    try:
-        from litellm.utils import custom_llm_setup
-
-        custom_llm_setup()
-    except ImportError:  # older litellm registers lazily on first call
-        pass
-
-
-def _lazy_handler(litellm: Any, target: str) -> Any:
-    """A CustomLLM that builds the real provider (and imports llama_cpp) on first use."""
-
-    class LazyHandler(litellm.CustomLLM):  # type: ignore[name-defined,misc]
-        _real: Any = None
-
-        def _get(self) -> Any:
-            if self._real is None:
-                module_name, func = target.split(":")
-                self._real = getattr(importlib.import_module(module_name), func)()
-            return self._real
-
-        def completion(self, *args: Any, **kwargs: Any) -> Any:
-            return self._get().completion(*args, **kwargs)
-
-        async def acompletion(self, *args: Any, **kwargs: Any) -> Any:
-            return await self._get().acompletion(*args, **kwargs)
-
-    return LazyHandler()
 
 
 def _is_retryable(exc: BaseException, litellm: Any) -> bool:
@@ -355,8 +270,10 @@ class LiteLLMModels:
     `scripted/` and `circus-local/` providers), configured by the operator's Config."""
 
     def __init__(self, config: Config | None = None) -> None:
-        self.config = config or default_config()
-        self._scripted: ScriptedModels | None = None
+        self.config = config or Config.from_env(os.environ)  # a library caller's: read once
+        # What an in-process provider keeps for this door, under its prefix (engine.scripted
+        # keeps the scripts that answer `scripted/...` here): a provider registers itself.
+        self.local: dict[str, Any] = {}
 
     def _litellm(self) -> Any:
         litellm = litellm_module()
@@ -375,21 +292,13 @@ class LiteLLMModels:
         self._litellm()
         return price(model)
 
-    def scripted(self) -> ScriptedModels:
-        """Who answers `scripted/...` models through this door (CIRCUS_MODEL=scripted/improv):
-        the built-in scripts, unless this door is a ScriptedModels itself."""
-        if self._scripted is None:
-            from engine.scripted import ScriptedModels
-
-            self._scripted = ScriptedModels(config=self.config)
-        return self._scripted
-
     def _local(self, call: ModelCall, model: str) -> dict[str, Any]:
         """What an in-process provider needs besides the messages: the reply shape (the
-        embedded model's grammar, the scripts' cast), and whose scripts answer."""
+        embedded model's grammar, the scripts' cast), and the door asking (whose scripts
+        answer)."""
         provider = model.split("/", 1)[0]
         if provider == "scripted":
-            return {"circus_shape": call.shape, "circus_scripted": self.scripted()}
+            return {"circus_shape": call.shape, "circus_door": self}
         if provider == "circus-local":
             return {
                 "circus_shape": call.shape,

@@ -11,12 +11,10 @@ from __future__ import annotations
 import logging
 import math
 from collections.abc import Callable, Iterable, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from engine import tokens
-
-if TYPE_CHECKING:
-    from engine.llm import Price
+from engine.door_types import Price
 
 log = logging.getLogger("circus.engine")
 

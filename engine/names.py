@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 
 from engine.errors import BadName
 
@@ -118,3 +119,14 @@ def alias_clash(cast: Mapping[str, Iterable[str]]) -> tuple[str, str, str] | Non
             if other is not None and other != actor:
                 return actor, alias, other
     return None
+
+
+@dataclass(frozen=True)
+class Actor:
+    """A cast member's name as resolved by `Rehearsal.resolve_actor`: commands that take one
+    never match names again."""
+
+    name: str
+
+    def __str__(self) -> str:
+        return self.name

@@ -29,8 +29,8 @@ from engine.llm import (
 )
 from engine.notes import Whispers
 from engine.performance import ask_stage_manager, perform
-from engine.rehearsal import TURN_DEADLINE_FACTOR
 from engine.routing import closest_names, known_names, litellm_routable
+from engine.run_loop import TURN_DEADLINE_FACTOR
 from engine.scene import SceneState
 from engine.settings import context_settings
 from engine.soul import Soul

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import math
 from collections import Counter, defaultdict
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from difflib import SequenceMatcher
 
 from engine.casting import match_cue
@@ -216,7 +216,12 @@ def cache_lines(rows: Sequence[Row], language: str) -> list[str]:
     return out
 
 
+Say = Callable[..., str]  # a report sentence by its key, in the report's language
+
+
 def build_report(data: ReportInput) -> str:
+    """The take report (markdown): who spoke, how they were chosen, the models and what they
+    cost, the picks, the voice signals and the cue graph. Pure."""
     lang = data.language
 
     def t(key: str, **values: object) -> str:
@@ -224,6 +229,18 @@ def build_report(data: ReportInput) -> str:
 
     turns = list(data.turns)
     actors = list(data.aliases) + sorted({x.actor for x in turns} - set(data.aliases))
+    out = _summary(data, t, actors)
+    out += _chosen(data, t, actors)
+    out += _models(data, t)
+    out += _picks(data, t)
+    out += _voices(t, turns, actors)
+    out += _cue_graph(data, t, actors)
+    return "\n".join(out) + "\n"
+
+
+def _summary(data: ReportInput, t: Say, actors: list[str]) -> list[str]:
+    """The title, the take in one line, and each actor's turns, lines, words and silence."""
+    turns = list(data.turns)
     counts = {a: actor_counts(turns, a) for a in actors}
     state = t("saved") if data.saved else t("unsaved")
     total_words = sum(c.words for c in counts.values())
@@ -241,34 +258,49 @@ def build_report(data: ReportInput) -> str:
     for a in actors:
         c = counts[a]
         out.append(f"| {a} | {c.turns} | {c.lines} | {c.words} | {c.longest_silence} |")
+    return out
 
-    # How each speaker was chosen.
+
+def _chosen(data: ReportInput, t: Say, actors: list[str]) -> list[str]:
+    """How each speaker was chosen, per actor."""
     actor_rows = {r["turn"]: r for r in data.rows if r.get("role") != STAGE_MANAGER}
     reasons: dict[str, Counter] = defaultdict(Counter)
-    for turn in turns:
+    for turn in data.turns:
         row = actor_rows.get(turn.number, {})
         reason = str(row.get("reason") or "unknown")
         reasons[turn.actor][reason if reason in REASONS else "unknown"] += 1
     used = [r for r in REASONS if any(reasons[a][r] for a in actors)]
-    labels = REASON_LABELS[lang_of(lang)]
-    out += ["", t("chosen"), ""]
-    if used:
-        out.append(f"| {t('actor')} | " + " | ".join(labels[r] for r in used) + " |")
-        out.append("|---|" + "---:|" * len(used))
-        for a in actors:
-            out.append(f"| {a} | " + " | ".join(str(reasons[a][r]) for r in used) + " |")
-    else:
-        out.append(t("no_turns"))
+    labels = REASON_LABELS[lang_of(data.language)]
+    out = ["", t("chosen"), ""]
+    if not used:
+        return out + [t("no_turns")]
+    out.append(f"| {t('actor')} | " + " | ".join(labels[r] for r in used) + " |")
+    out.append("|---|" + "---:|" * len(used))
+    for a in actors:
+        out.append(f"| {a} | " + " | ".join(str(reasons[a][r]) for r in used) + " |")
+    return out
 
-    # Models: calls, repairs, fallbacks, tokens, cost.
-    models: dict[str, dict[str, float]] = defaultdict(lambda: defaultdict(float))
-    costs: dict[str, float | None] = {}
-    roles: dict[tuple[str, str], dict[str, float]] = defaultdict(lambda: defaultdict(float))
-    role_costs: dict[tuple[str, str], float | None] = {}
-    for row in data.rows:
+
+@dataclass
+class _Tally:
+    """Calls, tokens, repairs and cost, per model and per (role, model)."""
+
+    models: dict[str, dict[str, float]] = field(
+        default_factory=lambda: defaultdict(lambda: defaultdict(float))
+    )
+    costs: dict[str, float | None] = field(default_factory=dict)
+    roles: dict[tuple[str, str], dict[str, float]] = field(
+        default_factory=lambda: defaultdict(lambda: defaultdict(float))
+    )
+    role_costs: dict[tuple[str, str], float | None] = field(default_factory=dict)
+
+
+def _tally(rows: Sequence[Row]) -> _Tally:
+    tally = _Tally()
+    for row in rows:
         model = str(row.get("model") or "?")
         role = str(row.get("role") or "?")
-        m, r = models[model], roles[(role, model)]
+        m, r = tally.models[model], tally.roles[(role, model)]
         for target in (m, r):
             target["calls"] += int(row.get("calls", 1) or 0)
             target["prompt"] += int(row.get("prompt_tokens", 0) or 0)
@@ -279,38 +311,43 @@ def build_report(data: ReportInput) -> str:
             m["fallbacks"] += bool(row.get("fallback"))
             m["others"] += row.get("wrote_for_others") is True
         if row.get("cost_usd") is not None:
-            costs[model] = (costs.get(model) or 0.0) + float(row["cost_usd"])
-            role_costs[(role, model)] = (role_costs.get((role, model)) or 0.0) + float(
-                row["cost_usd"]
-            )
-    out += ["", t("models"), ""]
-    if models:
-        out.append(t("models_table"))
-        out.append("|---|---:|---:|---:|---:|---:|---:|")
-        for model, m in sorted(models.items()):
-            out.append(
-                f"| {model} | {int(m['calls'])} | {int(m['repairs'])} | {int(m['fallbacks'])} | "
-                f"{int(m['prompt'])} | {int(m['completion'])} | {_cost(costs.get(model))} |"
-            )
-        wrote = [(model, int(m["others"])) for model, m in sorted(models.items()) if m["others"]]
-        if wrote:
-            counts = ", ".join(f"{model} × {n}" for model, n in wrote)
-            out += ["", t("wrote_for_others", warn=WARN, counts=counts)]
-        out += ["", t("per_role"), ""]
-        out.append(t("roles_table"))
-        out.append("|---|---|---:|---:|---:|")
-        for (role, model), r in sorted(roles.items()):
-            name = t("stage_manager") if role == STAGE_MANAGER else role
-            out.append(
-                f"| {name} | {model} | {int(r['prompt'])} | {int(r['completion'])} | "
-                f"{_cost(role_costs.get((role, model)))} |"
-            )
-        out += cache_lines(data.rows, lang)
-    else:
-        out.append(t("no_calls"))
+            cost = float(row["cost_usd"])
+            tally.costs[model] = (tally.costs.get(model) or 0.0) + cost
+            tally.role_costs[(role, model)] = (tally.role_costs.get((role, model)) or 0.0) + cost
+    return tally
 
-    # The picks.
-    out += ["", t("picks"), ""]
+
+def _models(data: ReportInput, t: Say) -> list[str]:
+    """Models: calls, repairs, fallbacks, tokens, cost; then per role, then the cache."""
+    tally = _tally(data.rows)
+    out = ["", t("models"), ""]
+    if not tally.models:
+        return out + [t("no_calls")]
+    out.append(t("models_table"))
+    out.append("|---|---:|---:|---:|---:|---:|---:|")
+    for model, m in sorted(tally.models.items()):
+        out.append(
+            f"| {model} | {int(m['calls'])} | {int(m['repairs'])} | {int(m['fallbacks'])} | "
+            f"{int(m['prompt'])} | {int(m['completion'])} | {_cost(tally.costs.get(model))} |"
+        )
+    wrote = [(model, int(m["others"])) for model, m in sorted(tally.models.items()) if m["others"]]
+    if wrote:
+        counts = ", ".join(f"{model} × {n}" for model, n in wrote)
+        out += ["", t("wrote_for_others", warn=WARN, counts=counts)]
+    out += ["", t("per_role"), ""]
+    out.append(t("roles_table"))
+    out.append("|---|---|---:|---:|---:|")
+    for (role, model), r in sorted(tally.roles.items()):
+        name = t("stage_manager") if role == STAGE_MANAGER else role
+        out.append(
+            f"| {name} | {model} | {int(r['prompt'])} | {int(r['completion'])} | "
+            f"{_cost(tally.role_costs.get((role, model)))} |"
+        )
+    return out + cache_lines(data.rows, data.language)
+
+
+def _picks(data: ReportInput, t: Say) -> list[str]:
+    out = ["", t("picks"), ""]
     if not data.picks:
         out.append(t("none_yet"))
     for p in data.picks:
@@ -320,13 +357,16 @@ def build_report(data: ReportInput) -> str:
         out.append(
             f"- {t('turn', turn=p.turn)} · {p.actor}: “{line}” — ⭐ {len(p.votes)} ({voters}){note}"
         )
+    return out
 
-    # Voice signals (seed 000 §2.2: models make everyone sound alike).
+
+def _voices(t: Say, turns: list[Turn], actors: list[str]) -> list[str]:
+    """Voice signals (seed 000 §2.2: models make everyone sound alike)."""
     by_actor = {
         a: [x.dialogue for x in turns if x.actor == a and x.dialogue.strip()] for a in actors
     }
     shares = shared_shares(by_actor)
-    out += ["", t("voices"), ""]
+    out = ["", t("voices"), ""]
     out.append(t("voices_table"))
     out.append("|---|---:|---:|")
     for a in actors:
@@ -347,12 +387,11 @@ def build_report(data: ReportInput) -> str:
         warnings.append(t("going_round", warn=WARN, count=len(repeats)))
     if warnings:
         out += [""] + warnings
+    return out
 
-    # The cue graph.
-    out += ["", t("cue_graph"), ""]
-    edges = cue_edges(turns, data.aliases)
-    if edges:
-        out.append(mermaid(edges, actors))
-    else:
-        out.append(t("no_cues"))
-    return "\n".join(out) + "\n"
+
+def _cue_graph(data: ReportInput, t: Say, actors: list[str]) -> list[str]:
+    out = ["", t("cue_graph"), ""]
+    edges = cue_edges(data.turns, data.aliases)
+    out.append(mermaid(edges, actors) if edges else t("no_cues"))
+    return out

@@ -11,20 +11,17 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from engine import frontmatter
 from engine.errors import BadSceneFile, SceneNotFound, UnknownActor
-from engine.names import alias_clash, check_name, check_unique
+from engine.names import Actor, alias_clash, check_name, check_unique
 from engine.notes import Whispers, parse_notes
 from engine.settings import MAX_FILE_BYTES, context_settings
 from engine.soul import Soul, parse_soul
 from engine.stage import Item, StageBlock, configured, merge, on_stage, parse_blocks
 from engine.store import SceneStore, Signature, read_state_json
 from engine.turns import Turn, parse_backstage, parse_transcript
-
-if TYPE_CHECKING:
-    from engine.view import Actor
 
 CONTEXT = "context.md"
 NOTES = "director_notes.md"

@@ -1,9 +1,9 @@
-"""What every group of a rehearsal's commands stands on: one scene folder, its events, whether a
-run is going, and the one way a turn lands.
+"""The scene on disk as every part of a rehearsal reads and changes it: one folder, its events,
+and the one way a turn lands.
 
-Invariant: the command groups (engine.scene_commands, engine.stage_commands, engine.harvest) and
-Rehearsal's run loop read the scene only through `state()`, and a turn — a model's or a person's
-— lands only through `_commit`: whole, through the store's journal, or not at all.
+Invariant: the command groups and the run loop read the scene only through `state()`, and a
+turn — a model's or a person's — lands only through `commit_turn`: whole, through the store's
+journal, or not at all, and is announced (TurnCompleted) only once it has landed.
 """
 
 from __future__ import annotations
@@ -11,15 +11,12 @@ from __future__ import annotations
 import asyncio
 import json
 from pathlib import Path
-from typing import Any
 
-from engine.budget import SpendGuard, utcnow
+from engine.budget import utcnow
 from engine.casting import ANY, cue_candidates
-from engine.config import Config, default_config
 from engine.errors import AmbiguousActor, UnknownActor
 from engine.events import EventHub, TurnCompleted
-from engine.ledger import Ledger
-from engine.llm import LiteLLMModels, Models
+from engine.names import Actor
 from engine.performance import Performance, Usage
 from engine.scene import (
     STAGE_KEY,
@@ -32,36 +29,17 @@ from engine.scene import (
 )
 from engine.takes import take_dir, take_numbers
 from engine.turns import Turn, render_thought, render_turn
-from engine.view import Actor
 
 
 class SceneAccess:
-    """One scene folder as the commands see it; Rehearsal and its command groups build on it."""
+    """One scene folder: its files (and store), its events, its state, how a turn lands."""
 
-    def __init__(
-        self,
-        root: Path | str,
-        *,
-        models: Models | None = None,
-        config: Config | None = None,
-        account: str | None = None,
-    ) -> None:
+    def __init__(self, root: Path | str, events: EventHub | None = None) -> None:
         self.files = SceneFiles(Path(root))
+        self.store = self.files.store
         self.root = self.files.root
         self.name = self.files.name
-        self.events = EventHub()
-        self.config = config or default_config()  # the operator's settings, read once
-        self.models: Models = models or LiteLLMModels(self.config)  # the model door
-        self.account = account
-        self.ledger = Ledger(self.root.parent, account) if account else None
-        self._task: asyncio.Task[Any] | None = None  # the run, while one goes
-        self._progress = ""  # what the run is doing, for status
-        self._spend: SpendGuard | None = None  # the run's spend gate (None outside a run)
-
-    # ----------------------------------------------------------------- reading
-    @property
-    def running(self) -> bool:
-        return self._task is not None and not self._task.done()
+        self.events = events or EventHub()
 
     async def state(self) -> SceneState:
         return await self.files.load()
@@ -81,28 +59,18 @@ class SceneAccess:
 
     async def current_take(self) -> int:
         """The working take's number: the last saved take's + 1."""
-        numbers = await take_numbers(self.files.store)
+        numbers = await take_numbers(self.store)
         return (numbers[-1] if numbers else 0) + 1
 
-    async def _is_saved(self, transcript: str) -> int | None:
+    async def is_saved(self, transcript: str) -> int | None:
         """The saved take whose transcript is exactly this one (the latest), if any."""
-        for n in reversed(await take_numbers(self.files.store)):
-            if await self.files.store.read(f"{take_dir(n)}/{TRANSCRIPT}") == transcript:
+        for n in reversed(await take_numbers(self.store)):
+            if await self.store.read(f"{take_dir(n)}/{TRANSCRIPT}") == transcript:
                 return n
         return None
 
-    # Hooks the harvest (engine.harvest) fills in: what a saved take carries inside its folder,
-    # and what a replay carries over. Called with the run lock held.
-    async def _take_files(self, number: int) -> dict[str, str]:
-        return {}
-
-    async def _before_replay(
-        self, current: int, saved_as: int | None, source: int, until: int, new_take: int
-    ) -> dict[str, str]:
-        return {}
-
     # ----------------------------------------------------------------- landing a turn
-    async def _commit(
+    async def commit_turn(
         self,
         state: SceneState,
         *,
@@ -120,81 +88,103 @@ class SceneAccess:
         person's line alike. Returns True if a cut arrived meanwhile (honoured after)."""
         reply = result.reply
         turn = Turn(number, actor, reply.action, reply.dialogue, reply.cue)
-        at = utcnow().isoformat(timespec="seconds")
-        # contracts §4: the rows every reader of usage.jsonl expects (older rows lack the
-        # take/at/reason/repaired/fallback keys; readers tolerate that)
-        usage: list[dict[str, object]] = [
-            {
-                "turn": number,
-                "role": actor,
-                **result.usage.__dict__,
-                "take": take,
-                "at": at,
-                "reason": reason,
-                "repaired": result.repaired,
-                "fallback": result.fallback,
-                "wrote_for_others": result.wrote_for_others,
-            }
-        ]
-        if sm_usage is not None:
-            usage.append(
-                {
-                    "turn": number,
-                    "role": "stage_manager",
-                    **sm_usage.__dict__,
-                    "take": take,
-                    "at": at,
-                }
-            )
-        appends = [
-            (TRANSCRIPT, render_turn(turn, state.language)),
-            (USAGE_LOG, "".join(json.dumps(u, ensure_ascii=False) + "\n" for u in usage)),
-        ]
-        if reply.thought:  # a person's line without a thought leaves the backstage alone
-            appends.insert(0, (backstage_path(actor), render_thought(number, reply.thought)))
-        if sm_log:
-            appends.append((STAGE_MANAGER_LOG, sm_log))
-        # Once the model has answered, a cut waits for the commit: the turn lands whole, is
-        # announced, and only then does the run stop.
+        usage = usage_rows(take, number, actor, reason, result, sm_usage)
+        appends = turn_appends(turn, reply.thought, state.language, usage, sm_log)
         # A writer may have edited the logs while the model was thinking: then the cached
         # parse is stale and must be re-read, not extended.
         fresh = self.files.unchanged([TRANSCRIPT, backstage_path(actor)])
-        commit = asyncio.ensure_future(self.files.store.commit_appends(appends))
-        cut = False
+        cut = await self._land_whole(appends)
+        if fresh:
+            self._remember(state, turn, reply.thought)
+        else:
+            self.files.forget()
+        self.events.emit(turn_completed(self.name, take, turn, reason, result, index, total))
+        return cut
+
+    async def _land_whole(self, appends: list[tuple[str, str]]) -> bool:
+        """Write the turn's appends in one journaled step. Once the model has answered, a cut
+        waits for the commit: the turn lands whole, and True says a cut arrived meanwhile."""
+        commit = asyncio.ensure_future(self.store.commit_appends(appends))
         try:
             await asyncio.shield(commit)
         except asyncio.CancelledError:
-            cut = True
             await asyncio.wait([commit])
             commit.result()
-        if fresh:
-            state.turns.append(turn)
-            self.files.remember_append(TRANSCRIPT, state.turns)
-            self.files.remember_append(TRANSCRIPT, state.blocks, key=STAGE_KEY)
-            if reply.thought:
-                state.thoughts.setdefault(actor, {})[number] = reply.thought
-                self.files.remember_append(backstage_path(actor), state.thoughts[actor])
-        else:
-            self.files.forget()
-        self.events.emit(
-            TurnCompleted(
-                self.name,
-                take=take,
-                turn=number,
-                actor=actor,
-                action=reply.action,
-                dialogue=reply.dialogue,
-                cue=reply.cue,
-                thought=reply.thought,
-                repaired=result.repaired,
-                fallback=result.fallback,
-                prompt_tokens=result.usage.prompt_tokens,
-                completion_tokens=result.usage.completion_tokens,
-                cost_usd=result.usage.cost_usd,
-                index=index,
-                total=total,
-                cut=reply.cut,
-                played=reason == "played",
-            )
+            return True
+        return False
+
+    def _remember(self, state: SceneState, turn: Turn, thought: str) -> None:
+        """Extend the cached parse with the turn just written (the logs were not edited)."""
+        state.turns.append(turn)
+        self.files.remember_append(TRANSCRIPT, state.turns)
+        self.files.remember_append(TRANSCRIPT, state.blocks, key=STAGE_KEY)
+        if thought:
+            state.thoughts.setdefault(turn.actor, {})[turn.number] = thought
+            self.files.remember_append(backstage_path(turn.actor), state.thoughts[turn.actor])
+
+
+def usage_rows(
+    take: int, number: int, actor: str, reason: str, result: Performance, sm_usage: Usage | None
+) -> list[dict[str, object]]:
+    """The turn's rows in usage.jsonl: the actor's, then the stage manager's if it chose."""
+    at = utcnow().isoformat(timespec="seconds")
+    # contracts §4: the rows every reader of usage.jsonl expects (older rows lack the
+    # take/at/reason/repaired/fallback keys; readers tolerate that)
+    rows: list[dict[str, object]] = [
+        {
+            "turn": number,
+            "role": actor,
+            **result.usage.__dict__,
+            "take": take,
+            "at": at,
+            "reason": reason,
+            "repaired": result.repaired,
+            "fallback": result.fallback,
+            "wrote_for_others": result.wrote_for_others,
+        }
+    ]
+    if sm_usage is not None:
+        rows.append(
+            {"turn": number, "role": "stage_manager", **sm_usage.__dict__, "take": take, "at": at}
         )
-        return cut
+    return rows
+
+
+def turn_appends(
+    turn: Turn, thought: str, language: str, usage: list[dict[str, object]], sm_log: str
+) -> list[tuple[str, str]]:
+    """What the turn adds to each log, in the order they are written."""
+    appends = [
+        (TRANSCRIPT, render_turn(turn, language)),
+        (USAGE_LOG, "".join(json.dumps(u, ensure_ascii=False) + "\n" for u in usage)),
+    ]
+    if thought:  # a person's line without a thought leaves the backstage alone
+        appends.insert(0, (backstage_path(turn.actor), render_thought(turn.number, thought)))
+    if sm_log:
+        appends.append((STAGE_MANAGER_LOG, sm_log))
+    return appends
+
+
+def turn_completed(
+    scene: str, take: int, turn: Turn, reason: str, result: Performance, index: int, total: int
+) -> TurnCompleted:
+    reply = result.reply
+    return TurnCompleted(
+        scene,
+        take=take,
+        turn=turn.number,
+        actor=turn.actor,
+        action=reply.action,
+        dialogue=reply.dialogue,
+        cue=reply.cue,
+        thought=reply.thought,
+        repaired=result.repaired,
+        fallback=result.fallback,
+        prompt_tokens=result.usage.prompt_tokens,
+        completion_tokens=result.usage.completion_tokens,
+        cost_usd=result.usage.cost_usd,
+        index=index,
+        total=total,
+        cut=reply.cut,
+        played=reason == "played",
+    )

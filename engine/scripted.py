@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+import os
 import threading
 import time
 from collections.abc import Awaitable, Callable, Mapping
@@ -19,14 +20,15 @@ from dataclasses import dataclass
 from typing import Any
 
 from engine import llm
-from engine.config import Config
+from engine.config import Config, scripted_latency
+from engine.door_types import ReplyShape
 
 
 @dataclass(frozen=True)
 class ScriptedRequest:
     model: str  # the part after "scripted/"
     messages: tuple[dict[str, str], ...]
-    shape: llm.ReplyShape
+    shape: ReplyShape
     index: int  # how many calls this model had before this one
 
     @property
@@ -71,6 +73,7 @@ def garbage(request: ScriptedRequest) -> str:
 
 
 BUILTIN: dict[str, Script] = {"improv": improv, "garbage": garbage}
+PROVIDER = "scripted"  # the prefix of the models it answers (engine.litellm_boot)
 
 
 class ScriptedModels(llm.LiteLLMModels):
@@ -85,13 +88,14 @@ class ScriptedModels(llm.LiteLLMModels):
         scripts: Mapping[str, Script] | None = None,
         *,
         config: Config | None = None,
-        latency: float | None = None,
+        latency: float = 0.0,
     ) -> None:
+        """`latency`: seconds each call waits before its script answers (a slow model)."""
         super().__init__(config)
-        self._scripted = self
+        self.local[PROVIDER] = self  # this door's `scripted/...` models answer from its scripts
         self.scripts: dict[str, Script] = dict(scripts or {})
         self.calls: list[ScriptedRequest] = []
-        self.latency = self.config.scripted_latency if latency is None else latency
+        self.latency = latency
         self._counts: dict[str, int] = {}
         self._lock = threading.Lock()
 
@@ -104,9 +108,7 @@ class ScriptedModels(llm.LiteLLMModels):
         self.calls.clear()
         self._counts.clear()
 
-    async def answer(
-        self, model: str, messages: list[dict[str, Any]], shape: llm.ReplyShape
-    ) -> str:
+    async def answer(self, model: str, messages: list[dict[str, Any]], shape: ReplyShape) -> str:
         name = model.split("/", 1)[1] if model.startswith("scripted/") else model
         with self._lock:
             index = self._counts.get(name, 0)
@@ -127,14 +129,31 @@ class ScriptedModels(llm.LiteLLMModels):
         return str(result)
 
 
-def _door(kwargs: Mapping[str, Any]) -> tuple[ScriptedModels, llm.ReplyShape]:
-    """The door and reply shape the engine sent along with this call (engine.llm)."""
+def scripts_of(door: llm.LiteLLMModels) -> ScriptedModels:
+    """Who answers `scripted/...` models through `door` (CIRCUS_MODEL=scripted/improv): the
+    door itself if it is a ScriptedModels, else the built-in scripts, kept with that door (so
+    its counts go on call to call) and slowed by CIRCUS_SCRIPTED_LATENCY."""
+    found = door.local.get(PROVIDER)
+    if not isinstance(found, ScriptedModels):
+        built = ScriptedModels(config=door.config, latency=scripted_latency(os.environ))
+        found = door.local.setdefault(PROVIDER, built)
+    return found
+
+
+_bare: list[llm.LiteLLMModels] = []  # the door of bare litellm calls (outside any door)
+
+
+def _door(kwargs: Mapping[str, Any]) -> tuple[ScriptedModels, ReplyShape]:
+    """The scripts and reply shape the engine sent along with this call (engine.llm)."""
     params = kwargs.get("optional_params") or {}
-    door = params.get("circus_scripted")
-    if not isinstance(door, ScriptedModels):  # a bare litellm call, outside any door
-        door = llm.LiteLLMModels().scripted()
+    door = params.get("circus_door")
+    if not isinstance(door, llm.LiteLLMModels):  # a bare litellm call, outside any door
+        if not _bare:
+            _bare.append(llm.LiteLLMModels())
+        door = _bare[0]
+    scripts = scripts_of(door)
     shape = params.get("circus_shape")
-    return door, shape if isinstance(shape, llm.ReplyShape) else llm.ReplyShape("free")
+    return scripts, shape if isinstance(shape, ReplyShape) else ReplyShape("free")
 
 
 def handler() -> Any:

@@ -114,7 +114,7 @@ def _embedded_vocab() -> Any:
 
 def _litellm_counter(model: str) -> Callable[[str], int] | None:
     """litellm's count for `model`, if it can count it here (offline); else None."""
-    from engine.llm import litellm_module
+    from engine.litellm_boot import litellm_module
 
     try:
         token_counter = litellm_module().token_counter

@@ -14,18 +14,10 @@ from types import MappingProxyType
 
 from engine.config import Config
 from engine.models import actor_model, stage_manager_model
+from engine.names import Actor
 from engine.scene import SceneFiles, SceneState
 
-
-@dataclass(frozen=True)
-class Actor:
-    """A cast member's name as resolved by `Rehearsal.resolve_actor`: commands that take one
-    never match names again."""
-
-    name: str
-
-    def __str__(self) -> str:
-        return self.name
+__all__ = ["Actor", "LastTurn", "SceneView", "load_view", "view_of"]
 
 
 @dataclass(frozen=True)

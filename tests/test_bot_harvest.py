@@ -293,12 +293,12 @@ async def test_take_compare_is_private_and_long_ones_come_as_a_file(tmp_path):
         await finished(r, thread, 2)
         # a spectator may compare; r.ask asserts the answer is private
         text = await r.ask("take compare", {"a": "1", "b": "current"}, channel=thread, user="bob")
-        expected = await r.bot.stages["審訊室"].rehearsal.diff(1, "current")
+        expected = await r.bot.stages["審訊室"].rehearsal.harvest.diff(1, "current")
         assert text == expected and "3" in text
 
         handle = await r.slash("take compare", {"a": "1", "full": True}, user="bob", channel=thread)
         text = await r.answer(handle)
-        full = await r.bot.stages["審訊室"].rehearsal.diff(1, "current", full=True)
+        full = await r.bot.stages["審訊室"].rehearsal.harvest.diff(1, "current", full=True)
         files = attached(r, handle)
         assert text == full or files["take_1-vs-take_2.md"].decode("utf-8") == full
 
@@ -330,7 +330,7 @@ async def test_a_long_comparison_comes_as_a_file(tmp_path, scripted):
         await finished(r, thread, 2)
         handle = await r.slash("take compare", {"a": "1", "b": "2", "full": True}, channel=thread)
         text = await r.answer(handle)
-        full = await r.bot.stages["長"].rehearsal.diff(1, 2, full=True)
+        full = await r.bot.stages["長"].rehearsal.harvest.diff(1, 2, full=True)
         assert len(full) > 2000
         assert attached(r, handle) == {"take_1-vs-take_2.md": full.encode("utf-8")}
         assert "1" in text and "2" in text
@@ -367,7 +367,7 @@ async def test_export_attaches_files_a_screenwriter_opens(tmp_path):
         assert rows[0][0] == "鏡號" and len(rows) == 1 + len(turns)
         # ...and are exactly what `circus export` writes for the same take.
         stage = r.bot.stages["審訊室"]
-        for path in await stage.rehearsal.export(out=tmp_path / "cli"):
+        for path in await stage.rehearsal.harvest.export(out=tmp_path / "cli"):
             assert files[path.name] == path.read_bytes(), path.name
         assert "weighs what was said" not in fountain  # no thoughts unless asked
         assert not (r.scenes_dir / "審訊室" / "exports").exists()  # nothing left behind

@@ -168,7 +168,7 @@ async def test_summarize_dry_runs_count_against_the_scene_budget(tmp_path):
         rehearsal = Rehearsal(scene, account="discord-1")
         for _ in range(10):
             try:
-                await rehearsal.summarize_for(Actor("林小姐"), "她的全部過去。", write=False)
+                await rehearsal.souls.summarize_for(Actor("林小姐"), "她的全部過去。", write=False)
             except BudgetExceeded:
                 refused += 1
         status = await rehearsal.status()

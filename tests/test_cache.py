@@ -186,7 +186,7 @@ async def test_claude_gets_few_breakpoints_on_the_stable_part_and_hits_from_each
             model=CLAUDE, stage_manager_model=CLAUDE, api_base=base, reply_format="tags"
         )
         await Rehearsal(scene, config=config).run(9)
-        report = await Rehearsal(scene, config=config).report()
+        report = await Rehearsal(scene, config=config).harvest.report()
     seen: set[str] = set()
     actor_calls = 0
     for body, usage in zip(fake.requests, fake.usages, strict=True):
@@ -278,7 +278,7 @@ async def test_an_openai_style_providers_cached_tokens_reach_the_usage_rows_and_
     async with fake as base:
         config = Config(model=model, stage_manager_model=model, api_base=base, reply_format="tags")
         await Rehearsal(scene, config=config).run(6)
-        report = await Rehearsal(scene, config=config).report()
+        report = await Rehearsal(scene, config=config).harvest.report()
     # nothing is marked for a provider that caches by itself: the prompt goes as plain text
     assert all(isinstance(m["content"], str) for b in fake.requests for m in b["messages"])
     cached = [u["prompt_tokens_details"]["cached_tokens"] for u in fake.usages]

@@ -215,8 +215,8 @@ async def test_a_note_is_used_from_the_next_turn(scene, scripted):
     rehearsal = Rehearsal(scene, models=scripted)
     events = collect(rehearsal)
     await rehearsal.cue(Actor("林小姐"))
-    await rehearsal.note("NEW-PRIVATE-NOTE 你開始懷疑律師", Actor("林小姐"))
-    await rehearsal.note("NEW-ALL-NOTE 加快節奏")
+    await rehearsal.notes.note("NEW-PRIVATE-NOTE 你開始懷疑律師", Actor("林小姐"))
+    await rehearsal.notes.note("NEW-ALL-NOTE 加快節奏")
     await rehearsal.cue(Actor("林小姐"))
     await rehearsal.cue(Actor("刑警"))
     first, second, third = (c.prompt for c in scripted.calls)
@@ -306,16 +306,16 @@ async def test_one_run_per_scene_and_many_scenes_at_once(scene, tmp_path, script
 async def test_takes_are_snapshots_and_replay_starts_over_with_current_souls(scene, scripted):
     rehearsal = Rehearsal(scene, models=scripted)
     await rehearsal.run(4, start=Actor("林小姐"))
-    assert await rehearsal.save_take() == 1
+    assert await rehearsal.takes.save_take() == 1
     assert (scene / "takes" / "take_1" / "actors" / "林小姐" / "soul.md").exists()
     assert not (scene / "takes" / "take_1" / "takes").exists()
-    assert [t.number for t in await rehearsal.list_takes()] == [1]
-    assert "## 4 ·" in await rehearsal.show_take("take_1")
+    assert [t.number for t in await rehearsal.takes.list_takes()] == [1]
+    assert "## 4 ·" in await rehearsal.takes.show_take("take_1")
 
     await rehearsal.run(2)  # unsaved work on top of take 1
     soul = scene / "actors" / "刑警" / "soul.md"
     soul.write_text(soul.read_text(encoding="utf-8") + "\nREVISED-SOUL\n", encoding="utf-8")
-    result = await rehearsal.replay("1", until=2)
+    result = await rehearsal.takes.replay("1", until=2)
     assert result.autosaved == 2 and result.kept_turns == 2 and result.take == 3
     assert len(parse_transcript((scene / "takes/take_2/transcript.md").read_text("utf-8"))) == 6
     assert [t.number for t in transcript(scene)] == [1, 2]
@@ -339,7 +339,7 @@ async def test_status_reports_turns_takes_tokens_and_cost(scene):
 async def test_summarize_for_drafts_only_the_prior_story(scene, scripted):
     scripted.register("improv", lambda r: "林小姐親眼看見刑警收下信封。")
     rehearsal = Rehearsal(scene, models=scripted)
-    story = await rehearsal.summarize_for(
+    story = await rehearsal.souls.summarize_for(
         Actor("林小姐"), "全知前情：刑警收賄，林小姐看見了，律師不知情。"
     )
     assert story == "林小姐親眼看見刑警收下信封。"
@@ -354,12 +354,16 @@ async def test_summarize_for_drafts_only_the_prior_story(scene, scripted):
     "command, error, says",
     [
         (lambda r: r.cue(Actor("王五")), UnknownActor, "the cast is 林小姐, 刑警, 律師"),
-        (lambda r: r.note("x", Actor("王五")), UnknownActor, "王五"),
-        (lambda r: r.note("   "), BadRequest, "needs some text"),
+        (lambda r: r.notes.note("x", Actor("王五")), UnknownActor, "王五"),
+        (lambda r: r.notes.note("   "), BadRequest, "needs some text"),
         (lambda r: r.run(0), BadRequest, "between 1 and"),
         (lambda r: r.run(1, start=Actor("王五")), UnknownActor, "王五"),
-        (lambda r: r.replay("take_9"), TakeNotFound, "none yet"),
-        (lambda r: r.set_soul(Actor("林小姐"), "---\nmodel: [\n---\nx"), BadSceneFile, "soul.md"),
+        (lambda r: r.takes.replay("take_9"), TakeNotFound, "none yet"),
+        (
+            lambda r: r.souls.set_soul(Actor("林小姐"), "---\nmodel: [\n---\nx"),
+            BadSceneFile,
+            "soul.md",
+        ),
     ],
 )
 async def test_refused_commands_say_why_and_change_nothing(scene, command, error, says):

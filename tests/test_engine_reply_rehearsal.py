@@ -85,11 +85,11 @@ async def test_a_line_written_for_another_character_is_never_published(scene, sc
 
     rows = [json.loads(x) for x in (scene / ".circus/usage.jsonl").read_text().splitlines()]
     assert [r["wrote_for_others"] for r in rows if r["role"] != "stage_manager"] == [True, False]
-    report = await rehearsal.report()
+    report = await rehearsal.harvest.report()
     assert "⚠ 替別人寫戲" in report and "scripted/improv × 1" in report
 
 
 async def test_a_take_where_nobody_wrote_for_others_has_no_such_line(scene, scripted):
     rehearsal = Rehearsal(scene, models=scripted)
     await rehearsal.run(2, start=Actor("林小姐"))
-    assert "替別人寫戲" not in await rehearsal.report()
+    assert "替別人寫戲" not in await rehearsal.harvest.report()

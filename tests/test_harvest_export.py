@@ -132,7 +132,7 @@ async def test_a_take_exports_into_four_formats_that_read_back(
 ) -> None:
     scene = make_scene(tmp_path / folder, language)
     rehearsal = await play_plan(scene, scripted)
-    paths = await rehearsal.export()
+    paths = await rehearsal.harvest.export()
     out = scene / "exports" / "take_1"
     assert sorted(paths) == sorted(
         out / n
@@ -169,8 +169,10 @@ async def test_a_take_exports_into_four_formats_that_read_back(
 async def test_thoughts_go_in_notes_that_parsers_skip(tmp_path: Path, scripted) -> None:
     scene = make_scene(tmp_path / "interview", "en")
     rehearsal = await play_plan(scene, scripted)
-    plain = await rehearsal.export(formats=("fountain",), out=tmp_path / "plain")
-    noted = await rehearsal.export(formats="fountain,md,csv", thoughts=True, out=tmp_path / "th")
+    plain = await rehearsal.harvest.export(formats=("fountain",), out=tmp_path / "plain")
+    noted = await rehearsal.harvest.export(
+        formats="fountain,md,csv", thoughts=True, out=tmp_path / "th"
+    )
     plain_text = plain[0].read_text(encoding="utf-8")
     noted_text = noted[0].read_text(encoding="utf-8")
     assert "hides something" not in plain_text
@@ -184,10 +186,10 @@ async def test_thoughts_go_in_notes_that_parsers_skip(tmp_path: Path, scripted) 
 async def test_picks_export_in_pick_order_with_their_references(tmp_path: Path, scripted) -> None:
     scene = make_scene(tmp_path / "interview", "en")
     rehearsal = await play_plan(scene, scripted)
-    await rehearsal.save_take()
-    await rehearsal.pick(4, take=1, by="alice")
-    await rehearsal.pick(1, take=1, by="bob")
-    await rehearsal.export(picks=True)
+    await rehearsal.takes.save_take()
+    await rehearsal.harvest.pick(4, take=1, by="alice")
+    await rehearsal.harvest.pick(1, take=1, by="bob")
+    await rehearsal.harvest.export(picks=True)
     out = scene / "exports" / "picks"
     text = (out / "screenplay.fountain").read_text(encoding="utf-8")
     _, elements = fountain_elements(text)
@@ -215,14 +217,14 @@ async def test_refused_exports_write_nothing(tmp_path: Path, scripted, kwargs, e
     scene = make_scene(tmp_path / "interview", "en")
     rehearsal = await play_plan(scene, scripted)
     with pytest.raises(error):
-        await rehearsal.export(**kwargs)
+        await rehearsal.harvest.export(**kwargs)
     assert not (scene / "exports").exists()
 
 
 async def test_an_empty_take_is_refused(tmp_path: Path) -> None:
     scene = make_scene(tmp_path / "interview", "en")
     with pytest.raises(BadRequest):
-        await Rehearsal(scene).export()
+        await Rehearsal(scene).harvest.export()
     assert not (scene / "exports").exists()
 
 

@@ -52,38 +52,38 @@ async def test_pick_vote_and_unpick(scene: Path) -> None:
     await rehearsal.run(3, start=Actor("律師"))
     said = parse_transcript((scene / "transcript.md").read_text(encoding="utf-8"))[1]
 
-    pick = await rehearsal.pick(2, by="alice", note="好句")
+    pick = await rehearsal.harvest.pick(2, by="alice", note="好句")
     assert pick == Pick(1, 2, said.actor, said.action, said.dialogue, ("alice",), "好句")
-    assert (await rehearsal.pick(2, by="bob")).votes == ("alice", "bob")
-    assert (await rehearsal.pick(2, by="alice", note="changed")).votes == ("alice", "bob")
+    assert (await rehearsal.harvest.pick(2, by="bob")).votes == ("alice", "bob")
+    assert (await rehearsal.harvest.pick(2, by="alice", note="changed")).votes == ("alice", "bob")
     text = (scene / "picks.md").read_text(encoding="utf-8")
     assert said.dialogue in text and "- ⭐ alice" in text and "- ⭐ bob" in text and "好句" in text
     assert "changed" not in text
 
-    assert (await rehearsal.unpick(2, by="alice")).votes == ("bob",)
-    assert await rehearsal.unpick(2, by="bob") is None
-    assert await rehearsal.picks() == []
-    await rehearsal.pick(3, take="current", by="carol")
-    assert await rehearsal.unpick(3) is None
-    assert await rehearsal.picks() == []
+    assert (await rehearsal.harvest.unpick(2, by="alice")).votes == ("bob",)
+    assert await rehearsal.harvest.unpick(2, by="bob") is None
+    assert await rehearsal.harvest.picks() == []
+    await rehearsal.harvest.pick(3, take="current", by="carol")
+    assert await rehearsal.harvest.unpick(3) is None
+    assert await rehearsal.harvest.picks() == []
 
 
 @pytest.mark.parametrize(
     "call, error",
     [
-        (lambda r: r.pick(9, by="a"), TurnNotFound),
-        (lambda r: r.pick(0, by="a"), TurnNotFound),
-        (lambda r: r.pick(1, take=5, by="a"), TakeNotFound),
-        (lambda r: r.pick(1, take="take_x", by="a"), TakeNotFound),
-        (lambda r: r.unpick(2), NotPicked),
-        (lambda r: r.unpick(1, by="nobody"), NotPicked),
-        (lambda r: r.unpick(1, take=7), TakeNotFound),
+        (lambda r: r.harvest.pick(9, by="a"), TurnNotFound),
+        (lambda r: r.harvest.pick(0, by="a"), TurnNotFound),
+        (lambda r: r.harvest.pick(1, take=5, by="a"), TakeNotFound),
+        (lambda r: r.harvest.pick(1, take="take_x", by="a"), TakeNotFound),
+        (lambda r: r.harvest.unpick(2), NotPicked),
+        (lambda r: r.harvest.unpick(1, by="nobody"), NotPicked),
+        (lambda r: r.harvest.unpick(1, take=7), TakeNotFound),
     ],
 )
 async def test_refusals_write_nothing(scene: Path, call, error) -> None:
     rehearsal = Rehearsal(scene)
     await rehearsal.run(2, start=Actor("律師"))
-    await rehearsal.pick(1, by="alice")
+    await rehearsal.harvest.pick(1, by="alice")
     before = (scene / "picks.md").read_bytes()
     with pytest.raises(error) as caught:
         await call(rehearsal)
@@ -106,31 +106,31 @@ def check_picks_point_at_their_lines(scene: Path, picks: list[Pick]) -> None:
 async def test_picks_follow_their_lines_across_save_replay_and_restart(scene: Path) -> None:
     rehearsal = Rehearsal(scene)
     await rehearsal.run(4, start=Actor("律師"))
-    await rehearsal.pick(2, by="alice")  # a pick of the current take (take 1, unsaved)
-    assert await rehearsal.save_take() == 1
-    assert [(p.take, p.turn) for p in await rehearsal.picks()] == [(1, 2)]
+    await rehearsal.harvest.pick(2, by="alice")  # a pick of the current take (take 1, unsaved)
+    assert await rehearsal.takes.save_take() == 1
+    assert [(p.take, p.turn) for p in await rehearsal.harvest.picks()] == [(1, 2)]
 
     # The current take (2) is still exactly take_1: a pick made now, then a replay that does not
     # need to save anything, must land on take_1's turn, not on the new attempt's turn 3.
-    await rehearsal.pick(3, by="bob")
-    result = await rehearsal.replay(1, until=1)
+    await rehearsal.harvest.pick(3, by="bob")
+    result = await rehearsal.takes.replay(1, until=1)
     assert result.autosaved is None and result.take == 2
-    picks = await rehearsal.picks()
+    picks = await rehearsal.harvest.picks()
     assert [(p.take, p.turn, p.votes) for p in picks] == [(1, 2, ("alice",)), (1, 3, ("bob",))]
     await rehearsal.run(3)
     check_picks_point_at_their_lines(scene, picks)
 
     # Unsaved work with a pick: the replay saves it first as take_2, and the pick stays there.
-    await rehearsal.pick(3, by="carol")
+    await rehearsal.harvest.pick(3, by="carol")
     current_line = turns_of(scene)[3]
-    result = await rehearsal.replay(1, until=2)
+    result = await rehearsal.takes.replay(1, until=2)
     assert result.autosaved == 2 and result.take == 3
     assert turns_of(scene / "takes" / "take_2")[3] == current_line
     await rehearsal.run(2)
     assert turns_of(scene)[3] != current_line  # the new attempt's turn 3 is another line
 
     restarted = Rehearsal(scene)  # a restart reads the same bin from picks.md
-    picks = await restarted.picks()
+    picks = await restarted.harvest.picks()
     assert [(p.take, p.turn) for p in picks] == [(1, 2), (1, 3), (2, 3)]
     check_picks_point_at_their_lines(scene, picks)
     assert "take_2 · turn 3" in (scene / "picks.md").read_text(encoding="utf-8")
@@ -139,23 +139,26 @@ async def test_picks_follow_their_lines_across_save_replay_and_restart(scene: Pa
 async def test_the_message_map_survives_a_restart_and_follows_a_saved_take(scene: Path) -> None:
     rehearsal = Rehearsal(scene)
     await rehearsal.run(2, start=Actor("律師"))
-    await rehearsal.remember_post(1001, 1, 1)
-    await rehearsal.remember_post(1002, 1, 2)
-    assert await Rehearsal(scene).post_of(1002) == (1, 2)
-    assert await rehearsal.post_of(4242) is None
+    await rehearsal.harvest.remember_post(1001, 1, 1)
+    await rehearsal.harvest.remember_post(1002, 1, 2)
+    assert await Rehearsal(scene).harvest.post_of(1002) == (1, 2)
+    assert await rehearsal.harvest.post_of(4242) is None
 
-    assert await rehearsal.save_take() == 1
-    await rehearsal.remember_post(2001, 2, 2)  # posted while take 2 equals take_1
-    await rehearsal.replay(1, until=1)
+    assert await rehearsal.takes.save_take() == 1
+    await rehearsal.harvest.remember_post(2001, 2, 2)  # posted while take 2 equals take_1
+    await rehearsal.takes.replay(1, until=1)
     later = Rehearsal(scene)
-    assert await later.post_of(2001) == (1, 2)  # moved with the take, not onto the new attempt
-    assert await later.post_of(1001) == (1, 1)
-    await later.remember_post(3001, 2, 2)  # the new attempt's message
-    assert await later.post_of(3001) == (2, 2)
+    assert await later.harvest.post_of(2001) == (
+        1,
+        2,
+    )  # moved with the take, not onto the new attempt
+    assert await later.harvest.post_of(1001) == (1, 1)
+    await later.harvest.remember_post(3001, 2, 2)  # the new attempt's message
+    assert await later.harvest.post_of(3001) == (2, 2)
     # a torn last line (a crash mid-append) is skipped
     with open(scene / ".circus" / "posts.jsonl", "a", encoding="utf-8") as f:
         f.write('{"message": 9')
-    assert await Rehearsal(scene).post_of(3001) == (2, 2)
+    assert await Rehearsal(scene).harvest.post_of(3001) == (2, 2)
 
 
 async def test_many_picks_and_whispers_at_once_in_one_process_all_land(scene: Path) -> None:
@@ -168,10 +171,13 @@ async def test_many_picks_and_whispers_at_once_in_one_process_all_land(scene: Pa
     await first.run(3, start=Actor("律師"))
     voters = [f"v{i}" for i in range(12)]
     await asyncio.gather(
-        *((first if i % 2 else second).pick(1 + i % 3, by=name) for i, name in enumerate(voters)),
-        *((first if i % 2 else second).note(f"WHISPER-{i}") for i in range(6)),
+        *(
+            (first if i % 2 else second).harvest.pick(1 + i % 3, by=name)
+            for i, name in enumerate(voters)
+        ),
+        *((first if i % 2 else second).notes.note(f"WHISPER-{i}") for i in range(6)),
     )
-    votes = {p.turn: set(p.votes) for p in await first.picks()}
+    votes = {p.turn: set(p.votes) for p in await first.harvest.picks()}
     assert votes == {t: {v for i, v in enumerate(voters) if 1 + i % 3 == t} for t in (1, 2, 3)}
     notes = (scene / "director_notes.md").read_text(encoding="utf-8")
     assert all(f"WHISPER-{i}" in notes for i in range(6))

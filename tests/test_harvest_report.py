@@ -149,21 +149,21 @@ async def test_a_saved_take_carries_its_report_and_a_replay_its_metadata(
     scripted.register("flaky", flaky)
     rehearsal = Rehearsal(scene, models=scripted)
     await rehearsal.run(3, start=Actor("律師"))
-    await rehearsal.pick(2, by="alice")
+    await rehearsal.harvest.pick(2, by="alice")
 
-    current = await rehearsal.report()
+    current = await rehearsal.harvest.report()
     assert not (scene / "takes").exists()  # the current take's report is printed, not written
     assert table_row(current, "scripted/flaky")[:3] == ["2", "1", "0"]
 
-    assert await rehearsal.save_take() == 1
+    assert await rehearsal.takes.save_take() == 1
     saved = (scene / "takes" / "take_1" / "report.md").read_text(encoding="utf-8")
     assert saved.startswith("# 排演 1 · 審訊室") and "⭐ 1 (alice)" in saved
     assert table_row(saved, "scripted/flaky")[:3] == ["2", "1", "0"]
     assert (scene / "takes" / "take_1" / "turns.jsonl").is_file()
     assert not (scene / "takes" / "take_1" / "picks.md").exists()
 
-    await rehearsal.replay(1, until=1)
-    replayed = await rehearsal.report()
+    await rehearsal.takes.replay(1, until=1)
+    replayed = await rehearsal.harvest.report()
     assert replayed.startswith("# 排演 2 · 審訊室")
     chosen = replayed.split("## 誰怎麼拿到發言權")[1].split("##")[0]
     assert table_row(chosen, "律師") == ["1"]  # the kept turn still knows it opened the run
@@ -171,6 +171,6 @@ async def test_a_saved_take_carries_its_report_and_a_replay_its_metadata(
     status = await rehearsal.status()  # the scene's totals count the kept turn once
     assert (status.repairs, status.model_calls) == (1, 4)
     # a later report of take_1 is rebuilt from its own folder, with today's picks
-    await rehearsal.pick(3, take=1, by="bob")
-    again = await rehearsal.report(1)
+    await rehearsal.harvest.pick(3, take=1, by="bob")
+    again = await rehearsal.harvest.report(1)
     assert "(bob)" in again and again == (scene / "takes/take_1/report.md").read_text("utf-8")

@@ -75,7 +75,7 @@ async def test_no_cell_of_an_exported_storyboard_can_run(tmp_path: Path, scripte
     rehearsal = Rehearsal(scene, models=scripted)
     for actor, *_ in ATTACKS:
         await rehearsal.cue(Actor(actor))
-    await rehearsal.export(formats="csv", thoughts=True, out=tmp_path / "out")
+    await rehearsal.harvest.export(formats="csv", thoughts=True, out=tmp_path / "out")
     rows = read_csv(tmp_path / "out" / "storyboard.csv")
 
     starts = set("=+-@\t\r＝＋－＠")

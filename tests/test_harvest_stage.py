@@ -21,12 +21,12 @@ EVENT = "The phone rings.\n\nNobody moves. INT. HALL - NIGHT"
 async def test_stage_blocks_are_exported_as_stage_directions(tmp_path: Path, scripted) -> None:
     scene = make_scene(tmp_path / "interview", "en")
     rehearsal = await play_plan(scene, scripted)  # five turns
-    await rehearsal.exit(Actor("林小姐"))
-    await rehearsal.event(EVENT)
-    await rehearsal.enter(Actor("林小姐"))
+    await rehearsal.stage.exit(Actor("林小姐"))
+    await rehearsal.stage.event(EVENT)
+    await rehearsal.stage.enter(Actor("林小姐"))
     transcript = (scene / "transcript.md").read_text(encoding="utf-8")
     assert "## 5.1" in transcript and "## 5.3" in transcript
-    await rehearsal.export(thoughts=True)
+    await rehearsal.harvest.export(thoughts=True)
     out = scene / "exports" / "take_1"
 
     directions = [
@@ -52,10 +52,10 @@ async def test_stage_blocks_are_exported_as_stage_directions(tmp_path: Path, scr
 async def test_a_take_comparison_shows_where_the_stage_changed(tmp_path: Path, scripted) -> None:
     scene = make_scene(tmp_path / "interview", "en")
     rehearsal = await play_plan(scene, scripted)
-    await rehearsal.save_take()
-    await rehearsal.replay(1, until=5)  # the same five turns...
-    await rehearsal.event("A siren outside.")  # ...and then something happens
-    text = await rehearsal.diff(1, "current", full=True)
+    await rehearsal.takes.save_take()
+    await rehearsal.takes.replay(1, until=5)  # the same five turns...
+    await rehearsal.stage.event("A siren outside.")  # ...and then something happens
+    text = await rehearsal.harvest.diff(1, "current", full=True)
     assert "Shared opening: 5 turns (1–5)." in text
     assert "They part at turn 5.1." in text
     assert "[5.1] Event\n    A siren outside." in text

@@ -44,7 +44,7 @@ async def test_exports_and_reports_carry_the_scenes_own_heading(tmp_path: Path, 
     scene = make_scene(tmp_path / "S1", "en")
     (scene / "context.md").write_text(HEADED + BODY, encoding="utf-8")
     rehearsal = await play_plan(scene, scripted)
-    await rehearsal.export()
+    await rehearsal.harvest.export()
     out = scene / "exports" / "take_1"
 
     title, elements = fountain_elements((out / "screenplay.fountain").read_text("utf-8"))
@@ -61,19 +61,21 @@ async def test_exports_and_reports_carry_the_scenes_own_heading(tmp_path: Path, 
     assert {row[1] for row in read_csv(out / "storyboard.csv")[1:]} == {
         "INT. POLICE STATION - NIGHT"
     }
-    assert (await rehearsal.report()).startswith("# Take 1 · INT. POLICE STATION - NIGHT\n")
+    assert (await rehearsal.harvest.report()).startswith("# Take 1 · INT. POLICE STATION - NIGHT\n")
 
     # a saved take keeps the heading it was played under
-    await rehearsal.save_take()
+    await rehearsal.takes.save_take()
     (scene / "context.md").write_text(HEADED + "No heading any more.\n", encoding="utf-8")
-    assert (await rehearsal.report(1)).startswith("# Take 1 · INT. POLICE STATION - NIGHT\n")
-    assert (await rehearsal.report()).startswith("# Take 2 · S1\n")
-    await rehearsal.pick(1, take=1, by="alice")
-    await rehearsal.export(picks=True, formats="fountain")
+    assert (await rehearsal.harvest.report(1)).startswith(
+        "# Take 1 · INT. POLICE STATION - NIGHT\n"
+    )
+    assert (await rehearsal.harvest.report()).startswith("# Take 2 · S1\n")
+    await rehearsal.harvest.pick(1, take=1, by="alice")
+    await rehearsal.harvest.export(picks=True, formats="fountain")
     picked = (scene / "exports" / "picks" / "screenplay.fountain").read_text("utf-8")
     assert fountain_elements(picked)[0]["Title"] == ["S1"]  # picks: the scene as it is now
 
 
 async def test_a_scene_without_a_heading_is_titled_by_its_folder(tmp_path: Path) -> None:
     scene = make_scene(tmp_path / "pawn", "en")
-    assert (await Rehearsal(scene).report()).startswith("# Take 1 · pawn\n")
+    assert (await Rehearsal(scene).harvest.report()).startswith("# Take 1 · pawn\n")

@@ -61,9 +61,9 @@ async def test_a_players_file_that_is_not_an_object_is_refused_naming_it(scene, 
     players.write_text(broken, encoding="utf-8")
     rehearsal = Rehearsal(scene)
     for command in (
-        rehearsal.players(),
-        rehearsal.play(Actor("林小姐")),
-        rehearsal.unplay(player="ann"),
+        rehearsal.stage.players(),
+        rehearsal.stage.play(Actor("林小姐")),
+        rehearsal.stage.unplay(player="ann"),
         rehearsal.status(),
     ):
         with pytest.raises(BadSceneFile) as refused:
@@ -84,9 +84,9 @@ def test_the_command_line_names_a_broken_players_file_in_one_line(scene):
 
 
 async def test_an_empty_or_absent_players_file_means_nobody_plays(scene):
-    assert await Rehearsal(scene).players() == {}
+    assert await Rehearsal(scene).stage.players() == {}
     (scene / ".circus").mkdir(exist_ok=True)
     (scene / ".circus" / "players.json").write_text("  \n", encoding="utf-8")
-    assert await Rehearsal(scene).players() == {}
-    assert await Rehearsal(scene).play(Actor("林小姐"), "ann") == "林小姐"
-    assert await Rehearsal(scene).players() == {"林小姐": "ann"}
+    assert await Rehearsal(scene).stage.players() == {}
+    assert await Rehearsal(scene).stage.play(Actor("林小姐"), "ann") == "林小姐"
+    assert await Rehearsal(scene).stage.players() == {"林小姐": "ann"}

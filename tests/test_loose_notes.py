@@ -81,9 +81,13 @@ def test_an_actors_prompt_stays_bounded_however_many_whispers_it_has():
 
 async def test_forty_long_notes_keep_the_prompt_bounded_and_the_director_is_told(scene, scripted):
     rehearsal = Rehearsal(scene, models=scripted)
-    dropped = [await rehearsal.note(f"NOTE{i:02d} " + "很長的耳語。" * 20, None) for i in range(40)]
+    dropped = [
+        await rehearsal.notes.note(f"NOTE{i:02d} " + "很長的耳語。" * 20, None) for i in range(40)
+    ]
     assert dropped[0] == 0 and dropped[-1] > 0  # the note command says when old ones fall out
-    private = [await rehearsal.note(f"PRIV{i:02d} " + "y" * 1990, Actor("律師")) for i in range(40)]
+    private = [
+        await rehearsal.notes.note(f"PRIV{i:02d} " + "y" * 1990, Actor("律師")) for i in range(40)
+    ]
     assert private[-1] > 0
     status = await rehearsal.status()
     assert dict(status.notes_dropped) == {"": dropped[-1], "律師": private[-1]}
@@ -106,7 +110,7 @@ async def test_a_note_or_direction_longer_than_the_cap_is_refused_in_one_line(sc
         else None
     )
     with pytest.raises(CircusError, match=f"at most {NOTE_MOST_CHARS:,} characters"):
-        await rehearsal.note("x" * 5000)
+        await rehearsal.notes.note("x" * 5000)
     with pytest.raises(CircusError, match="direction is at most"):
         await rehearsal.cue(Actor("律師"), "拍桌子" * 2000)
     after = (

@@ -88,7 +88,7 @@ async def test_a_hand_edited_heading_with_a_huge_number_is_just_a_line(scene):
     blocks = f"## {HUGE}.1 · Event\n\n電話響了。\n"
     assert parse_blocks(blocks) == []
     (scene / "picks.md").write_text(picks, encoding="utf-8")
-    assert await Rehearsal(scene).picks() == []
+    assert await Rehearsal(scene).harvest.picks() == []
 
 
 @pytest.fixture

@@ -83,11 +83,11 @@ async def test_a_soul_from_discord_naming_an_address_is_refused_even_under_a_pro
     before = soul_file(scene).read_bytes()
     text = "---\nmodel: huggingface/http://127.0.0.1:9/v1\n---\n## 角色小傳\n新的律師。\n"
     with pytest.raises(BadSceneFile) as error:
-        await Rehearsal(scene).set_soul(Actor("律師"), text, origin="discord")
+        await Rehearsal(scene).souls.set_soul(Actor("律師"), text, origin="discord")
     assert "`model` must be one model's name" in error.value.in_language("en", relative=True)
     assert soul_file(scene).read_bytes() == before  # nothing written
     fine = "---\nmodel: huggingface/meta-llama/Llama-3.1-8B-Instruct\n---\n## 角色小傳\n新。\n"
-    await Rehearsal(scene).set_soul(Actor("律師"), fine, origin="discord")
+    await Rehearsal(scene).souls.set_soul(Actor("律師"), fine, origin="discord")
     assert soul_file(scene).read_text("utf-8") == fine
 
 
@@ -163,7 +163,7 @@ async def test_a_run_checks_every_model_it_may_call_and_none_a_person_plays(tmp_
         ("scripted/improv", "律師's model"),
         ("scripted/improv", "The stage manager's model"),  # context.md names it
     ]
-    await rehearsal.play(Actor("刑警"), "alice")
+    await rehearsal.stage.play(Actor("刑警"), "alice")
     played = [r.who.render("en") for r in run_models(await rehearsal.state(), config)]
     assert "刑警's model" not in played and "刑警's fallback_model" not in played
 

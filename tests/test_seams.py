@@ -199,7 +199,7 @@ def test_a_frontend_file_round_trips_and_an_unreadable_one_is_refused(tmp_path: 
 
 async def test_a_frontend_reads_a_scene_as_a_frozen_snapshot(scene: Path) -> None:
     rehearsal = engine.Rehearsal(scene)
-    await rehearsal.say(engine.Actor("刑警"), "坐下。", "拍桌子", "林小姐")
+    await rehearsal.stage.say(engine.Actor("刑警"), "坐下。", "拍桌子", "林小姐")
     view = await rehearsal.view()
     assert view.cast == ("林小姐", "刑警", "律師") and view.language == "zh"
     assert view.aliases["林小姐"] == ("林", "林曉雯")
@@ -210,7 +210,7 @@ async def test_a_frontend_reads_a_scene_as_a_frozen_snapshot(scene: Path) -> Non
         view.cast = ()  # type: ignore[misc]
     with pytest.raises(TypeError):
         view.aliases["林小姐"] = ()  # type: ignore[index]
-    await rehearsal.say(engine.Actor("林小姐"), "我不知道。")
+    await rehearsal.stage.say(engine.Actor("林小姐"), "我不知道。")
     assert view.turns == 1 and (await rehearsal.view()).turns == 2  # a snapshot, not a window
 
 

@@ -76,7 +76,7 @@ async def test_a_blank_scene_has_context_and_a_three_part_soul_per_actor(
         # one line of guidance under each heading
         parts = body.split("## ")[1:]
         assert all(len([ln for ln in p.splitlines() if ln.strip()]) == 2 for p in parts)
-    assert await Rehearsal(dest).warnings() == ()
+    assert await Rehearsal(dest).cast.warnings() == ()
 
 
 @pytest.mark.parametrize(
@@ -117,16 +117,16 @@ async def test_a_template_folder_is_never_rehearsed(models):
 # ----------------------------------------------------------------------------- the cast
 async def test_add_an_actor_with_a_blank_soul_and_with_your_own(blank, models):
     rehearsal = Rehearsal(blank, models=models)
-    added = await rehearsal.add_actor("林小姐")
+    added = await rehearsal.cast.add_actor("林小姐")
     assert added.name == "林小姐"
     soul = "---\naliases: [Lin]\n---\n## Bio\nLinda Park. LINDA-SECRET\n"
-    await rehearsal.add_actor("Linda", soul)
+    await rehearsal.cast.add_actor("Linda", soul)
     state = await SceneFiles(blank).load()
     assert state.cast == ["Eddie", "Rose", "林小姐", "Linda"]
     assert state.settings["cast"] == ["Eddie", "Rose", "林小姐", "Linda"]
     assert (blank / "actors" / "Linda" / "soul.md").read_text("utf-8") == soul
     assert "## Linda" in (blank / "director_notes.md").read_text("utf-8")
-    warnings = [w.text("en") for w in await rehearsal.warnings()]
+    warnings = [w.text("en") for w in await rehearsal.cast.warnings()]
     assert warnings == [
         "actors/Linda/soul.md: has no Prior story, Director's notes section — a soul has three"
         " ## parts: bio, prior story, director's notes"
@@ -156,7 +156,7 @@ async def test_a_bad_new_actor_is_refused_with_one_line_and_nothing_written(
     rehearsal = Rehearsal(blank, models=models)
     before = listing(blank)
     with pytest.raises(error) as caught:
-        await rehearsal.add_actor(name, soul)
+        await rehearsal.cast.add_actor(name, soul)
     assert says in str(caught.value) and "\n" not in str(caught.value)
     assert listing(blank) == before
 
@@ -166,7 +166,7 @@ async def test_a_thirteenth_actor_is_refused(tmp_path, models):
     rehearsal = Rehearsal(dest, models=models)
     before = listing(dest)
     with pytest.raises(BadRequest, match="full"):
-        await rehearsal.add_actor("A12")
+        await rehearsal.cast.add_actor("A12")
     assert listing(dest) == before
 
 
@@ -174,7 +174,7 @@ async def test_a_soul_from_discord_may_not_choose_where_requests_go(blank, model
     rehearsal = Rehearsal(blank, models=models)
     before = listing(blank)
     with pytest.raises(Refused):
-        await rehearsal.add_actor(
+        await rehearsal.cast.add_actor(
             "Ruth", "---\napi_base: http://evil.example\n---\n## Bio\nx\n", origin="discord"
         )
     assert listing(blank) == before
@@ -184,7 +184,7 @@ async def test_a_removed_actor_is_gone_and_can_no_longer_be_cued(scene, models):
     rehearsal = Rehearsal(scene, models=models)
     lawyer = await rehearsal.resolve_actor("律師")
     await rehearsal.run(2)
-    await rehearsal.remove_actor(lawyer)
+    await rehearsal.cast.remove_actor(lawyer)
     state = await SceneFiles(scene).load()
     assert state.cast == ["林小姐", "刑警"] and state.settings["cast"] == ["林小姐", "刑警"]
     assert not (scene / "actors" / "律師").exists()
@@ -204,7 +204,7 @@ async def test_the_last_actor_cannot_be_removed(tmp_path, models):
     dest = new_scene(tmp_path / "s", cast=["Eddie"])
     rehearsal = Rehearsal(dest, models=models)
     with pytest.raises(BadRequest, match="only actor left"):
-        await rehearsal.remove_actor(await rehearsal.resolve_actor("Eddie"))
+        await rehearsal.cast.remove_actor(await rehearsal.resolve_actor("Eddie"))
     assert (dest / "actors" / "Eddie" / "soul.md").is_file()
 
 
@@ -216,7 +216,7 @@ async def test_rename_before_the_first_turn_moves_everything(scene, models):
         encoding="utf-8",
     )
     rehearsal = Rehearsal(scene, models=models)
-    renamed = await rehearsal.rename_actor(await rehearsal.resolve_actor("律師"), "陳律師")
+    renamed = await rehearsal.cast.rename_actor(await rehearsal.resolve_actor("律師"), "陳律師")
     assert renamed.name == "陳律師"
     state = await SceneFiles(scene).load()
     assert state.cast == ["林小姐", "刑警", "陳律師"]
@@ -231,7 +231,7 @@ async def test_rename_after_the_first_turn_is_refused_with_the_reason(scene, mod
     await rehearsal.run(1)
     before = listing(scene)
     with pytest.raises(BadRequest, match="before the first turn"):
-        await rehearsal.rename_actor(await rehearsal.resolve_actor("律師"), "陳律師")
+        await rehearsal.cast.rename_actor(await rehearsal.resolve_actor("律師"), "陳律師")
     assert listing(scene) == before
 
 
@@ -240,7 +240,7 @@ async def test_rename_to_a_taken_or_bad_name_is_refused(scene, models, new):
     rehearsal = Rehearsal(scene, models=models)
     before = listing(scene)
     with pytest.raises(CircusError):
-        await rehearsal.rename_actor(await rehearsal.resolve_actor("律師"), new)
+        await rehearsal.cast.rename_actor(await rehearsal.resolve_actor("律師"), new)
     assert listing(scene) == before
 
 
@@ -272,7 +272,7 @@ async def test_an_alias_that_is_another_actors_name_is_refused_at_load(scene):
 )
 async def test_whispers_and_cues_match_latin_names_as_whole_words(blank, models, typed, expected):
     rehearsal = Rehearsal(blank, models=models)
-    await rehearsal.add_actor("林小姐", "---\naliases: [Lin, 林]\n---\n## Bio\n林。\n")
+    await rehearsal.cast.add_actor("林小姐", "---\naliases: [Lin, 林]\n---\n## Bio\n林。\n")
     if isinstance(expected, str):
         assert (await rehearsal.resolve_actor(typed)).name == expected
         return
@@ -316,8 +316,8 @@ def test_a_models_cue_matches_latin_names_as_whole_words_only(cue, expected):
 async def test_set_context_replaces_it_and_a_broken_one_writes_nothing(blank, models):
     rehearsal = Rehearsal(blank, models=models)
     text = "---\nlanguage: en\ncast: [Rose, Eddie]\n---\n# Upstairs\n\nA hallway.\n"
-    await rehearsal.set_context(text)
-    assert await rehearsal.context_text() == text
+    await rehearsal.cast.set_context(text)
+    assert await rehearsal.cast.context_text() == text
     assert (await SceneFiles(blank).load()).cast == ["Rose", "Eddie"]
     before = listing(blank)
     for broken in (
@@ -326,7 +326,7 @@ async def test_set_context_replaces_it_and_a_broken_one_writes_nothing(blank, mo
         "---\non_stage: [Nobody]\n---\nx\n",
     ):
         with pytest.raises(BadSceneFile):
-            await rehearsal.set_context(broken)
+            await rehearsal.cast.set_context(broken)
     assert listing(blank) == before
 
 
@@ -338,18 +338,20 @@ async def test_a_context_from_discord_may_not_change_operator_settings(blank, mo
     rehearsal = Rehearsal(blank, models=models)
     before = listing(blank)
     with pytest.raises(Refused):
-        await rehearsal.set_context(f"---\nlanguage: en\n{setting}\n---\nx\n", origin="discord")
+        await rehearsal.cast.set_context(
+            f"---\nlanguage: en\n{setting}\n---\nx\n", origin="discord"
+        )
     assert listing(blank) == before
 
 
 async def test_a_context_from_discord_keeps_operator_settings_as_on_disk(blank, models):
     rehearsal = Rehearsal(blank, models=models)
-    await rehearsal.set_context("---\nlanguage: en\nbudget_usd: 2\n---\nx\n")
-    await rehearsal.set_context("---\nlanguage: en\nbudget_usd: 2\n---\ny\n", origin="discord")
-    assert (await rehearsal.context_text()).endswith("y\n")
+    await rehearsal.cast.set_context("---\nlanguage: en\nbudget_usd: 2\n---\nx\n")
+    await rehearsal.cast.set_context("---\nlanguage: en\nbudget_usd: 2\n---\ny\n", origin="discord")
+    assert (await rehearsal.cast.context_text()).endswith("y\n")
     with pytest.raises(Refused, match="budget_usd"):  # dropping the budget is a change too
-        await rehearsal.set_context("---\nlanguage: en\n---\nz\n", origin="discord")
-    assert (await rehearsal.context_text()).endswith("y\n")
+        await rehearsal.cast.set_context("---\nlanguage: en\n---\nz\n", origin="discord")
+    assert (await rehearsal.cast.context_text()).endswith("y\n")
 
 
 # ----------------------------------------------------------------------------- backstory
@@ -360,7 +362,7 @@ async def test_backstory_drafts_show_each_actor_their_own_soul_and_write_nothing
     models.register("improv", lambda r: f"DRAFT {len(models.calls)}")
     rehearsal = Rehearsal(scene, models=models)
     before = but_spend(listing(scene))
-    drafts = await rehearsal.backstory_drafts(BACKSTORY)
+    drafts = await rehearsal.souls.backstory_drafts(BACKSTORY)
     assert list(drafts) == list(CAST)
     assert but_spend(listing(scene)) == before  # nothing written before an accept
     assert len(models.calls) == len(CAST)
@@ -370,7 +372,7 @@ async def test_backstory_drafts_show_each_actor_their_own_soul_and_write_nothing
         assert SOUL_MARKER[actor] in call.prompt
         assert all(SOUL_MARKER[o] not in call.prompt for o in CAST if o != actor)
         assert f"{actor}知道的事" not in call.prompt  # not even their own current prior story
-    await rehearsal.accept_prior_story(await rehearsal.resolve_actor("刑警"), drafts["刑警"])
+    await rehearsal.souls.accept_prior_story(await rehearsal.resolve_actor("刑警"), drafts["刑警"])
     soul = (scene / "actors" / "刑警" / "soul.md").read_text("utf-8")
     assert "## 前期劇本\n\nDRAFT 2\n\n## 導戲筆記\n目標。" in soul
     assert soul.startswith("---\naliases: [王警官]\n---\n## 角色小傳\n刑警。SOUL-SECRET-1")
@@ -384,9 +386,9 @@ async def test_an_empty_backstory_or_prior_story_is_refused(scene, models, text)
     rehearsal = Rehearsal(scene, models=models)
     before = listing(scene)
     with pytest.raises(BadRequest):
-        await rehearsal.backstory_drafts(text)
+        await rehearsal.souls.backstory_drafts(text)
     with pytest.raises(BadRequest):
-        await rehearsal.accept_prior_story(await rehearsal.resolve_actor("刑警"), text)
+        await rehearsal.souls.accept_prior_story(await rehearsal.resolve_actor("刑警"), text)
     assert listing(scene) == before and models.calls == []
 
 
@@ -430,7 +432,7 @@ async def test_a_hand_built_scene_gets_one_warning_line_per_problem(
     blank, models, change, expected
 ):
     change(blank)
-    lines = [w.text("en") for w in await Rehearsal(blank, models=models).warnings()]
+    lines = [w.text("en") for w in await Rehearsal(blank, models=models).cast.warnings()]
     assert len(lines) == len(expected)
     for line, start in zip(lines, expected, strict=True):
         assert line.startswith(start) and "\n" not in line
@@ -438,7 +440,7 @@ async def test_a_hand_built_scene_gets_one_warning_line_per_problem(
 
 async def test_warnings_speak_the_scene_language(scene, models):
     (scene / "actors" / "刑警" / "soul.md").write_text("", "utf-8")
-    (warning,) = await Rehearsal(scene, models=models).warnings()
+    (warning,) = await Rehearsal(scene, models=models).cast.warnings()
     assert warning.path == "actors/刑警/soul.md"
     assert warning.text("zh") == "actors/刑警/soul.md：沒有內容——寫下角色小傳、前期劇本和導戲筆記"
 
@@ -447,15 +449,15 @@ async def test_warnings_speak_the_scene_language(scene, models):
 async def test_a_soul_draft_is_kept_beside_the_scene_and_never_in_a_take(scene, models):
     rehearsal = Rehearsal(scene, models=models)
     detective = await rehearsal.resolve_actor("刑警")
-    rel = await rehearsal.save_soul_draft(detective, "---\nbroken: [\n---\nMY EDIT\n")
+    rel = await rehearsal.souls.save_soul_draft(detective, "---\nbroken: [\n---\nMY EDIT\n")
     assert rel == "drafts/刑警.soul.md"
-    assert await rehearsal.soul_draft(detective) == "---\nbroken: [\n---\nMY EDIT\n"
-    assert [w.path for w in await rehearsal.warnings()] == [rel]
+    assert await rehearsal.souls.soul_draft(detective) == "---\nbroken: [\n---\nMY EDIT\n"
+    assert [w.path for w in await rehearsal.cast.warnings()] == [rel]
     await rehearsal.run(1)
-    number = await rehearsal.save_take()
+    number = await rehearsal.takes.save_take()
     assert not (scene / "takes" / f"take_{number}" / "drafts").exists()
-    await rehearsal.drop_soul_draft(detective)
-    assert await rehearsal.soul_draft(detective) is None
+    await rehearsal.souls.drop_soul_draft(detective)
+    assert await rehearsal.souls.soul_draft(detective) is None
 
 
 # ----------------------------------------------------------------------------- cue directions

@@ -60,15 +60,17 @@ def actor_calls(scripted, actor: str) -> list[ScriptedRequest]:
 async def test_a_run_waits_for_the_person_and_goes_on_when_they_speak(scene, scripted):
     scripted.register("improv", throws_to("林小姐"))
     r = Rehearsal(scene, models=scripted)
-    await r.play(Actor("林小姐"), "console")
+    await r.stage.play(Actor("林小姐"), "console")
     watch = Watch(r)
     task = await r.start_run(4, start=Actor("刑警"))
     waiting = await watch.until(WaitingForPlayer)
     assert (waiting.actor, waiting.turn, waiting.player) == ("林小姐", 2, "console")
-    assert r.waiting_for == "林小姐" and r.running
-    await r.say(Actor("林小姐"), PLAYED_LINE, "低頭。", "律師", PLAYED_THOUGHT, player="console")
+    assert r.stage.waiting_for == "林小姐" and r.running
+    await r.stage.say(
+        Actor("林小姐"), PLAYED_LINE, "低頭。", "律師", PLAYED_THOUGHT, player="console"
+    )
     await watch.until(WaitingForPlayer, 2)  # 律師 answered and threw the ball back to her
-    await r.say(Actor("林小姐"), "我說完了。", player="console")
+    await r.stage.say(Actor("林小姐"), "我說完了。", player="console")
     result = await task
     assert result.turns_done == 4 and result.reason == "completed"
 
@@ -92,8 +94,8 @@ async def test_a_run_waits_for_the_person_and_goes_on_when_they_speak(scene, scr
 async def test_nothing_in_any_prompt_says_a_person_wrote_the_line(scene, scripted):
     scripted.register("improv", throws_to("律師"))
     r = Rehearsal(scene, models=scripted)
-    await r.play(Actor("林小姐"), "discord:4242")
-    await r.say(Actor("林小姐"), PLAYED_LINE, cue="ANY", thought=PLAYED_THOUGHT)
+    await r.stage.play(Actor("林小姐"), "discord:4242")
+    await r.stage.say(Actor("林小姐"), PLAYED_LINE, cue="ANY", thought=PLAYED_THOUGHT)
     await r.run(2)
     for call in scripted.calls:
         assert PLAYED_LINE in call.prompt  # an ordinary public turn to everyone
@@ -110,17 +112,17 @@ async def test_after_a_persons_line_the_next_speaker_is_never_their_own_actor(sc
         encoding="utf-8",
     )
     r = Rehearsal(scene, models=scripted)
-    await r.play(Actor("刑警"), "console")
+    await r.stage.play(Actor("刑警"), "console")
     for cue in ("ANY", "", "鬼魂"):  # open, empty, nobody in the cast: the stage manager
         before = len(scripted.calls)
-        await r.say(Actor("刑警"), f"我問最後一次（{cue}）。", cue=cue)
+        await r.stage.say(Actor("刑警"), f"我問最後一次（{cue}）。", cue=cue)
         await r.run(1)
         sm = [c for c in scripted.calls[before:] if c.shape.kind == "stage_manager"]
         assert sm and "刑警" not in sm[0].shape.cast
         assert (await r.state()).turns[-1].actor != "刑警"
     # A person who cues themself keeps the floor: the run waits for them again.
     watch = Watch(r)
-    await r.say(Actor("刑警"), "還有一件事。", cue="刑警")
+    await r.stage.say(Actor("刑警"), "還有一件事。", cue="刑警")
     task = await r.start_run(1)
     assert (await watch.until(WaitingForPlayer)).actor == "刑警"
     await r.cut()
@@ -130,7 +132,7 @@ async def test_after_a_persons_line_the_next_speaker_is_never_their_own_actor(sc
 async def test_the_director_can_cut_or_cue_someone_else_while_the_run_waits(scene, scripted):
     scripted.register("improv", throws_to("林小姐"))
     r = Rehearsal(scene, models=scripted)
-    await r.play(Actor("林小姐"), "console")
+    await r.stage.play(Actor("林小姐"), "console")
     watch = Watch(r)
     task = await r.start_run(3, start=Actor("刑警"))
     await watch.until(WaitingForPlayer)
@@ -152,24 +154,24 @@ async def test_the_director_can_cut_or_cue_someone_else_while_the_run_waits(scen
 async def test_giving_the_role_back_while_the_run_waits_lets_the_model_play(scene, scripted):
     scripted.register("improv", throws_to("林小姐"))
     r = Rehearsal(scene, models=scripted)
-    await r.play(Actor("林小姐"), "console")
+    await r.stage.play(Actor("林小姐"), "console")
     watch = Watch(r)
     task = await r.start_run(2, start=Actor("刑警"))
     await watch.until(WaitingForPlayer)
-    assert await r.unplay(player="console") == ["林小姐"]
+    assert await r.stage.unplay(player="console") == ["林小姐"]
     assert (await task).reason == "completed"
     assert len(actor_calls(scripted, "林小姐")) == 1
-    assert await r.players() == {}
+    assert await r.stage.players() == {}
 
 
 async def test_refusals_for_players(scene, scripted):
     scripted.register("improv", throws_to("律師"))
     r = Rehearsal(scene, models=scripted)
-    await r.play(Actor("林小姐"), "discord:1")
+    await r.stage.play(Actor("林小姐"), "discord:1")
     with pytest.raises(NotPlaying):
-        await r.say(Actor("林小姐"), "冒名。", player="discord:2")
+        await r.stage.say(Actor("林小姐"), "冒名。", player="discord:2")
     with pytest.raises(NotPlaying):
-        await r.say(Actor("刑警"), "沒人演他。", player="discord:1")
+        await r.stage.say(Actor("刑警"), "沒人演他。", player="discord:1")
     assert not (scene / "transcript.md").exists()
     # While a model's turn is in flight the ball is not hers: refused, nothing queued.
     gate = asyncio.Event()
@@ -182,7 +184,7 @@ async def test_refusals_for_players(scene, scripted):
     watch = Watch(r)
     task = await r.start_run(1, start=Actor("刑警"))
     with pytest.raises(NotYourTurn):
-        await r.say(Actor("林小姐"), "插話。", player="discord:1")
+        await r.stage.say(Actor("林小姐"), "插話。", player="discord:1")
     gate.set()
     await task
     await watch.until(RunFinished)
@@ -191,13 +193,15 @@ async def test_refusals_for_players(scene, scripted):
 
 async def test_who_plays_whom_survives_a_restart_and_one_person_plays_one_actor(scene, scripted):
     r = Rehearsal(scene, models=scripted)
-    await r.play(Actor("林小姐"), "discord:7")
-    await r.play(Actor("刑警"), "discord:7")  # moving to another role gives the first one back
-    await r.play(Actor("律師"), "console")
+    await r.stage.play(Actor("林小姐"), "discord:7")
+    await r.stage.play(
+        Actor("刑警"), "discord:7"
+    )  # moving to another role gives the first one back
+    await r.stage.play(Actor("律師"), "console")
     again = Rehearsal(scene, models=scripted)
-    assert await again.players() == {"刑警": "discord:7", "律師": "console"}
+    assert await again.stage.players() == {"刑警": "discord:7", "律師": "console"}
     assert (await again.status()).players == (("刑警", "discord:7"), ("律師", "console"))
-    await again.save_take()
+    await again.takes.save_take()
     assert not (scene / "takes" / "take_1" / ".circus").exists()  # a take holds no players
 
 
@@ -206,12 +210,14 @@ async def test_a_stage_manager_pick_that_hands_a_person_the_ball_is_logged_with_
 ):
     scripted.register("improv", throws_to("律師"))
     r = Rehearsal(scene, models=scripted)
-    await r.play(Actor("刑警"), "console")
-    await r.say(Actor("林小姐"), "誰來說說？", cue="ANY")  # the director writes a line for her
+    await r.stage.play(Actor("刑警"), "console")
+    await r.stage.say(
+        Actor("林小姐"), "誰來說說？", cue="ANY"
+    )  # the director writes a line for her
     watch = Watch(r)
     task = await r.start_run(1)
     assert (await watch.until(WaitingForPlayer)).actor == "刑警"
-    await r.say(Actor("刑警"), "我來。", player="console")
+    await r.stage.say(Actor("刑警"), "我來。", player="console")
     await task
     log = (scene / "stage_manager.log").read_text(encoding="utf-8")
     assert log.startswith("## before turn 2 → 刑警\n")

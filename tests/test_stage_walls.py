@@ -49,9 +49,9 @@ async def test_an_actor_never_hears_what_was_said_while_it_was_off_stage(scene, 
     scripted.register("improv", marked_actor)
     r = Rehearsal(scene, models=scripted)
     await r.run(3, start=Actor("林小姐"))
-    await r.exit(Actor("律師"))
+    await r.stage.exit(Actor("律師"))
     await r.run(4)
-    await r.event(EVENT_MARKER)
+    await r.stage.event(EVENT_MARKER)
     after_event = len(scripted.calls)
     await r.run(1)
     missed = lines_of(scene, range(4, 9))
@@ -66,7 +66,7 @@ async def test_an_actor_never_hears_what_was_said_while_it_was_off_stage(scene, 
     assert set(sm[0].shape.cast) <= {"林小姐", "刑警"}
 
     before = len(scripted.calls)
-    await r.enter(Actor("律師"))
+    await r.stage.enter(Actor("律師"))
     await r.run(3)
     mine = prompts_of(scripted, "律師", before)
     assert mine, "律師 is cued by everyone, so 律師 must have played after coming back"
@@ -86,18 +86,18 @@ async def test_an_actor_never_hears_what_was_said_while_it_was_off_stage(scene, 
 async def test_an_off_stage_actor_is_never_scheduled_and_cannot_be_cued(scene, scripted):
     scripted.register("improv", marked_actor)
     r = Rehearsal(scene, models=scripted)
-    await r.exit(Actor("律師"))
+    await r.stage.exit(Actor("律師"))
     before = (scene / "transcript.md").read_text(encoding="utf-8")
     for refused in (
         r.cue(Actor("律師")),
         r.run(2, start=Actor("律師")),
-        r.exit(Actor("律師")),
-        r.say(Actor("律師"), "我在。"),
+        r.stage.exit(Actor("律師")),
+        r.stage.say(Actor("律師"), "我在。"),
     ):
         with pytest.raises(OffStage):
             await refused
     with pytest.raises(OnStage):
-        await r.enter(Actor("刑警"))
+        await r.stage.enter(Actor("刑警"))
     assert (scene / "transcript.md").read_text(encoding="utf-8") == before  # nothing written
     await r.run(6, start=Actor("林小姐"))
     state = await r.state()
@@ -109,7 +109,7 @@ async def test_an_off_stage_actor_is_never_scheduled_and_cannot_be_cued(scene, s
 async def test_nobody_on_stage_refuses_a_run(scene, scripted):
     r = Rehearsal(scene, models=scripted)
     for actor in ("林小姐", "刑警", "律師"):
-        await r.exit(Actor(actor))
+        await r.stage.exit(Actor(actor))
     with pytest.raises(NobodyOnStage):
         await r.run(1)
 
@@ -122,7 +122,7 @@ async def test_on_stage_in_context_md_seeds_the_take_and_the_record_remembers_it
     )
     scripted.register("improv", marked_actor)
     r = Rehearsal(scene, models=scripted)
-    assert await r.on_stage() == ["林小姐", "刑警"]
+    assert await r.stage.on_stage() == ["林小姐", "刑警"]
     await r.run(2, start=Actor("林小姐"))
     text = (scene / "transcript.md").read_text(encoding="utf-8")
     assert text.startswith("## 0.1 · 在場\n林小姐\n刑警\n\n## 1 · 林小姐")
@@ -131,37 +131,37 @@ async def test_on_stage_in_context_md_seeds_the_take_and_the_record_remembers_it
         context.read_text(encoding="utf-8").replace("on_stage: [林小姐, 刑警]\n", ""),
         encoding="utf-8",
     )
-    assert await Rehearsal(scene, models=scripted).on_stage() == ["林小姐", "刑警"]
+    assert await Rehearsal(scene, models=scripted).stage.on_stage() == ["林小姐", "刑警"]
 
 
 async def test_takes_replay_and_a_restart_keep_who_was_on_stage_when(scene, scripted):
     scripted.register("improv", marked_actor)
     r = Rehearsal(scene, models=scripted)
     await r.run(2, start=Actor("林小姐"))
-    await r.exit(Actor("律師"))
+    await r.stage.exit(Actor("律師"))
     await r.run(3)  # turns 3-5 without 律師
-    await r.enter(Actor("律師"))
+    await r.stage.enter(Actor("律師"))
     await r.run(2)  # turns 6-7
-    await r.save_take()
+    await r.takes.save_take()
     missed = lines_of(scene, range(3, 6))
 
     # Replay until turn 4: 律師 had left and not come back yet.
-    result = await r.replay(1, until=4)
+    result = await r.takes.replay(1, until=4)
     assert result.kept_turns == 4
     text = (scene / "transcript.md").read_text(encoding="utf-8")
     assert [b.kind for b in parse_blocks(text)] == ["exit"]
-    assert await r.on_stage() == ["林小姐", "刑警"]
+    assert await r.stage.on_stage() == ["林小姐", "刑警"]
     with pytest.raises(OffStage):
         await r.cue(Actor("律師"))
 
     # Replay until turn 5 keeps the entrance recorded before turn 6.
-    await r.replay(1, until=5)
-    assert await r.on_stage() == ["林小姐", "刑警", "律師"]
+    await r.takes.replay(1, until=5)
+    assert await r.stage.on_stage() == ["林小姐", "刑警", "律師"]
 
     # A restart (a new Rehearsal on the same folder) derives the same stage from the files.
     before = len(scripted.calls)
     fresh = Rehearsal(scene, models=scripted)
-    assert await fresh.on_stage() == ["林小姐", "刑警", "律師"]
+    assert await fresh.stage.on_stage() == ["林小姐", "刑警", "律師"]
     await fresh.cue(Actor("律師"))
     prompt = prompts_of(scripted, "律師", before)[0]
     assert not (missed & set(_LINE.findall(prompt)))
@@ -171,9 +171,9 @@ async def test_takes_replay_and_a_restart_keep_who_was_on_stage_when(scene, scri
 async def test_an_entrance_after_missing_the_start_tells_only_that_time_passed(scene, scripted):
     scripted.register("improv", marked_actor)
     r = Rehearsal(scene, models=scripted)
-    await r.exit(Actor("律師"))
+    await r.stage.exit(Actor("律師"))
     await r.run(2, start=Actor("林小姐"))
-    await r.enter(Actor("律師"))
+    await r.stage.enter(Actor("律師"))
     await r.cue(Actor("律師"))
     prompt = prompts_of(scripted, "律師")[-1]
     assert "（你不在場的時候，過了 2 輪。）" in prompt

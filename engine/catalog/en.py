@@ -60,6 +60,8 @@ TEXT: dict[str, str] = {
     "error.not_picked": "Turn {turn} of take {take} is not picked{who} — nothing was changed (`picks` lists the bin).",
     "error.picked_by": " by {by}",
     "error.unknown_format": "Unknown export format {name!r} — choose from {formats}; nothing was written.",
+    # --- core: a run that stopped on something not a CircusError (a disk error, a bug): the event's fields are error (its repr) and kind (its type)
+    "error.run_crashed": "The run stopped: {error}",
     # --- setup: a scene's cast and context (engine/cast_commands.py, engine/templates.py)
     "error.ambiguous_actor": "{name!r} could mean {candidates} — write the full name; nothing was done.",
     "error.cast_too_big": "A cast of {count} is too many — a scene holds at most {most} actors; nothing was written.",

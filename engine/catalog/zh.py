@@ -61,6 +61,8 @@ TEXT: dict[str, str] = {
     "error.not_picked": "排演 {take} 第 {turn} 輪沒有被選{who}——什麼都沒改（用 picks 看精選）。",
     "error.picked_by": "（{by}）",
     "error.unknown_format": "不認得的匯出格式「{name}」——可選 {formats}；什麼都沒寫入。",
+    # --- core: a run that stopped on something not a CircusError (a disk error, a bug): the event's fields are error (its repr) and kind (its type)
+    "error.run_crashed": "排練中止：{error}",
     # --- setup: a scene's cast and context (engine/cast_commands.py, engine/templates.py)
     "error.ambiguous_actor": "「{name}」可能是 {candidates}——請寫全名；什麼都沒做。",
     "error.cast_too_big": "{count} 個角色太多了——一場戲最多 {most} 個角色；什麼都沒寫入。",
