@@ -270,6 +270,21 @@ def _bare_cue(cue: str, cast: Mapping[str, Sequence[str]] | None) -> tuple[str, 
     return target, cue
 
 
+def _problems(found: bool, values: Mapping[str, str]) -> list[str]:
+    """What the model is told to fix in its reply (empty when it is usable)."""
+    if not found:
+        return ["the reply used none of the tags <thought>, <action>, <dialogue>, <cue>"]
+    problems: list[str] = []
+    if not values["thought"]:
+        problems.append("<thought> is missing or empty (it is required)")
+    if not values["action"] and not values["dialogue"]:
+        problems.append(
+            "both <action> and <dialogue> are missing or empty (give at least one;"
+            " silence is an action)"
+        )
+    return problems
+
+
 def parse_reply(
     text: str, *, speaker: str = "", cast: Mapping[str, Sequence[str]] | None = None
 ) -> Reply:
@@ -311,17 +326,7 @@ def parse_reply(
         values[field], was_cut = clip(values[field], cap, "" if field == "cue" else "…")
         if was_cut:
             cut.append(field)
-    problems: list[str] = []
-    if not found:
-        problems.append("the reply used none of the tags <thought>, <action>, <dialogue>, <cue>")
-    else:
-        if not values["thought"]:
-            problems.append("<thought> is missing or empty (it is required)")
-        if not values["action"] and not values["dialogue"]:
-            problems.append(
-                "both <action> and <dialogue> are missing or empty (give at least one;"
-                " silence is an action)"
-            )
+    problems = _problems(bool(found), values)
     return Reply(
         thought=values["thought"],
         action=values["action"],

@@ -66,7 +66,6 @@ LONG_FUNCTIONS: dict[str, int] = {
     "engine/performance.py:ask_stage_manager": 85,
     "engine/performance.py:perform": 81,
     "engine/rehearsal.py:Rehearsal._turn": 114,
-    "engine/reply.py:parse_reply": 62,
     "engine/report.py:build_report": 140,
     "engine/scene.py:SceneFiles.load": 64,
     "engine/scene_access.py:SceneAccess._commit": 96,
