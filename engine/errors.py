@@ -25,10 +25,6 @@ class CircusError(Exception):
         self.message_key, self.values = message_key, values
         super().__init__(say(message_key, "en", **values))
 
-    @property
-    def zh(self) -> str:
-        return self.in_language("zh")
-
     def in_language(self, language: str, *, relative: bool = False) -> str:
         """The message in the scene's language. `relative=True` promises no server path in it
         (Discord); errors that name a path override this to name it inside the scene."""
@@ -85,7 +81,7 @@ class BadSceneFile(CircusError):
 
     `path` is where it is on this machine (for the console); `rel` is its path inside the scene
     folder (`actors/律師/soul.md`), the only form shown in Discord (`relative=True`). `why` is
-    the catalog key of the reason, said with `values`; `why` and `why_zh` hold it said.
+    the catalog key of the reason, said with `values`; `why` holds it said in English.
     """
 
     def __init__(
@@ -94,7 +90,7 @@ class BadSceneFile(CircusError):
         self.path = path
         self.rel = rel if rel is not None else _last_part(path)
         self.reason = Phrase(why, **values)
-        self.why, self.why_zh = self.reason.render("en"), self.reason.render("zh")
+        self.why = self.reason.render("en")
         super().__init__("error.bad_scene_file", path=path, why=self.reason)
 
     def in_language(self, language: str, *, relative: bool = False) -> str:

@@ -94,7 +94,7 @@ _Loader: type = _PyLoader
 try:  # libyaml, when PyYAML has it: an order of magnitude faster on a hostile header
     from yaml.cyaml import CParser
 
-    class _CLoader(CParser, _Constructor, _Resolver):  # type: ignore[misc]
+    class _CLoader(CParser, _Constructor, _Resolver):
         def __init__(self, stream: str) -> None:
             CParser.__init__(self, stream)
             _Constructor.__init__(self)

@@ -18,14 +18,13 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 
 from engine.catalog import say
-from engine.names import EVERYONE_WORDS, is_everyone
+from engine.names import is_everyone
 from engine.sanitize import ELLIPSIS
 from engine.sections import split
 from engine.tokens import conservative
 
 Counter = Callable[[str], int]  # tokens of the model that reads the text (engine.tokens)
 
-EVERYONE_HEADINGS = EVERYONE_WORDS  # the one list (engine/names.py)
 _SECTION = re.compile(r"## (.+?)\s*$")  # a heading with a name (a bare `## ` is body text)
 
 

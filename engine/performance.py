@@ -115,7 +115,9 @@ def _score(reply: Reply) -> int:
     return (not reply.problems) * 4 + bool(reply.thought) * 2 + bool(reply.action or reply.dialogue)
 
 
-def _fallback_extra(fallback: str | None, fmt: str, config: Config) -> dict[str, Any] | None:
+def _fallback_extra(
+    fallback: str | None, fmt: structured.Format, config: Config
+) -> dict[str, Any] | None:
     """The fallback model's own provider options: its schema only where its provider holds one
     (the prompt already asks for `fmt`; the reader reads JSON either way)."""
     if not fallback:

@@ -97,8 +97,14 @@ def _pick_fields(pick: Pick, lines: tuple[str, ...]) -> Pick:
             continue
         if field is not None:
             values[field].append(unescape(line))
-    fields = {k: "\n".join(v).strip() for k, v in values.items()}
-    return replace(pick, votes=tuple(votes), **fields)
+    text = {k: "\n".join(v).strip() for k, v in values.items()}
+    return replace(
+        pick,
+        votes=tuple(votes),
+        action=text.get("action", pick.action),
+        dialogue=text.get("dialogue", pick.dialogue),
+        note=text.get("note", pick.note),
+    )
 
 
 def find(picks: list[Pick], take: int, turn: int) -> int | None:

@@ -132,14 +132,10 @@ def _missed_line(turns: int, language: str) -> str:
     return say("prompt.missed", language, turns=turns)
 
 
-def witnessed_lines(brief: ActorBrief) -> list[str]:
-    """The record as `brief.name` witnessed it: what happened while it was on stage (with
-    its own thoughts), and for a stretch it missed only how many turns passed — never what."""
-    return [text for text, _own in _witnessed(brief)]
-
-
 def _witnessed(brief: ActorBrief) -> list[tuple[str, bool]]:
-    """witnessed_lines, each with whether it is one of `brief.name`'s own turns."""
+    """The record as `brief.name` witnessed it, each line with whether it is one of its own
+    turns: what happened while it was on stage (with its own thoughts), and for a stretch it
+    missed only how many turns passed — never what."""
     lines: list[tuple[str, bool]] = []
     missed = 0
     me = brief.name

@@ -37,7 +37,6 @@ __all__ = ["CAPS", "MAX_REPLY_CHARS", "Reply", "is_private_tag", "parse_reply", 
 # whole turn still fits in two posts. The thought is private and may run longer. A cue is a name.
 CAPS = {"thought": 4000, "action": 600, "dialogue": 1500, "cue": 64}
 MAX_REPLY_CHARS = 40_000  # read no further into a runaway reply (a 5 MB answer is cut here)
-PUBLIC = ("action", "dialogue", "cue")
 
 _FIELDS = {
     "thought": "thought",
@@ -117,8 +116,8 @@ def _read_tags(text: str, lines: CastLines) -> tuple[list[Segment], list[tuple[i
             pos = opening.end()
             continue
         start = opening.end()
-        ahead = closings.get(field, False)
-        if ahead is False or (ahead is not None and ahead.start() < start):
+        ahead = closings.get(field)
+        if field not in closings or (ahead is not None and ahead.start() < start):
             closings[field] = _CLOSE[field].search(text, start)
         closing = closings[field]
         reopened = _OPEN.search(text, start)
@@ -130,7 +129,7 @@ def _read_tags(text: str, lines: CastLines) -> tuple[list[Segment], list[tuple[i
                     same_reopened = later
                     break
         closed = closing is not None and same_reopened is None
-        if closed:
+        if closing is not None and same_reopened is None:
             end, pos = closing.start(), closing.end()
         else:
             end = pos = reopened.start() if reopened is not None else len(text)
@@ -259,7 +258,7 @@ def _bare_cue(cue: str, cast: Mapping[str, Sequence[str]] | None) -> tuple[str, 
         cue = label[1]
     cue = _AT.sub("", cue).strip()
     target = match_cue(cue, cast) if cast else None
-    if target is None or (target == ANY and is_everyone(cue)):
+    if not cast or target is None or (target == ANY and is_everyone(cue)):
         return cue, ""
     names = sorted({n for name, aliases in cast.items() for n in (name, *aliases)}, key=len)
     if any(name_key(cue) == name_key(n) for n in names):
@@ -269,6 +268,21 @@ def _bare_cue(cue: str, cast: Mapping[str, Sequence[str]] | None) -> tuple[str, 
         if name and cue[: len(name)].casefold() == name.casefold() and not after.isalnum():
             return cue[: len(name)], cue[len(name) :].strip(_CUE_SEPARATORS)
     return target, cue
+
+
+def _problems(found: bool, values: Mapping[str, str]) -> list[str]:
+    """What the model is told to fix in its reply (empty when it is usable)."""
+    if not found:
+        return ["the reply used none of the tags <thought>, <action>, <dialogue>, <cue>"]
+    problems: list[str] = []
+    if not values["thought"]:
+        problems.append("<thought> is missing or empty (it is required)")
+    if not values["action"] and not values["dialogue"]:
+        problems.append(
+            "both <action> and <dialogue> are missing or empty (give at least one;"
+            " silence is an action)"
+        )
+    return problems
 
 
 def parse_reply(
@@ -312,17 +326,7 @@ def parse_reply(
         values[field], was_cut = clip(values[field], cap, "" if field == "cue" else "…")
         if was_cut:
             cut.append(field)
-    problems: list[str] = []
-    if not found:
-        problems.append("the reply used none of the tags <thought>, <action>, <dialogue>, <cue>")
-    else:
-        if not values["thought"]:
-            problems.append("<thought> is missing or empty (it is required)")
-        if not values["action"] and not values["dialogue"]:
-            problems.append(
-                "both <action> and <dialogue> are missing or empty (give at least one;"
-                " silence is an action)"
-            )
+    problems = _problems(bool(found), values)
     return Reply(
         thought=values["thought"],
         action=values["action"],

@@ -48,6 +48,15 @@ _PLAIN = {
 }
 _ESCAPES = {"n": "\n", "t": "\t", "r": "\n", "b": "", "f": "", "/": "/", "\\": "\\", '"': '"'}
 _SPACE = re.compile(r"[\s,]*")
+
+
+def _run(pattern: re.Pattern[str], text: str, pos: int) -> re.Match[str]:
+    """The run of `pattern` at `pos`: a `…*` pattern, so it always matches (maybe empty)."""
+    found = pattern.match(text, pos)
+    assert found is not None, pattern.pattern
+    return found
+
+
 _BARE_KEY = re.compile(r"[^\s:：,{}\[\]\"'“”‘’]+")
 _LITERAL = re.compile(r"-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?|true|false|null|none|True|False|None")
 
@@ -61,7 +70,7 @@ class _Reader:
         self.text = text
 
     def skip(self, pos: int) -> int:
-        return _SPACE.match(self.text, pos).end()
+        return _run(_SPACE, self.text, pos).end()
 
     def value(self, pos: int, depth: int) -> tuple[Any, int]:
         if depth > MAX_DEPTH:
@@ -90,7 +99,7 @@ class _Reader:
         out: list[str] = []
         i = pos + 1
         while i < len(self.text):
-            run = plain.match(self.text, i)  # the characters that need no look, in one step
+            run = _run(plain, self.text, i)  # the characters that need no look, in one step
             if run.end() > i:
                 out.append(run.group(0))
                 i = run.end()
@@ -241,14 +250,12 @@ def read_json(text: str, offset: int, whose: Callable[[str], str]) -> list[Segme
         start = len(before) - 1 if before.endswith("[") else pos  # a list of reply objects
         parsed = parse(text, start)
         segments = _replies(parsed[0], offset + start, whose) if parsed else None
-        if segments is not None:
-            if found and any(s.field in ("action", "dialogue") or s.others for s in segments):
-                return found + [Segment("dialogue", "", offset + start, others=True)]
-            if found:  # a later object without a line (a thought, a cue) adds nothing
-                pos = text.find("{", max(parsed[1], pos + 1))
-                continue
-            found = segments
-            pos = text.find("{", max(parsed[1], pos + 1))
+        if parsed is None or segments is None:
+            pos = text.find("{", pos + 1)
             continue
-        pos = text.find("{", pos + 1)
+        if found and any(s.field in ("action", "dialogue") or s.others for s in segments):
+            return found + [Segment("dialogue", "", offset + start, others=True)]
+        if not found:  # a later object without a line (a thought, a cue) adds nothing
+            found = segments
+        pos = text.find("{", max(parsed[1], pos + 1))
     return found or None

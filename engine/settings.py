@@ -12,7 +12,7 @@ from __future__ import annotations
 import difflib
 import unicodedata
 from collections.abc import Mapping
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any
 from urllib.parse import urlsplit
 
 from pydantic import (
@@ -31,7 +31,7 @@ from engine.config import Config, default_config
 from engine.errors import BadSceneFile, Refused
 from engine.llm import EMBEDDED_MODEL
 from engine.names import is_everyone
-from engine.structured import REPLY_FORMATS
+from engine.structured import ReplyFormat
 
 MAX_FILE_BYTES = 256 * 1024  # soul.md / context.md: a real soul is 2–5 KB
 MAX_LIST = 32  # cast, on_stage
@@ -103,7 +103,6 @@ Name = Annotated[
     AfterValidator(_no_controls),
 ]
 Names = Annotated[list[Name], Field(max_length=MAX_LIST)]
-ReplyFormat = Literal[REPLY_FORMATS]
 
 
 class _Settings(BaseModel):

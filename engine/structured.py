@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-REPLY_FORMATS = ("auto", "json", "tags")
+ReplyFormat = Literal["auto", "json", "tags"]  # the `reply_format` setting
 Format = Literal["json", "tags"]
 IN_PROCESS = ("scripted/", "circus-local/")
 

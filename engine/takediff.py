@@ -88,13 +88,13 @@ def diff_takes(a: TakeSide, b: TakeSide, *, full: bool = False, language: str = 
     out += ["", t("numbers"), ""]
     out.append(f"| | {name(a)} | {name(b)} |")
     out.append("|---|---:|---:|")
-    ta = [x for x in ta if isinstance(x, Turn)]
-    tb = [x for x in tb if isinstance(x, Turn)]
-    out.append(f"| {t('turns')} | {len(ta)} | {len(tb)} |")
+    turns_a = [x for x in ta if isinstance(x, Turn)]
+    turns_b = [x for x in tb if isinstance(x, Turn)]
+    out.append(f"| {t('turns')} | {len(turns_a)} | {len(turns_b)} |")
     out.append(f"| {t('picks')} | {a[3]} | {b[3]} |")
-    actors = list(dict.fromkeys([x.actor for x in ta] + [x.actor for x in tb]))
+    actors = list(dict.fromkeys([x.actor for x in turns_a] + [x.actor for x in turns_b]))
     for actor in actors:
-        ca, cb = actor_counts(ta, actor), actor_counts(tb, actor)
+        ca, cb = actor_counts(turns_a, actor), actor_counts(turns_b, actor)
         out.append(
             f"| {actor} {t('lines_words')} | {ca.lines} / {ca.words} | {cb.lines} / {cb.words} |"
         )

@@ -325,7 +325,9 @@ class Live:
         for line in stream:
             self.lines.put((name, line))
 
-    def wait_for(self, text: str, stream: str = "out", timeout: float = 30) -> None:
+    # The timeouts bound a hang only: a `circus` process on busy cores (the suite runs on every
+    # core, pyproject addopts) can take half a minute to import litellm before its first line.
+    def wait_for(self, text: str, stream: str = "out", timeout: float = 120) -> None:
         deadline = time.monotonic() + timeout
         while text not in self.seen[stream]:
             left = deadline - time.monotonic()
@@ -342,7 +344,7 @@ class Live:
         self.proc.stdin.write(line + "\n")
         self.proc.stdin.flush()
 
-    def finish(self, timeout: float = 30) -> int:
+    def finish(self, timeout: float = 120) -> int:
         code = self.proc.wait(timeout=timeout)
         time.sleep(0.1)
         while not self.lines.empty():

@@ -1,7 +1,9 @@
 """kill -9 at any moment: the scene still loads, transcript and backstage agree, numbering goes on.
 
-A real subprocess rehearses as fast as it can (an instant scripted model, so most of its time
-is spent committing turns) and is killed with SIGKILL at random moments, again and again.
+A real process rehearses as fast as it can (an instant scripted model, so most of its time
+is spent committing turns) and is killed with SIGKILL at random moments, again and again. Each
+rehearsing process is forked from one that imported the engine and litellm once, so the five
+kills pay litellm's seconds-long import once instead of five times.
 """
 
 from __future__ import annotations
@@ -22,10 +24,22 @@ from engine import Actor, Rehearsal
 from engine.turns import parse_backstage, parse_transcript
 
 ROOT = Path(__file__).resolve().parent.parent
+# Warm up on a copy of the scene (argv[2]: litellm's import and its first call's lazy imports),
+# then for each line it reads: fork a process that rehearses the scene, print its pid, and once
+# it is gone (killed) print "reaped".
 RUNNER = """
-import asyncio, sys
+import asyncio, os, shutil, sys
 from engine import Rehearsal
-asyncio.run(Rehearsal(sys.argv[1]).run(500))
+shutil.copytree(sys.argv[1], sys.argv[2])
+asyncio.run(Rehearsal(sys.argv[2]).run(1))
+for _line in sys.stdin:
+    pid = os.fork()
+    if pid == 0:
+        asyncio.run(Rehearsal(sys.argv[1]).run(500))
+        os._exit(0)
+    print(pid, flush=True)
+    os.waitpid(pid, 0)
+    print("reaped", flush=True)
 """
 
 
@@ -52,19 +66,34 @@ def test_kill_9_mid_run_never_leaves_half_a_turn(scene):
     rng = random.Random(7)
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     landed = 0
-    for _ in range(5):
-        proc = subprocess.Popen([sys.executable, "-c", RUNNER, str(scene)], cwd=ROOT, env=env)
-        deadline = time.monotonic() + 120  # bounds a hang; a loaded machine imports slowly
-        # wait until it is committing turns, then kill it at a random moment
-        while check_size(scene) <= landed and time.monotonic() < deadline:
-            time.sleep(0.01)
-        time.sleep(rng.uniform(0.0, 0.4))
-        proc.send_signal(signal.SIGKILL)
-        proc.wait()
-        Rehearsal(scene)  # opening the scene recovers an interrupted turn
-        now = check_consistent(scene)
-        assert now > landed, "the rehearsal made progress between kills"
-        landed = now
+    forks = subprocess.Popen(
+        [sys.executable, "-c", RUNNER, str(scene), str(scene.parent / "warm-up")],
+        cwd=ROOT,
+        env=env,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert forks.stdin is not None and forks.stdout is not None
+    try:
+        for _ in range(5):
+            forks.stdin.write("run\n")
+            forks.stdin.flush()
+            pid = int(forks.stdout.readline())
+            deadline = time.monotonic() + 120  # bounds a hang; a loaded machine imports slowly
+            # wait until it is committing turns, then kill it at a random moment
+            while check_size(scene) <= landed and time.monotonic() < deadline:
+                time.sleep(0.01)
+            time.sleep(rng.uniform(0.0, 0.4))
+            os.kill(pid, signal.SIGKILL)
+            assert forks.stdout.readline() == "reaped\n"
+            Rehearsal(scene)  # opening the scene recovers an interrupted turn
+            now = check_consistent(scene)
+            assert now > landed, "the rehearsal made progress between kills"
+            landed = now
+    finally:
+        forks.stdin.close()
+        forks.wait(timeout=60)
     asyncio.run(Rehearsal(scene).run(2))
     assert check_consistent(scene) == landed + 2
 

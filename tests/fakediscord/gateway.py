@@ -69,11 +69,12 @@ class GatewayMixin:
         for conn in list(self._conns):
             await conn.ws.close(code=code)
 
-    async def wait_for_identify(self, timeout: float = 5.0) -> None:
+    # The timeouts bound a hang only (busy cores: the suite runs on every core).
+    async def wait_for_identify(self, timeout: float = 60.0) -> None:
         await asyncio.wait_for(self._identified.wait(), timeout)
 
     @contextlib.asynccontextmanager
-    async def connected(self, client: Any, *, timeout: float = 5.0, patch_discord: bool = True):
+    async def connected(self, client: Any, *, timeout: float = 60.0, patch_discord: bool = True):
         """Run ``client.start(token)`` against this fake until the guild is in its cache.
 
         Restores discord.py's URLs and closes the client on exit."""
