@@ -209,6 +209,16 @@ def build_parser() -> argparse.ArgumentParser:
         help="show: the take (3 or take_3); diff: two takes (numbers or `current`)",
     )
     p.add_argument("--full", action="store_true", help="diff: print the shared opening in full")
+    p.add_argument("--tree", action="store_true", help="list: the takes as a tree (replays branch)")
+    # --- continuity (issue 21): circus.continuity
+    p = command("next", "start the next scene from a take: same cast, each one's witnessed record")
+    scene_arg(p)
+    p.add_argument("new", metavar="NEW_DIR", help="the new scene folder (must not exist)")
+    p.add_argument("--take", metavar="N", help="the take to carry (default: the last saved)")
+    p.add_argument("--draft", action="store_true", help="draft each record with a model")
+    p = command("secrets", "when each marked secret surfaced in a take, and every breach")
+    scene_arg(p)
+    p.add_argument("--take", metavar="N", help="a saved take or current (default: last saved)")
 
     def take_opt(p: argparse.ArgumentParser) -> None:
         p.add_argument(
@@ -406,9 +416,11 @@ def _main(argv: list[str] | None) -> int:
 
     try:
         args.config = Config.from_env(os.environ)  # the one read; commands pass it down
+        from circus.continuity import CONTINUITY_COMMANDS
         from circus.setup_commands import SETUP_COMMANDS
 
-        return asyncio.run({**commands.COMMANDS, **SETUP_COMMANDS}[args.command](args))
+        table = {**commands.COMMANDS, **SETUP_COMMANDS, **CONTINUITY_COMMANDS}
+        return asyncio.run(table[args.command](args))
     except UsageError as exc:
         print_error(str(exc))
         return EXIT_USAGE

@@ -11,6 +11,7 @@ import argparse
 import os
 import sys
 
+from circus import continuity
 from circus.exits import EXIT_FAILURE, EXIT_OK, UsageError, print_error
 from circus.session import check_embedded, open_scene, play, print_warnings, status_text
 
@@ -94,6 +95,8 @@ async def cmd_note(args: argparse.Namespace) -> int:
 
 async def cmd_take(args: argparse.Namespace) -> int:
     rehearsal = await open_scene(args.scene, args.config)
+    if continuity.wants_more(args):  # issue 21: --tree, and diff against the parent
+        return await continuity.cmd_take_more(args, rehearsal)
     if args.full and args.action != "diff":
         raise UsageError("--full goes with take diff")
     if args.action == "save":

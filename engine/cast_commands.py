@@ -15,6 +15,7 @@ from engine import frontmatter
 from engine.checkup import SceneWarning, check_scene
 from engine.errors import BadRequest, BadSceneFile, CircusError, SceneBusy
 from engine.names import MAX_CAST, alias_clash, check_name, name_key
+from engine.next_scene import CARRIED, unedited_warnings
 from engine.notes import rename_section, with_section
 from engine.scene import CONTEXT, DRAFTS, NOTES, PLAYERS, SceneState, backstage_path, soul_path
 from engine.scene_commands import SceneCommands, given_text
@@ -275,4 +276,5 @@ class CastCommands(SceneCommands):
             except CircusError:
                 continue  # unreadable: the loader says why
         drafts = [a for a in souls if store.path(draft_path(a)).is_file()]
-        return check_scene(context, souls, drafts)
+        carried = await store.read(CARRIED, limit=MAX_FILE_BYTES) or ""  # issue 21
+        return check_scene(context, souls, drafts) + unedited_warnings(carried, souls)

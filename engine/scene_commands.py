@@ -55,6 +55,7 @@ from engine.takes import (
     take_info,
     take_numbers,
 )
+from engine.taketree import record_parent
 from engine.turns import parse_transcript
 from engine.view import Actor
 
@@ -299,6 +300,7 @@ class SceneCommands(SceneAccess):
             for rel in [backstage_path(a) for a in state.cast] + [STAGE_MANAGER_LOG]:
                 files[rel] = cut_log(await store.read(f"{source}/{rel}") or "", until)
             await store.commit_rewrites(files)
+            await record_parent(store, await self.current_take(), number, until)  # issue 21
         return ReplayResult(await self.current_take(), number, until, autosaved)
 
     # ----------------------------------------------------------------- spend

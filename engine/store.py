@@ -518,3 +518,23 @@ def _inside(path: Path, root: Path) -> str | None:
         return Path(path).relative_to(root).as_posix()
     except ValueError:
         return None
+
+
+# --- continuity (issue 21): a new scene folder written whole (engine/next_scene.py)
+def create_folder(root: Path, files: Mapping[str, str]) -> None:
+    """Write a new folder at `root` with `files` (relative path → text): built beside it under a
+    hidden name, then renamed into place in one step, so it appears whole or not at all. Refused
+    (FileExistsError, nothing changed) if `root` exists by then."""
+    root = Path(root)
+    tmp = root.with_name(f".{root.name}.new")
+    shutil.rmtree(tmp, ignore_errors=True)
+    try:
+        for rel, text in files.items():
+            path = tmp / rel
+            path.parent.mkdir(parents=True, exist_ok=True)
+            with open(path, "w", encoding="utf-8", newline="") as f:
+                f.write(text)
+        os.rename(tmp, root)  # refused if root now exists (a non-empty folder) or is a file
+    except OSError as exc:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise _unreadable(Path(exc.filename or root), root.name, exc) from None
