@@ -9,7 +9,6 @@ at every turn. A test audits the prompts a scripted model really received the sa
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -25,7 +24,7 @@ from engine.secrets import (
     prompt_breaches,
     with_prompt_breaches,
 )
-from engine.stage import StageBlock, merge, on_stage, walk
+from engine.stage import merge, on_stage, walk
 from engine.takes import take_dir, take_numbers
 from engine.turns import Turn
 
@@ -66,17 +65,16 @@ def secrets_of(state: SceneState) -> dict[str, list[str]]:
     return {a: list(state.souls[a].settings.get("secrets") or ()) for a in state.cast}
 
 
-def _allowed(
-    state: SceneState,
-    actor: str,
-    turns: Sequence[Turn],
-    blocks: Sequence[StageBlock],
-    thoughts: dict[int, str],
-) -> tuple[str, ...]:
-    """Every text `actor` may see with the record up to these turns (engine.secrets)."""
+def allowed_for(state: SceneState, actor: str, turn: int) -> tuple[str, ...]:
+    """Every text `actor` may see when it plays turn `turn` (engine.secrets.SeenPrompt): its
+    own soul, the public context, the whispers for everyone and for it, its own earlier
+    thoughts, and the public record it witnessed before that turn."""
     lang = state.language
-    seen: list[str] = [state.souls[actor].body, state.context]
-    seen += [state.whispers.everyone, state.whispers.for_actor(actor), *thoughts.values()]
+    turns = [t for t in state.turns if t.number < turn]
+    blocks = [b for b in state.blocks if b.after < turn]
+    mine = [t for n, t in state.thoughts.get(actor, {}).items() if n < turn]
+    seen: list[str] = [state.souls[actor].body, state.context, *mine]
+    seen += [state.whispers.everyone, state.whispers.for_actor(actor)]
     for item, before, after in walk(state.cast, merge(turns, blocks)):
         if actor in before or actor in after:
             if isinstance(item, Turn):
@@ -110,7 +108,7 @@ def rebuilt_prompts(state: SceneState) -> list[SeenPrompt]:
             on_stage=tuple(on_stage(state.cast, merge(turns, blocks), start)),
         )
         text = "\n".join(m["content"] for m in actor_messages(brief))
-        allowed = _allowed(state, turn.actor, turns, blocks, mine)
+        allowed = allowed_for(state, turn.actor, turn.number)
         out.append(SeenPrompt(turn.actor, turn.number, text, allowed))
     return out
 
