@@ -77,11 +77,11 @@ def _label(
     current: int | None,
 ) -> str:
     text = say("tree.take", lang, take=take, turns=turns.get(take, 0))
-    if take == current:
-        text += "  " + say("tree.current", lang)
     parent = tree[take]
     if parent is not None and parent.turn is not None:
         text += "  " + say("tree.from", lang, parent=parent.take, turn=parent.turn)
+    if take == current:
+        text += "  " + say("tree.current", lang)
     return text
 
 
