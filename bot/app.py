@@ -22,7 +22,7 @@ import discord
 import yarl
 from discord import app_commands
 
-from bot import cast, commands, harvest, scenes, stagecraft, votes
+from bot import cast, commands, continuity, harvest, scenes, stagecraft, votes
 from bot.backstage import Backstage
 from bot.binding import Binding, binding_or_none, scan_bindings, write_binding
 from bot.edge import on_tree_error
@@ -214,6 +214,7 @@ def register(tree: app_commands.CommandTree, templates: list[str]) -> None:
     harvest.setup(tree)
     stagecraft.setup(tree)
     cast.setup(tree)
+    continuity.setup(tree)  # issue 21: /scene next, /secrets, the tree in /take list
 
 
 def point_at(api_base: str | None, gateway_url: str | None) -> None:

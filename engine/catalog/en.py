@@ -553,6 +553,11 @@ TEXT: dict[str, str] = {
     "bot.status_budget_day": "This server's budget today (UTC, {setting}): {spent} of {limit} spent · {left} left",
     "bot.mode_idle": "idle",
     "bot.mode_running": "running ({progress})",
+    # --- continuity: /scene next, /secrets, /take list's tree (bot/continuity.py)
+    "bot.next.created": "🎬 **{scene}** starts from take {take} of {old}: {thread}. Each actor's carried section is below, only for you — rewrite each one as what that character remembers (the buttons open each soul), and fill in the new context with `/scene context`.",
+    "bot.next.draft": "**{actor}** — carried into their prior story:",
+    "bot.next.edit_hint": "Edit a soul (the buttons work for 15 minutes; later, `/soul edit` in the new thread):",
+    "bot.next.edit_button": "Edit {actor}",
     # --- loose: a run another process holds (its lock's owner)
     "bot.mode_elsewhere": "running in another process (pid {pid} on {host})",
     "bot.none": "none",

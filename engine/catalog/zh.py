@@ -552,6 +552,11 @@ TEXT: dict[str, str] = {
     "bot.status_budget_day": "本伺服器今天的預算（UTC，{setting}）：{limit} 已花 {spent} · 剩 {left}",
     "bot.mode_idle": "待機",
     "bot.mode_running": "排練中（{progress}）",
+    # --- continuity: /scene next, /secrets, /take list's tree (bot/continuity.py)
+    "bot.next.created": "🎬 **{scene}** 從 {old} 的排演 {take} 開始：{thread}。下面是每個角色承接過來的段落，只有你看得到——把每段改寫成該角色記得的事（按鈕會打開各自的角色檔），並用 `/scene context` 填好新場景的公開情境。",
+    "bot.next.draft": "**{actor}** — 承接進前期劇本的段落：",
+    "bot.next.edit_hint": "修改角色檔（按鈕 15 分鐘內有效；之後請在新討論串用 `/soul edit`）：",
+    "bot.next.edit_button": "修改 {actor}",
     # --- loose: a run another process holds (its lock's owner)
     "bot.mode_elsewhere": "正在另一個程序裡排練（{host} 上的 pid {pid}）",
     "bot.none": "無",
