@@ -9,6 +9,7 @@ at every turn. A test audits the prompts a scripted model really received the sa
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -200,7 +201,7 @@ async def report_sections(root: Path, number: int, saved: bool) -> str:
     state = await load_take(root, number, saved)
     lang = state.language
     out: list[str] = []
-    book = take_ledger(state, number, saved)
+    book = await asyncio.to_thread(take_ledger, state, number, saved)  # CPU: off the loop
     if book.entries:
         out += ["", say("report.secrets", lang), "", *ledger_lines(book)[1:]]
     tree, _turns = await tree_of(root, None if saved else len(state.turns) or 1)
@@ -215,7 +216,7 @@ async def secrets_lines(root: Path | str, take: object | None = None) -> list[st
     root = Path(root)
     number, saved = await resolve(root, take)
     state = await load_take(root, number, saved)
-    return ledger_lines(take_ledger(state, number, saved))
+    return ledger_lines(await asyncio.to_thread(take_ledger, state, number, saved))
 
 
 async def tree_lines_of(root: Path | str) -> list[str]:

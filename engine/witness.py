@@ -40,14 +40,3 @@ def witnessed(
             text = quote(clip_tokens(thought, RECORD_CAPS["thought"]))
             lines.append(f"    {say('prompt.thought_then', language)} {text}")
     return lines
-
-
-def witnessed_turns(
-    actor: str, cast: Sequence[str], turns: Sequence[Turn], blocks: Sequence[StageBlock]
-) -> list[int]:
-    """The numbers of the turns `actor` saw (for tests and the writer's summary line)."""
-    return [
-        item.number
-        for item, before, after in walk(cast, merge(turns, blocks))
-        if isinstance(item, Turn) and (actor in before or actor in after)
-    ]

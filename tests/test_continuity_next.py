@@ -14,9 +14,12 @@ from conftest import CAST, SOUL_MARKER, WHISPER_MARKER, write_scene
 
 from engine import Actor, Rehearsal, start_next
 from engine.errors import BadName, SceneExists, TakeNotFound
+from engine.next_scene import next_soul
 from engine.scripted import ScriptedRequest
 from engine.soul import bio_part
-from engine.turns import parse_transcript
+from engine.stage import StageBlock
+from engine.turns import Turn, parse_transcript
+from engine.witness import witnessed
 
 DIRECTION = "DIRECTION-MARKER"
 HEADING = {"zh": "### 承接自 {scene}，排演 {take}", "en": "### Carried from {scene}, take {take}"}
@@ -201,3 +204,46 @@ async def test_refusals_come_before_anything_is_written(tmp_path, scripted, targ
         await start_next(one, tmp_path / target, take)
     assert files_of(tmp_path) == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["one"]
+
+
+def _t(n: int, actor: str) -> Turn:
+    return Turn(n, actor, "", f"L{n}")
+
+
+@pytest.mark.parametrize(
+    "blocks, actor, seen",
+    [
+        ([], "B", ["[1]", "[2]", "[3]", "[4]"]),
+        ([StageBlock(2, 1, "exit", actor="B")], "B", ["[1]", "[2]", "[2.1]"]),  # its exit, then nothing
+        ([StageBlock(2, 1, "exit", actor="B")], "A", ["[1]", "[2]", "[2.1]", "[3]", "[4]"]),
+        ([StageBlock(1, 1, "exit", actor="B"), StageBlock(3, 1, "enter", actor="B")], "B",
+         ["[1]", "[1.1]", "[3.1]", "[4]"]),  # back on stage: it sees again, not what it missed
+        ([StageBlock(0, 1, "present", names=("A",)), StageBlock(2, 1, "event", text="E")], "B",
+         ["[0.1]"]),  # never on stage: only the block that said so
+    ],
+)  # fmt: skip
+def test_what_an_actor_witnessed(blocks, actor, seen):
+    turns = [_t(1, "A"), _t(2, "A"), _t(3, "A"), _t(4, "A")]
+    lines = witnessed(actor, ("A", "B"), turns, blocks, {}, "en")
+    assert [line.split(" ", 1)[0] for line in lines] == seen
+
+
+def test_only_the_actors_own_thoughts_go_with_its_own_turns():
+    turns = [_t(1, "A"), _t(2, "B")]
+    lines = witnessed("B", ("A", "B"), turns, [], {1: "NOT-MINE", 2: "MINE"}, "en")
+    assert lines == ['[1] A: "L1"', '[2] B: "L2"', '    (your private thought then) "MINE"']
+
+
+@pytest.mark.parametrize(
+    "body, expected",
+    [
+        ("## Bio\nB.\n\n## Prior story\nP.\n\n## Director's notes\nN.\n",
+         "## Bio\nB.\n\n## Prior story\nP.\n\nSECTION\n\n## Director's notes\n"),
+        ("## Bio\nB.\n\n## Director's notes\nN.\n",  # no prior story yet: one is added
+         "## Bio\nB.\n\n## Director's notes\n\n## Prior story\n\nSECTION\n"),
+        ("Just a bio.\n", "Just a bio.\n\n## Prior story\n\nSECTION\n"),
+    ],
+)  # fmt: skip
+def test_the_next_souls_parts(body, expected):
+    text = "---\ntemperature: 0.5\n---\n" + body
+    assert next_soul(text, "SECTION", "en") == "---\ntemperature: 0.5\n---\n" + expected
