@@ -10,6 +10,8 @@ ledger and the tree read take folders: no run lock, nothing written.
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
+
 import discord
 from discord import app_commands
 
@@ -88,7 +90,7 @@ class EditSouls(discord.ui.View):
             button.callback = self._edit(actor)  # type: ignore[method-assign]
             self.add_item(button)
 
-    def _edit(self, actor: str):
+    def _edit(self, actor: str) -> Callable[[discord.Interaction], Awaitable[None]]:
         async def callback(interaction: discord.Interaction) -> None:
             try:
                 stage = bot_of(interaction).stages.get(self.stage.name, self.stage)

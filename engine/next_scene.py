@@ -21,7 +21,9 @@ from pathlib import Path
 from engine import frontmatter
 from engine.catalog import say
 from engine.checkup import SceneWarning
+from engine.config import Config
 from engine.errors import SceneExists, SceneNotFound
+from engine.llm import Models
 from engine.names import check_name
 from engine.notes import empty_notes
 from engine.scene import CONTEXT, NOTES, SceneState, is_scene, soul_path
@@ -182,8 +184,8 @@ async def start_next(
     take: object | None = None,
     *,
     draft: bool = False,
-    models: object | None = None,
-    config: object | None = None,
+    models: Models | None = None,
+    config: Config | None = None,
 ) -> NextResult:
     """`circus next`: the new scene folder from a take (default: the last saved one) of the
     scene at `root`. With `draft`, each carried section is then redrafted by `summarize_for`
@@ -206,7 +208,7 @@ async def start_next(
     made = plan(scene, took, texts, number, new_root.name, context)
     write(new_root, made.files)
     if draft:
-        rehearsal = Rehearsal(new_root, models=models, config=config)  # type: ignore[arg-type]
+        rehearsal = Rehearsal(new_root, models=models, config=config)
         drafts = {}
         for actor, lines in made.records.items():
             if lines:

@@ -27,6 +27,7 @@ from engine.secrets import (
 )
 from engine.stage import merge, on_stage, walk
 from engine.takes import take_dir, take_numbers
+from engine.taketree import Parent
 from engine.turns import Turn
 
 CURRENT_WORDS = {"current", "當前", "当前"}
@@ -173,7 +174,9 @@ def ledger_lines(book: TakeLedger) -> list[str]:
     return out
 
 
-async def tree_of(root: Path, current_turns: int | None = None) -> tuple[dict, dict[int, int]]:
+async def tree_of(
+    root: Path, current_turns: int | None = None
+) -> tuple[dict[int, Parent | None], dict[int, int]]:
     """(take → parent, take → turns) over the saved takes, and the working take when it has
     turns of its own (`current_turns`; when None, read from a transcript that is not just the
     last saved take's)."""

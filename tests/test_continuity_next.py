@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 from conftest import CAST, SOUL_MARKER, WHISPER_MARKER, write_scene
+from test_cli import circus, listing
 
 from engine import Actor, Rehearsal, start_next
 from engine.errors import BadName, SceneExists, TakeNotFound
@@ -247,3 +248,26 @@ def test_only_the_actors_own_thoughts_go_with_its_own_turns():
 def test_the_next_souls_parts(body, expected):
     text = "---\ntemperature: 0.5\n---\n" + body
     assert next_soul(text, "SECTION", "en") == "---\ntemperature: 0.5\n---\n" + expected
+
+
+async def test_circus_next_in_the_terminal_and_its_refusals(tmp_path, scripted):
+    one = write_scene(tmp_path / "one", language="en")
+    await first_take(one, scripted)
+    (tmp_path / "taken").mkdir()
+    before = listing(tmp_path)
+    for args, says in [
+        (["next", str(one), str(tmp_path / "taken")], "already exists"),
+        (["next", str(one), str(tmp_path / "two"), "--take", "7"], "take"),
+        (["next", str(tmp_path / "nowhere"), str(tmp_path / "two")], "No scene"),
+    ]:
+        done = circus(*args, cwd=tmp_path)
+        assert done.returncode == 2, done
+        assert len(done.stderr.strip().splitlines()) == 1 and says in done.stderr
+        assert listing(tmp_path) == before
+    done = circus("next", str(one), str(tmp_path / "two"), cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith(f"Created {tmp_path / 'two'} from take 1 of one")
+    status = circus("status", str(tmp_path / "two"), cwd=tmp_path)
+    assert status.stderr.count("carried from the last scene") + status.stdout.count(
+        "carried from the last scene"
+    ) == len(CAST)
