@@ -22,7 +22,7 @@ from engine import frontmatter
 from engine.catalog import say
 from engine.checkup import SceneWarning
 from engine.config import Config
-from engine.errors import SceneExists, SceneNotFound
+from engine.errors import BadRequest, SceneExists, SceneNotFound
 from engine.llm import Models
 from engine.names import check_name
 from engine.notes import empty_notes
@@ -199,6 +199,8 @@ async def start_next(
     root, new_root = Path(root), Path(new_root)
     check_source(root)
     check_target(new_root)
+    if new_root.resolve().is_relative_to(root.resolve()):  # the old scene is only read
+        raise BadRequest("error.next_inside", path=new_root)
     number, saved = await resolve(root, take)
     files = SceneFiles(root)
     scene = await files.load()

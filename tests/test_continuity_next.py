@@ -14,7 +14,7 @@ from conftest import CAST, SOUL_MARKER, WHISPER_MARKER, write_scene
 from test_cli import circus, listing
 
 from engine import Actor, Rehearsal, start_next
-from engine.errors import BadName, SceneExists, TakeNotFound
+from engine.errors import BadName, BadRequest, SceneExists, TakeNotFound
 from engine.next_scene import next_soul
 from engine.scripted import ScriptedRequest
 from engine.soul import bio_part
@@ -195,7 +195,12 @@ async def test_draft_asks_the_model_with_that_actors_witnessed_record_only(tmp_p
 
 @pytest.mark.parametrize(
     "target, take, error",
-    [("two", "9", TakeNotFound), ("one", "1", SceneExists), (".two", "1", BadName)],
+    [
+        ("two", "9", TakeNotFound),
+        ("one", "1", SceneExists),
+        (".two", "1", BadName),
+        ("one/actors/two", "1", BadRequest),
+    ],
 )
 async def test_refusals_come_before_anything_is_written(tmp_path, scripted, target, take, error):
     one = write_scene(tmp_path / "one")

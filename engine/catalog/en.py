@@ -329,6 +329,7 @@ TEXT: dict[str, str] = {
     # --- continuity: the next scene, the secrets ledger, takes as a tree (engine/next_scene.py, engine/takeread.py, engine/taketree.py, circus/continuity.py)
     "error.setting.help.secrets": "a list of at most {most} short phrases ({chars} characters each) this character hides, e.g. secrets: [the bribe, 她收了錢]",
     "error.take_no_parent": "Take {take} is the first take: it has no parent to compare with — name a second take (take diff {take} B); nothing was changed.",
+    "error.next_inside": "{path} is inside the scene it would continue — choose a folder beside it; nothing was written.",
     "next.carried_heading": "Carried from {scene}, take {take}",
     "next.saw_nothing": "(nothing witnessed in that take)",
     "next.context": "# {title}\n\nPlace: where exactly this scene happens.\n\nTime: when, and how long after {scene} (take {take}).\n\nSituation: what everyone on stage knows; the room's physical limits; pressure from outside.",

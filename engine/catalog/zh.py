@@ -328,6 +328,7 @@ TEXT: dict[str, str] = {
     # --- continuity: the next scene, the secrets ledger, takes as a tree (engine/next_scene.py, engine/takeread.py, engine/taketree.py, circus/continuity.py)
     "error.setting.help.secrets": "這個角色藏著的事，最多 {most} 個短語（每個 {chars} 字以內），例如 secrets: [她收了錢, the bribe]",
     "error.take_no_parent": "排演 {take} 是第一次排演，沒有上一版可比——請指定第二個排演（take diff {take} B）；什麼都沒改。",
+    "error.next_inside": "{path} 在它要承接的那場戲的資料夾裡——請選一個在它旁邊的資料夾；什麼都沒寫入。",
     "next.carried_heading": "承接自 {scene}，排演 {take}",
     "next.saw_nothing": "（那次排演裡沒有親眼見到任何事）",
     "next.context": "# {title}\n\n地點：這場戲確切在哪裡。\n\n時間：什麼時候，距離 {scene}（排演 {take}）多久之後。\n\n處境：在場每個人都知道的事、這個空間的物理限制、來自外面的壓力。",
