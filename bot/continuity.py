@@ -45,7 +45,6 @@ COMMAND_TEXT.update(
         "The take to carry (default: the last saved)": ("要承接的排演（預設：最後存檔的那次）", "要承接的排演（默认：最后存档的那次）"),
         "When each secret surfaced in a take, and every breach": ("每個秘密在排演中何時浮上檯面，以及每次越界", "每个秘密在排演中何时浮上台面，以及每次越界"),
         "A saved take (default: the last saved)": ("已存檔的排演（預設：最後存檔的那次）", "已存档的排演（默认：最后存档的那次）"),
-        "List the saved takes, as a tree": ("以樹狀列出已存檔的排演", "以树状列出已存档的排演"),
     }
 )  # fmt: skip
 
@@ -174,17 +173,19 @@ def setup(tree: app_commands.CommandTree) -> None:
             description="Start the next scene from a take of this one",
             callback=scene_next,
         )
-        command = app_commands.describe(
-            name="The new scene's name (its folder)",
-            take="The take to carry (default: the last saved)",
+        command = app_commands.describe(  # locale_str: the translator gives them Chinese
+            name=app_commands.locale_str("The new scene's name (its folder)"),
+            take=app_commands.locale_str("The take to carry (default: the last saved)"),
         )(command)
         scene.add_command(command)
     takes = tree.get_command("take")
     if isinstance(takes, app_commands.Group):
-        takes.remove_command("list")
-        takes.add_command(
-            app_commands.Command(
-                name="list", description="List the saved takes, as a tree", callback=take_list
-            )
+        listing = app_commands.Command(
+            name="list", description="List the saved takes", callback=take_list
         )
+        children = list(takes.commands)  # replaced in place: the group keeps its order
+        for child in children:
+            takes.remove_command(child.name)
+        for child in children:
+            takes.add_command(listing if child.name == "list" else child)
     tree.add_command(secrets)
