@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from engine.catalog import say
-from engine.errors import TakeNotFound
+from engine.errors import CircusError, TakeNotFound
 from engine.numbers import whole_number
 from engine.prompts import ActorBrief, actor_messages, block_line, public_line
 from engine.scene import SceneFiles, SceneState
@@ -63,19 +63,38 @@ async def load_take(root: Path, number: int, saved: bool) -> SceneState:
     return await SceneFiles(root / take_dir(number) if saved else root).load()
 
 
-def secrets_of(state: SceneState) -> dict[str, list[str]]:
-    return {a: list(state.souls[a].settings.get("secrets") or ()) for a in state.cast}
+def secrets_of(state: SceneState, marked_now: SceneState | None = None) -> dict[str, list[str]]:
+    """Each actor's marked secrets: as the take's souls had them, and (`marked_now`) as the
+    scene's souls have them now — a secret marked after a take was saved still counts."""
+    out = {a: list(state.souls[a].settings.get("secrets") or ()) for a in state.cast}
+    if marked_now is not None:
+        for actor, mine in out.items():
+            soul = marked_now.souls.get(actor)
+            later = soul.settings.get("secrets") or () if soul is not None else ()
+            mine += [s for s in later if s not in mine]
+    return out
+
+
+def scaffolding(actor: str, language: str) -> str:
+    """Circus's own words around an actor's prompt (rules, headings, labels): never private,
+    so a secret that is an everyday word in them ("silence") is not a breach there."""
+    brief = ActorBrief(
+        name=actor, soul="", context="", cast=(actor,), turns=(), own_thoughts={},
+        whisper_all="-", whisper_private="-", direction="-", neglected=True, language=language,
+    )  # fmt: skip
+    return "\n".join(m["content"] for m in actor_messages(brief))
 
 
 def allowed_for(state: SceneState, actor: str, turn: int) -> tuple[str, ...]:
-    """Every text `actor` may see when it plays turn `turn` (engine.secrets.SeenPrompt): its
-    own soul, the public context, the whispers for everyone and for it, its own earlier
+    """Every text `actor` may see when it plays turn `turn` (engine.secrets.SeenPrompt): the
+    prompt's own scaffolding, its own soul, the public context, the whispers for everyone and for it, its own earlier
     thoughts, and the public record it witnessed before that turn."""
     lang = state.language
     turns = [t for t in state.turns if t.number < turn]
     blocks = [b for b in state.blocks if b.after < turn]
     mine = [t for n, t in state.thoughts.get(actor, {}).items() if n < turn]
-    seen: list[str] = [state.souls[actor].body, state.context, *mine]
+    seen: list[str] = [scaffolding(actor, state.language), state.souls[actor].body, state.context]
+    seen += mine
     seen += [state.whispers.everyone, state.whispers.for_actor(actor)]
     for item, before, after in walk(state.cast, merge(turns, blocks)):
         if actor in before or actor in after:
@@ -124,9 +143,11 @@ class TakeLedger:
     prompts_checked: int
 
 
-def take_ledger(state: SceneState, number: int, saved: bool) -> TakeLedger:
-    """The ledger of one take, its prompt audit included."""
-    secrets = secrets_of(state)
+def take_ledger(
+    state: SceneState, number: int, saved: bool, marked_now: SceneState | None = None
+) -> TakeLedger:
+    """The ledger of one take, its prompt audit included (`secrets_of` says whose secrets)."""
+    secrets = secrets_of(state, marked_now)
     prompts = rebuilt_prompts(state) if any(secrets.values()) else []
     entries = ledger(secrets, state.turns, state.thoughts)
     found = prompt_breaches(secrets, prompts)
@@ -201,10 +222,14 @@ async def report_sections(root: Path, number: int, saved: bool) -> str:
     and the takes tree as a Mermaid graph once there are two takes."""
     from engine.taketree import mermaid_tree
 
-    state = await load_take(root, number, saved)
+    try:  # an old take whose files no longer load still gets the rest of its report
+        state = await load_take(root, number, saved)
+        now = await SceneFiles(root).load() if saved else None
+    except CircusError:
+        return ""
     lang = state.language
     out: list[str] = []
-    book = await asyncio.to_thread(take_ledger, state, number, saved)  # CPU: off the loop
+    book = await asyncio.to_thread(take_ledger, state, number, saved, now)  # CPU: off the loop
     if book.entries:
         out += ["", say("report.secrets", lang), "", *ledger_lines(book)[1:]]
     tree, _turns = await tree_of(root, None if saved else len(state.turns) or 1)
@@ -219,7 +244,8 @@ async def secrets_lines(root: Path | str, take: object | None = None) -> list[st
     root = Path(root)
     number, saved = await resolve(root, take)
     state = await load_take(root, number, saved)
-    return ledger_lines(await asyncio.to_thread(take_ledger, state, number, saved))
+    now = await SceneFiles(root).load() if saved else None
+    return ledger_lines(await asyncio.to_thread(take_ledger, state, number, saved, now))
 
 
 async def tree_lines_of(root: Path | str) -> list[str]:

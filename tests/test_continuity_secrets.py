@@ -176,3 +176,14 @@ def test_secrets_that_are_not_a_list_of_short_phrases_are_refused_in_one_line(sc
         assert len(done.stderr.strip().splitlines()) == 1
         assert "actors/刑警/soul.md" in done.stderr and "secrets" in done.stderr
         assert listing(scene.parent) == before
+
+
+async def test_a_secret_marked_after_the_take_was_saved_still_counts(scene, scripted):
+    await played_take(scene, scripted)
+    soul = scene / "actors/律師/soul.md"
+    soul.write_text(
+        soul.read_text("utf-8").replace("[the green ledger]", "[the green ledger, 沉默]")
+    )
+    lines = await secrets_lines(scene, 1)
+    assert "律師 · '沉默'：在第 3 輪浮上檯面，出自 律師 的台詞：我的當事人有權保持沉默。" in lines
+    assert lines[-1] == "提示詞稽核：檢查了 6 份提示詞，0 次牆被穿越。"
