@@ -74,7 +74,9 @@ def _unreadable(path: Path, rel: str | None, exc: OSError) -> BadSceneFile:
 # A frontend keeps its own small state inside a scene (the bot: which thread plays it) in one
 # JSON file under .circus/, named after the frontend; never one of the engine's own files.
 _FRONTEND = re.compile(r"[a-z][a-z0-9-]{0,31}")
-_ENGINE_OWN = frozenset({"pending", "players", "usage", "posts", "run", "spend", "calls"})
+_ENGINE_OWN = frozenset(
+    {"pending", "players", "usage", "posts", "run", "spend", "calls", "carried", "takes"}
+)  # carried, takes: engine/next_scene.py, engine/taketree.py
 _STATE_LIMIT = 256 * 1024  # a few ids and names; more is not a file Circus wrote
 
 
