@@ -40,7 +40,3 @@ _.daily_tokens_left
 _.busy  # engine/worker.py
 
 # --- dead code in files other helpers of #19 own: emptied at merge ----------------------
-_.queued_at  # bot/personas.py: set, never read (bothouse)
-_.sent  # bot/personas.py: counted, never read (bothouse)
-_.finished  # circus/render.py: set, never read (clihouse)
-_.transcript_size  # engine/scene.py: a field never read (core)

@@ -22,7 +22,7 @@ import discord
 import yarl
 from discord import app_commands
 
-from bot import cast, commands, harvest, scenes, stagecraft, votes
+from bot import cast, commands, continuity, harvest, scenes, stagecraft, votes
 from bot.backstage import Backstage
 from bot.binding import Binding, binding_or_none, scan_bindings, write_binding
 from bot.edge import on_tree_error
@@ -216,6 +216,7 @@ COMMAND_MODULES: tuple[Callable[[app_commands.CommandTree], None], ...] = (
     harvest.setup,
     stagecraft.setup,
     cast.setup,
+    continuity.setup,  # issue 21: /scene next, /secrets, the tree in /take list
 )
 # Views whose buttons outlive a restart (timeout=None, fixed custom ids), each made for the
 # bot at start: a new one is one more line here.

@@ -23,9 +23,9 @@ from bot.gate import DirectorsGroup, directors_only, may_direct, scene_of
 from bot.i18n import t, words
 from bot.options import ActorArg
 from bot.render import render_status, render_takes, render_warnings
-from bot.replies import defer, reply
+from bot.replies import MESSAGE_LIMIT, defer, reply
 from bot.stage import Stage
-from engine import DEFAULT_TURNS, Actor, CircusError, dropped_warning
+from engine import DEFAULT_TURNS, Actor, CircusError, dropped_warning, tree_lines_of
 
 Turns = app_commands.Range[int, 1, 50]
 
@@ -95,7 +95,9 @@ async def save_take(interaction: discord.Interaction, stage: Stage) -> None:
 async def list_takes(interaction: discord.Interaction, stage: Stage) -> None:
     """/take list."""
     await defer(interaction)
-    await reply(interaction, render_takes(await stage.rehearsal.takes.list_takes(), stage.lang))
+    listing = render_takes(await stage.rehearsal.takes.list_takes(), stage.lang)
+    tree = "\n".join(await tree_lines_of(stage.rehearsal.root))  # replays branch (issue 21)
+    await reply(interaction, f"{listing}\n```\n{tree}\n```"[:MESSAGE_LIMIT])
 
 
 async def replay_take(
@@ -201,7 +203,9 @@ class SoulModal(DirectorsForm):
         self.add_item(self.body)
 
     async def on_submit(self, interaction: discord.Interaction) -> None:
-        stage = scene_of(interaction)  # a director's: interaction_check let it through
+        # a director's (interaction_check let it through): the thread's, or the one it was
+        # opened for
+        stage = self.for_scene or scene_of(interaction)
         await defer(interaction)
         # What arrives through Discord is data, not configuration: origin="discord" refuses
         # api_base and models outside the operator's allow-list.

@@ -11,14 +11,21 @@ from __future__ import annotations
 import discord
 
 from bot.edge import report
-from bot.gate import directed
+from bot.gate import directed, may_direct, refuse
+from bot.stage import Stage
 
 
 class DirectorsForm(discord.ui.Modal):
-    """A form only the scene's directors may submit."""
+    """A form only the scene's directors may submit. `for_scene` is set when the form writes
+    to a scene other than its thread's (/scene next opens the new scene's souls from the old
+    thread): then its user must direct that scene too."""
+
+    for_scene: Stage | None = None
 
     async def interaction_check(self, interaction: discord.Interaction, /) -> bool:
         directed(interaction)  # raises the refusal, which on_error answers
+        if self.for_scene is not None and not may_direct(interaction, self.for_scene):
+            raise refuse(interaction, self.for_scene)
         return True
 
     async def on_error(self, interaction: discord.Interaction, error: Exception, /) -> None:

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -40,7 +39,6 @@ class Post:
     username: str
     avatar_url: str | None
     content: str
-    queued_at: float = field(default_factory=time.perf_counter)
     message_id: int | None = None  # Discord's id once the post landed (⭐ votes find the turn)
     done: asyncio.Future[None] = field(
         default_factory=lambda: asyncio.get_running_loop().create_future()
@@ -79,7 +77,6 @@ class Personas:
         self.on_webhook = on_webhook  # (channel_id, webhook_id) when a webhook is (re)made
         self._channels: dict[int, _Channel] = {}
         self._posts: Serial[int, Post] = Serial(self._deliver, name="personas")  # per channel
-        self.sent = 0
 
     def _slot(self, channel_id: int) -> _Channel:
         slot = self._channels.get(channel_id)
@@ -157,7 +154,6 @@ class Personas:
                     wait=True,
                 )
                 job.message_id = message.id
-                self.sent += 1
                 return
             except discord.NotFound as exc:
                 if exc.code == UNKNOWN_WEBHOOK and not recreated:

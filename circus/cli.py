@@ -162,7 +162,17 @@ COMMANDS: tuple[Command, ...] = (
         arg("action", choices=["save", "list", "show", "diff"], metavar="save|list|show|diff"),
         arg("number", nargs="*", metavar="N", help="cli.arg.take.number"),
         arg("--full", action="store_true", help="cli.arg.take.full"),
+        arg("--tree", action="store_true", help="cli.arg.take.tree"),
     ), "commands.cmd_take"),
+    Command("next", "cli.help.next", (
+        SCENE,
+        arg("new", metavar="NEW_DIR", help="cli.arg.next.new"),
+        arg("--take", metavar="N", help="cli.arg.next.take"),
+        arg("--draft", action="store_true", help="cli.arg.next.draft"),
+    ), "continuity.cmd_next"),
+    Command("secrets", "cli.help.secrets", (
+        SCENE, arg("--take", metavar="N", help="cli.arg.secrets.take"),
+    ), "continuity.cmd_secrets"),
     Command("pick", "cli.help.pick", (
         SCENE, TURN, TAKE, arg("--note", default="", metavar="TEXT"),
         arg("--by", metavar="NAME", help="cli.arg.pick.by"),

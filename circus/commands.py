@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from circus import continuity
 from circus.editing import edit_soul
 from circus.exits import EXIT_FAILURE, EXIT_OK, UsageError, print_error
 from circus.given import me, read_text, user
@@ -78,6 +79,8 @@ async def cmd_note(args: argparse.Namespace) -> int:
 
 async def cmd_take(args: argparse.Namespace) -> int:
     rehearsal = await open_scene(args.scene, args.config)
+    if continuity.wants_more(args):  # issue 21: --tree, and diff against the parent
+        return await continuity.cmd_take_more(args, rehearsal)
     if args.full and args.action != "diff":
         raise UsageError(t("cli.take.full_with_diff"))
     if args.action == "save":

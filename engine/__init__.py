@@ -28,6 +28,10 @@ and ruff's banned-api rule refuse engine submodules in bot/ and circus/):
   via `.text(language)`); `split_cast` reads a typed cast ("林小姐, Eddie"), at most `MAX_CAST`
   (`CastTooBig`); `AmbiguousActor` when a name could mean several; `is_template` (a template
   folder is copied by `new_scene`, never rehearsed).
+- continuity (issue 21): `start_next(root, new_root, take, draft=…)` starts the next scene
+  from a take (`NextResult`); `secrets_lines(root, take)` is a take's secrets ledger with its
+  prompt audit; `tree_lines_of(root)` draws the takes as a tree; `parent_take(root, take)` is
+  the take a take was replayed from (`take diff N`). They read take folders, no run lock.
 - pure helpers for what a person typed (`check_name`, `is_everyone`, `whole_number`, the
   one bounded reader of a typed number, and `shown_number` to quote one); `litellm_module()`
   loads the model library ahead of the first turn (the bot warms it up off the event loop).
@@ -72,6 +76,7 @@ from engine.events import (
 from engine.harvest import harvest_of
 from engine.llm import EMBEDDED_MODEL, LiteLLMModels, Models, litellm_module
 from engine.names import MAX_CAST, check_name, is_everyone, split_cast
+from engine.next_scene import NextResult, start_next
 from engine.notes import dropped_warning
 from engine.numbers import shown_number, whole_number
 from engine.picks import Pick, render_picks
@@ -85,6 +90,7 @@ from engine.scene_commands import ReplayResult, Status
 from engine.settings import MAX_FILE_BYTES
 from engine.stage_commands import CONSOLE
 from engine.store import read_frontend_file, write_frontend_file
+from engine.takeread import parent_take, secrets_lines, tree_lines_of
 from engine.takes import TakeInfo
 from engine.templates import (
     DEFAULT_TEMPLATE,
@@ -122,6 +128,7 @@ __all__ = [
     "MAX_TURNS",
     "ModelError",
     "Models",
+    "NextResult",
     "NotPlaying",
     "Pick",
     "Rehearsal",
@@ -158,6 +165,7 @@ __all__ = [
     "litellm_module",
     "load_view",
     "new_scene",
+    "parent_take",
     "picker_text",
     "probe_json",
     "probe_lines",
@@ -165,10 +173,13 @@ __all__ = [
     "read_frontend_file",
     "render_picks",
     "say",
+    "secrets_lines",
     "shown_number",
     "split_cast",
+    "start_next",
     "template_summary",
     "templates_dir",
+    "tree_lines_of",
     "whole_number",
     "write_frontend_file",
 ]

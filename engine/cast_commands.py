@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 
 from engine import frontmatter
+from engine.carried import CARRIED, unedited_warnings
 from engine.checkup import SceneWarning, check_scene
 from engine.config import Config
 from engine.errors import BadRequest, BadSceneFile, CircusError
@@ -226,4 +227,5 @@ class Cast:
             except CircusError:
                 continue  # unreadable: the loader says why
         drafts = [a for a in souls if store.path(draft_path(a)).is_file()]
-        return check_scene(context, souls, drafts)
+        carried = await store.read(CARRIED, limit=MAX_FILE_BYTES) or ""  # issue 21
+        return check_scene(context, souls, drafts) + unedited_warnings(carried, souls)

@@ -44,6 +44,7 @@ from engine.stage import Item, StageBlock, merge, parse_blocks
 from engine.store import STATE_DIR, SceneStore, parse_jsonl
 from engine.takediff import diff_takes
 from engine.takemeta import TURNS_FILE, carried_rows, parse_rows, render_rows, rows_for_take
+from engine.takeread import report_sections
 from engine.takes import parse_take_ref, take_dir, take_numbers
 from engine.turns import Turn, parse_backstage, parse_transcript
 
@@ -253,7 +254,8 @@ class Harvest:
             aliases=state.aliases(),
             language=state.language,
         )
-        return await asyncio.to_thread(build_report, data)
+        text = await asyncio.to_thread(build_report, data)
+        return text + await report_sections(self.scene.root, view.number, view.saved)  # issue 21
 
     async def report(self, take: TakeRef = "current") -> str:
         """The take report (markdown); a saved take's is also written to its report.md."""

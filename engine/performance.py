@@ -126,22 +126,12 @@ def _fallback_extra(
     return {**extra_params(fallback, config), **schema}
 
 
-async def perform(
-    state: SceneState,
-    actor: str,
-    direction: str = "",
-    neglected: bool = False,
-    *,
-    models: Models,
-    config: Config,
-    gate: SpendGate | None = None,
-) -> Performance:
-    """Ask `actor`'s model for one turn; repair once; fall back so the turn always exists."""
+def actor_call(
+    state: SceneState, actor: str, direction: str, neglected: bool, config: Config
+) -> tuple[ModelCall, structured.Format]:
+    """The model call for `actor`'s turn (prompt, model, limits, reply format): pure."""
     soul = state.souls[actor]
     model = actor_model(soul, state.settings, config)
-    # The first count for a model loads its tokenizer (or litellm): off the event loop, so
-    # every other scene and reply keeps going meanwhile.
-    await asyncio.to_thread(tokens.counter, model)
     schema = schema_support(model)
     fmt = reply_format(model, soul, state.settings, config, schema)
     brief = ActorBrief(
@@ -163,10 +153,9 @@ async def perform(
         reply_format=fmt,
     )
     prompt = actor_prompt(brief)
-    messages = prompt.messages
     call = ModelCall(
         model=model,
-        messages=messages,
+        messages=prompt.messages,
         temperature=soul.temperature,
         api_base=api_base(soul, state.settings, config),
         timeout=turn_timeout(state.settings, config),
@@ -179,6 +168,25 @@ async def perform(
         pieces=prompt.pieces,
         purpose="actor",
     )
+    return call, fmt
+
+
+async def perform(
+    state: SceneState,
+    actor: str,
+    direction: str = "",
+    neglected: bool = False,
+    *,
+    models: Models,
+    config: Config,
+    gate: SpendGate | None = None,
+) -> Performance:
+    """Ask `actor`'s model for one turn; repair once; fall back so the turn always exists."""
+    # The first count for a model loads its tokenizer (or litellm): off the event loop, so
+    # every other scene and reply keeps going meanwhile.
+    await asyncio.to_thread(tokens.counter, actor_model(state.souls[actor], state.settings, config))
+    call, fmt = actor_call(state, actor, direction, neglected, config)
+    messages = call.messages
     first = await models.complete(call, gate=gate)
     usage = _usage(first)
     # Knowing who speaks and the cast, the reader strips "Name:" and cuts lines for others.
@@ -217,6 +225,47 @@ class Decision:
     fallback: bool = False
 
 
+def stage_manager_call(
+    state: SceneState, barred: set[str], config: Config
+) -> tuple[ModelCall, structured.Format]:
+    """The stage manager's model call (public information only; `barred` may not be picked)."""
+    items = state.record
+    start = state.cast if state.start is None else state.start
+    model = stage_manager_model(state.settings, config)
+    schema = schema_support(model)
+    fmt = reply_format(model, None, state.settings, config, schema)
+    brief = StageBrief(
+        context=state.context,
+        cast=tuple(state.on_stage),
+        turns=tuple(state.turns),
+        whisper_all=state.whispers.everyone,
+        language=state.language,
+        stage=tuple(state.blocks),
+        quiet=quiet(state.cast, items, start),
+        model=model,
+        context_tokens=context_tokens(model, config),
+        reply_format=fmt,
+    )
+    prompt = stage_manager_prompt(brief)
+    call = ModelCall(
+        model=model,
+        messages=prompt.messages,
+        temperature=0.2,
+        api_base=api_base(None, state.settings, config),
+        timeout=turn_timeout(state.settings, config),
+        shape=ReplyShape("stage_manager", tuple(a for a in state.cast if a not in barred)),
+        max_tokens=sent_reply_cap(model, "stage_manager", config),
+        extra={
+            **extra_params(model, config),
+            **structured.request_params("stage_manager", fmt, schema),
+        },
+        retries=config.model_retries,
+        pieces=prompt.pieces,
+        purpose="stage_manager",
+    )
+    return call, fmt
+
+
 async def ask_stage_manager(
     state: SceneState,
     exclude: str | None = None,
@@ -242,41 +291,10 @@ async def ask_stage_manager(
     barred = {a for a in state.cast if a not in candidates}
     if len(candidates) == 1:  # nothing to decide: no model call
         return Decision(candidates[0], "the only actor who can answer", None)
-    start = state.cast if state.start is None else state.start
     model = stage_manager_model(state.settings, config)
     await asyncio.to_thread(tokens.counter, model)  # load its tokenizer off the event loop
-    schema = schema_support(model)
-    fmt = reply_format(model, None, state.settings, config, schema)
-    brief = StageBrief(
-        context=state.context,
-        cast=tuple(present),
-        turns=tuple(state.turns),
-        whisper_all=state.whispers.everyone,
-        language=state.language,
-        stage=tuple(state.blocks),
-        quiet=quiet(state.cast, items, start),
-        model=model,
-        context_tokens=context_tokens(model, config),
-        reply_format=fmt,
-    )
-    prompt = stage_manager_prompt(brief)
-    messages = prompt.messages
-    call = ModelCall(
-        model=model,
-        messages=messages,
-        temperature=0.2,
-        api_base=api_base(None, state.settings, config),
-        timeout=turn_timeout(state.settings, config),
-        shape=ReplyShape("stage_manager", tuple(a for a in state.cast if a not in barred)),
-        max_tokens=sent_reply_cap(model, "stage_manager", config),
-        extra={
-            **extra_params(model, config),
-            **structured.request_params("stage_manager", fmt, schema),
-        },
-        retries=config.model_retries,
-        pieces=prompt.pieces,
-        purpose="stage_manager",
-    )
+    call, fmt = stage_manager_call(state, barred, config)
+    messages = call.messages
     speakers = [t.actor for t in state.turns]
     aliases = {a: s for a, s in state.aliases().items() if a not in barred}
     usage: Usage | None = None

@@ -71,7 +71,6 @@ class SceneState:
     turns: list[Turn]
     thoughts: dict[str, dict[int, str]]
     whispers: Whispers
-    transcript_size: int = 0
     extra: dict[str, Any] = field(default_factory=dict)
     blocks: list[StageBlock] = field(default_factory=list)
     players: dict[str, str] = field(default_factory=dict)  # actor -> who plays them
@@ -204,6 +203,31 @@ class SceneFiles:
         order = [a for a in settings.get("cast") or [] if a in folders]
         cast = list(dict.fromkeys(order)) + [a for a in folders if a not in order]
 
+        souls = await self._load_souls(cast, sigs)
+        turns = await self._cached(TRANSCRIPT, sigs[TRANSCRIPT], parse_transcript)
+        blocks = await self._cached(TRANSCRIPT, sigs[TRANSCRIPT], parse_blocks, key=STAGE_KEY)
+        start = configured(settings, cast, ctx_path) if "on_stage" in settings else None
+        players = await self._cached(
+            PLAYERS,
+            self.store.signatures([PLAYERS])[PLAYERS],
+            lambda text: parse_players(text, self.root / PLAYERS),
+            limit=MAX_FILE_BYTES,
+        )
+        thoughts = {
+            a: await self._cached(backstage_path(a), sigs[backstage_path(a)], parse_backstage)
+            for a in cast
+        }
+        whispers = await self._cached(
+            NOTES, sigs[NOTES], lambda t: parse_notes(t, cast), key="|" + "|".join(cast)
+        )
+        return SceneState(
+            self.name, settings, context.strip(), souls, turns, thoughts, whispers,
+            blocks=blocks, players=players, start=start,
+        )  # fmt: skip
+
+    async def _load_souls(self, cast: list[str], sigs: dict[str, Any]) -> dict[str, Soul]:
+        """Each actor's soul.md, parsed (cached by signature); refused on a missing soul or an
+        alias that is another actor's name."""
         souls: dict[str, Soul] = {}
         for actor in cast:
             rel = soul_path(actor)
@@ -223,27 +247,7 @@ class SceneFiles:
                 self.root / rel, "error.file.alias_is_name", rel=rel, alias=alias, other=other
             )
 
-        turns = await self._cached(TRANSCRIPT, sigs[TRANSCRIPT], parse_transcript)
-        blocks = await self._cached(TRANSCRIPT, sigs[TRANSCRIPT], parse_blocks, key=STAGE_KEY)
-        start = configured(settings, cast, ctx_path) if "on_stage" in settings else None
-        players = await self._cached(
-            PLAYERS,
-            self.store.signatures([PLAYERS])[PLAYERS],
-            lambda text: parse_players(text, self.root / PLAYERS),
-            limit=MAX_FILE_BYTES,
-        )
-        thoughts = {
-            a: await self._cached(backstage_path(a), sigs[backstage_path(a)], parse_backstage)
-            for a in cast
-        }
-        whispers = await self._cached(
-            NOTES, sigs[NOTES], lambda t: parse_notes(t, cast), key="|" + "|".join(cast)
-        )
-        size = sigs[TRANSCRIPT][0] if sigs[TRANSCRIPT] else 0
-        return SceneState(
-            self.name, settings, context.strip(), souls, turns, thoughts, whispers, size,
-            blocks=blocks, players=players, start=start,
-        )  # fmt: skip
+        return souls
 
     def last_turn_seen(self) -> int:
         """The last turn number in the transcript as last loaded (0 before any)."""

@@ -36,6 +36,8 @@ from engine.structured import ReplyFormat
 MAX_FILE_BYTES = 256 * 1024  # soul.md / context.md: a real soul is 2–5 KB
 MAX_LIST = 32  # cast, on_stage
 MAX_ALIASES = 16
+MAX_SECRETS = 12  # `secrets:` in soul.md (engine/secrets.py): a few short phrases per character
+MAX_SECRET_CHARS = 80
 ORIGINS = ("operator", "discord")
 
 
@@ -130,6 +132,24 @@ class SoulSettings(_Settings):
     avatar_url: Annotated[Url, _url(("https",))] | None = None
     api_base: Annotated[Url, _url(("http", "https"))] | None = None
     reply_format: ReplyFormat | None = None  # engine.structured: auto, json or tags
+    # what this character hides (engine/secrets.py: the ledger of when each one surfaced)
+    secrets: (
+        Annotated[
+            list[
+                Annotated[
+                    str,
+                    BeforeValidator(_number_as_name),
+                    StringConstraints(
+                        strip_whitespace=True, min_length=1, max_length=MAX_SECRET_CHARS
+                    ),
+                    AfterValidator(_no_controls),
+                ]
+            ],
+            Field(max_length=MAX_SECRETS),
+            BeforeValidator(_one_or_many),
+        ]
+        | None
+    ) = None
 
 
 class ContextSettings(_Settings):
@@ -172,6 +192,7 @@ HELP: dict[str, Phrase] = {
     "budget_usd": Phrase("error.setting.help.budget_usd"),
     "budget_tokens": Phrase("error.setting.help.budget_tokens"),
     "reply_format": Phrase("error.setting.help.reply_format"),
+    "secrets": Phrase("error.setting.help.secrets", most=MAX_SECRETS, chars=MAX_SECRET_CHARS),
 }
 
 

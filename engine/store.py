@@ -74,7 +74,9 @@ def _unreadable(path: Path, rel: str | None, exc: OSError) -> BadSceneFile:
 # A frontend keeps its own small state inside a scene (the bot: which thread plays it) in one
 # JSON file under .circus/, named after the frontend; never one of the engine's own files.
 _FRONTEND = re.compile(r"[a-z][a-z0-9-]{0,31}")
-_ENGINE_OWN = frozenset({"pending", "players", "usage", "posts", "run", "spend", "calls"})
+_ENGINE_OWN = frozenset(
+    {"pending", "players", "usage", "posts", "run", "spend", "calls", "carried", "takes"}
+)  # carried, takes: engine/next_scene.py, engine/taketree.py
 _STATE_LIMIT = 256 * 1024  # a few ids and names; more is not a file Circus wrote
 
 
@@ -518,3 +520,23 @@ def _inside(path: Path, root: Path) -> str | None:
         return Path(path).relative_to(root).as_posix()
     except ValueError:
         return None
+
+
+# --- continuity (issue 21): a new scene folder written whole (engine/next_scene.py)
+def create_folder(root: Path, files: Mapping[str, str]) -> None:
+    """Write a new folder at `root` with `files` (relative path → text): built beside it under a
+    hidden name, then renamed into place in one step, so it appears whole or not at all. Refused
+    (FileExistsError, nothing changed) if `root` exists by then."""
+    root = Path(root)
+    tmp = root.with_name(f".{root.name}.new")
+    shutil.rmtree(tmp, ignore_errors=True)
+    try:
+        for rel, text in files.items():
+            path = tmp / rel
+            path.parent.mkdir(parents=True, exist_ok=True)
+            with open(path, "w", encoding="utf-8", newline="") as f:
+                f.write(text)
+        os.rename(tmp, root)  # refused if root now exists (a non-empty folder) or is a file
+    except OSError as exc:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise _unreadable(Path(exc.filename or root), root.name, exc) from None

@@ -24,6 +24,7 @@ from engine.takes import (
     take_info,
     take_numbers,
 )
+from engine.taketree import record_parent
 from engine.turns import parse_transcript
 
 
@@ -79,6 +80,7 @@ class Takes:
             for rel in [backstage_path(a) for a in state.cast] + [STAGE_MANAGER_LOG]:
                 files[rel] = cut_log(await store.read(f"{source}/{rel}") or "", until)
             await store.commit_rewrites(files)
+            await record_parent(store, await scene.current_take(), number, until)  # the tree
         return ReplayResult(await scene.current_take(), number, until, autosaved)
 
     async def _keep_working_take(self, turns: int) -> tuple[int | None, int | None]:

@@ -26,18 +26,18 @@ def test_a_new_row_is_a_new_command_with_its_arguments_help_and_handler(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     row = Command(
-        "next",
+        "rehearse-more",
         "cli.help.status",
         (SCENE, arg("--tree", action="store_true", help="cli.arg.take.full")),
         "commands.cmd_status",
     )
     parser = build_parser((*COMMANDS, row))
-    args = parser.parse_args(["next", "scenes/s1", "--tree"])
-    assert (args.command, args.scene, args.tree) == ("next", "scenes/s1", True)
+    args = parser.parse_args(["rehearse-more", "scenes/s1", "--tree"])
+    assert (args.command, args.scene, args.tree) == ("rehearse-more", "scenes/s1", True)
     assert _handler(args.handler) is _handler("commands.cmd_status")
-    assert "next" in parser.format_help()
+    assert "rehearse-more" in parser.format_help()
     with pytest.raises(SystemExit):
-        parser.parse_args(["next", "--help"])
+        parser.parse_args(["rehearse-more", "--help"])
     shown = capsys.readouterr().out
     assert EN["cli.help.status"] in shown and EN["cli.arg.take.full"] in shown
 

@@ -1,0 +1,130 @@
+"""`/scene next`, `/secrets` and `/take list` with the takes tree, in a scene thread (issue 21).
+
+Invariants: each is for the scene's directors (`directors_only`, before anything runs) and
+answers privately; `/scene next` makes the new folder through the engine (start_next: nothing
+written on a refusal), opens its thread with the old scene's directors as its directors, and
+shows each carried section only to the director who asked, with a button per actor that opens
+the same soul form as `/soul edit` (the form checks again who may direct the new scene). The
+ledger and the tree read take folders: no run lock, nothing written.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+
+import discord
+from discord import app_commands
+
+from bot.commands import SoulModal
+from bot.edge import report
+from bot.files import MODAL_LIMIT
+from bot.gate import directed, directors_only, may_direct, refuse, scene_of
+from bot.host import host_of
+from bot.i18n import t, words
+from bot.render import LIMIT, split_message
+from bot.replies import defer, reply
+from bot.scenes import open_thread
+from bot.stage import Stage
+from engine import Actor, check_name, secrets_lines, start_next
+
+EDIT_SECONDS = 15 * 60.0  # the buttons live as long as the interaction token
+PREVIEW = 1200  # a carried section's characters shown inline
+
+
+def _chunks(text: str) -> list[str]:
+    return split_message(text[: LIMIT * 4])
+
+
+class EditSouls(discord.ui.View):
+    """A button per actor of the new scene: each opens that soul in the soul form."""
+
+    def __init__(self, stage: Stage, cast: tuple[str, ...]) -> None:
+        super().__init__(timeout=EDIT_SECONDS)
+        self.stage = stage
+        for actor in cast[:25]:
+            button: discord.ui.Button[EditSouls] = discord.ui.Button(
+                label=t("next.edit_button", stage.lang, actor=actor)[:80],
+                style=discord.ButtonStyle.secondary,
+                custom_id=f"next:edit:{actor}"[:100],
+            )
+            button.callback = self._edit(actor)  # type: ignore[method-assign]
+            self.add_item(button)
+
+    def _edit(self, actor: str) -> Callable[[discord.Interaction], Awaitable[None]]:
+        async def callback(interaction: discord.Interaction) -> None:
+            try:
+                stage = host_of(interaction).stages.get(self.stage.name, self.stage)
+                text = await stage.rehearsal.souls.soul_text(Actor(actor))
+                if len(text) > MODAL_LIMIT:
+                    await defer(interaction)
+                    message = t("soul_too_long", stage.lang, actor=actor, length=len(text))
+                    await reply(interaction, message)
+                    return
+                if not may_direct(interaction, stage):
+                    raise refuse(interaction, stage)
+                modal = SoulModal(stage, Actor(actor), text)
+                modal.for_scene = stage  # opened from the old thread: it writes to the new scene
+                await interaction.response.send_modal(modal)
+            except Exception as exc:  # one private line, never a traceback
+                await report(interaction, exc)
+
+        return callback
+
+
+async def scene_next(
+    interaction: discord.Interaction, name: str, take: app_commands.Range[int, 1] | None = None
+) -> None:
+    old = directed(interaction)
+    bot = host_of(interaction)
+    await defer(interaction)
+    name = check_name(name, "Scene")
+    done = await start_next(old.rehearsal.root, bot.scenes_dir / name, take, config=bot.config)
+    thread = await open_thread(interaction, name, old.binding.directors)
+    stage = bot.stages[name]
+    lang = stage.lang
+    head = t("next.created", lang, scene=name, old=old.name, take=done.take, thread=thread.mention)
+    await reply(interaction, head)
+    for actor in done.cast:
+        section = await carried_of(stage, actor)
+        shown = section if len(section) <= PREVIEW else section[:PREVIEW].rstrip() + "…"
+        text = (
+            t("next.draft", lang, actor=actor) + "\n```md\n" + shown.replace("```", "ˋˋˋ") + "\n```"
+        )
+        await interaction.followup.send(text[:LIMIT], ephemeral=True)
+    await interaction.followup.send(
+        t("next.edit_hint", lang), view=EditSouls(stage, done.cast), ephemeral=True
+    )
+
+
+async def carried_of(stage: Stage, actor: str) -> str:
+    """The section carried into `actor`'s soul (the text from its heading on)."""
+    text = await stage.rehearsal.souls.soul_text(Actor(actor))
+    at = text.rfind("\n### ")
+    return text[at + 1 :].split("\n## ", 1)[0].strip() if at >= 0 else ""
+
+
+@app_commands.command(name="secrets", description=words("cmd.secrets.description"))
+@directors_only
+@app_commands.describe(take=words("cmd.secrets.take"))
+async def secrets(
+    interaction: discord.Interaction, take: app_commands.Range[int, 1] | None = None
+) -> None:
+    stage = scene_of(interaction)
+    await defer(interaction)
+    lines = await secrets_lines(stage.rehearsal.root, take)
+    for chunk in _chunks("\n".join(lines)):
+        await reply(interaction, chunk)
+
+
+def setup(tree: app_commands.CommandTree) -> None:
+    """Add /scene next to the /scene group (bot.scenes builds it first) and /secrets."""
+    scene = tree.get_command("scene")
+    if isinstance(scene, app_commands.Group):
+        command = app_commands.Command(
+            name="next", description=words("cmd.scene_next.description"), callback=scene_next
+        )
+        command = app_commands.describe(
+            name=words("cmd.scene_next.name"), take=words("cmd.scene_next.take")
+        )(command)
+        scene.add_command(command)
+    tree.add_command(secrets)
