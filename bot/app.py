@@ -16,17 +16,20 @@ import logging
 import os
 import signal
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import discord
 import yarl
 from discord import app_commands
 
-from bot import cast, commands, harvest, scenes, stagecraft, votes
+from bot import cast, commands, harvest, panel_menus, scenes, stagecraft, votes
 from bot.backstage import Backstage
 from bot.binding import Binding, binding_or_none, scan_bindings, write_binding
 from bot.edge import on_tree_error
 from bot.i18n import CommandTranslator
+from bot.panel import EDIT_INTERVAL, Panels
+from bot.panel_controls import PanelButton, PanelSelect
 from bot.personas import Personas
 from bot.stage import Stage
 from engine import (
@@ -56,6 +59,7 @@ class CircusBot(discord.Client):
         sync_commands: bool = True,
         models: Models | None = None,
         config: Config | None = None,
+        panel_interval: float = EDIT_INTERVAL,
         **options: object,
     ) -> None:
         """`config`: the operator's settings, read once at startup (default: the environment
@@ -75,6 +79,7 @@ class CircusBot(discord.Client):
         self.personas = Personas(self, on_webhook=self._webhook_changed)
         self.backstage = Backstage(self)
         self.stages: dict[str, Stage] = {}
+        self.panels = Panels(self, panel_interval)  # each scene thread's control panel
         self._warming: asyncio.Task[None] | None = None
         self._threads: dict[int, str] = {}
         self.reactions_seen = 0  # raw reaction events handled (⭐ votes or ignored)
@@ -86,6 +91,7 @@ class CircusBot(discord.Client):
         self._warming = asyncio.create_task(self._warm_models(), name="warm-litellm")
         await self.tree.set_translator(CommandTranslator())
         register(self.tree, list_templates(self.config))
+        self.add_dynamic_items(PanelButton, PanelSelect)  # panels work across restarts
         await self.reattach()
         if not self.sync_commands:
             return
@@ -110,6 +116,7 @@ class CircusBot(discord.Client):
             try:
                 stage = self._attach(name, binding)
                 await stage.refresh()
+                await self.panels.adopt(stage)
             except CircusError as exc:  # a broken scene still answers, with the reason
                 log.warning("scene %s: %s", name, exc)
             except Exception:  # one unreadable scene must not keep the bot from starting
@@ -148,6 +155,7 @@ class CircusBot(discord.Client):
         return stage
 
     async def unbind(self, name: str) -> None:
+        self.panels.drop(name)
         stage = self.stages.pop(name, None)
         if stage is not None:
             self._threads.pop(stage.binding.thread_id, None)
@@ -170,9 +178,7 @@ class CircusBot(discord.Client):
             b = stage.binding
             if b.channel_id == channel_id and b.webhook_id != webhook_id:
                 if binding_or_none(stage.rehearsal.root) is not None:
-                    stage.rebind(
-                        Binding(b.guild_id, b.channel_id, b.thread_id, b.directors, webhook_id)
-                    )
+                    stage.rebind(replace(b, webhook_id=webhook_id))
 
     # ------------------------------------------------------------------ shutdown
     async def shutdown(self, grace: float = SHUTDOWN_GRACE) -> None:
@@ -202,6 +208,7 @@ class CircusBot(discord.Client):
         for stage in list(self.stages.values()):
             with contextlib.suppress(Exception):
                 await stage.close()
+        self.panels.close()
         await self.personas.close()
         await self.backstage.close()
         await super().close()
@@ -214,6 +221,7 @@ def register(tree: app_commands.CommandTree, templates: list[str]) -> None:
     harvest.setup(tree)
     stagecraft.setup(tree)
     cast.setup(tree)
+    panel_menus.setup(tree)  # ⭐ Pick line, 🎬 Cue this actor, 💭 Thought (message menus)
 
 
 def point_at(api_base: str | None, gateway_url: str | None) -> None:
