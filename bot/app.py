@@ -16,6 +16,7 @@ import logging
 import os
 import signal
 import sys
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
@@ -91,6 +92,8 @@ class CircusBot(discord.Client):
         self._warming = asyncio.create_task(self._warm_models(), name="warm-litellm")
         await self.tree.set_translator(CommandTranslator())
         register(self.tree, list_templates(self.config))
+        for view in PERSISTENT_VIEWS:
+            self.add_view(view(self))
         self.add_dynamic_items(PanelButton, PanelSelect)  # panels work across restarts
         await self.reattach()
         if not self.sync_commands:
@@ -154,6 +157,10 @@ class CircusBot(discord.Client):
         await stage.refresh()
         return stage
 
+    async def show_panel(self, stage: Stage) -> None:
+        """Post the scene's control panel in its (new) thread (bot.panel)."""
+        await self.panels.show(stage)
+
     async def unbind(self, name: str) -> None:
         self.panels.drop(name)
         stage = self.stages.pop(name, None)
@@ -214,14 +221,24 @@ class CircusBot(discord.Client):
         await super().close()
 
 
+# The command modules, in the order they register: a new one is one more line here.
+COMMAND_MODULES: tuple[Callable[[app_commands.CommandTree], None], ...] = (
+    commands.setup,  # first: it makes the /take group that harvest adds /take compare to
+    harvest.setup,
+    stagecraft.setup,
+    cast.setup,
+    panel_menus.setup,  # ⭐ Pick line, 🎬 Cue this actor, 💭 Thought (message menus)
+)
+# Views whose buttons outlive a restart (timeout=None, fixed custom ids), each made for the
+# bot at start: a new one is one more line here.
+PERSISTENT_VIEWS: tuple[Callable[[CircusBot], discord.ui.View], ...] = ()
+
+
 def register(tree: app_commands.CommandTree, templates: list[str]) -> None:
     """Every slash command the bot offers, in one place (`/scene new` offers `templates`)."""
     tree.add_command(scenes.build(templates))
-    commands.setup(tree)  # first: it makes the /take group that harvest adds /take compare to
-    harvest.setup(tree)
-    stagecraft.setup(tree)
-    cast.setup(tree)
-    panel_menus.setup(tree)  # ⭐ Pick line, 🎬 Cue this actor, 💭 Thought (message menus)
+    for setup in COMMAND_MODULES:
+        setup(tree)
 
 
 def point_at(api_base: str | None, gateway_url: str | None) -> None:

@@ -4,21 +4,22 @@ draft shown to the director privately, to accept, edit or drop.
 Invariants: the full backstory and every draft reach only the director who sent it (ephemeral
 messages; never the thread, never another actor); nothing is written into a soul until a
 director presses Accept (or submits the edited draft), and then only its part 2 (the engine's
-accept_prior_story); every button and form checks again that its user directs the scene.
+accept_prior_story); every button and form checks again that its user directs the scene (their
+`interaction_check`, bot.forms).
 """
 
 from __future__ import annotations
 
-import io
-
 import discord
 from discord import app_commands
 
-from bot.commands import MODAL_LIMIT, uploaded_text
-from bot.edge import defer, directed, directors_only, reply, report, scene_of
 from bot.errors import BotProblem
+from bot.files import MODAL_LIMIT, text_file, uploaded_text
+from bot.forms import DirectorsForm, DirectorsView
+from bot.gate import directors_only, scene_of
 from bot.i18n import t
 from bot.render import LIMIT
+from bot.replies import defer, reply
 from bot.stage import Stage
 from engine import UnknownActor
 
@@ -52,10 +53,10 @@ def draft_message(actor: str, draft: str, state: str, lang: str) -> str:
 
 
 def draft_file(actor: str, draft: str) -> discord.File:
-    return discord.File(io.BytesIO(draft.encode("utf-8")), filename=f"{actor}-prior-story.md")
+    return text_file(f"{actor}-prior-story.md", draft)
 
 
-class DraftView(discord.ui.View):
+class DraftView(DirectorsView):
     """Accept / Edit / Drop under one actor's draft; it holds the draft until then."""
 
     def __init__(self, stage: Stage, actor: str, draft: str) -> None:
@@ -83,20 +84,19 @@ class DraftView(discord.ui.View):
         await self.write(interaction, self.draft, "accepted")
 
     async def edit(self, interaction: discord.Interaction) -> None:
-        directed(interaction)
         if len(self.draft) > MODAL_LIMIT:  # the button is disabled then; a client may not care
             raise BotProblem("backstory.too_long", actor=self.actor, limit=MODAL_LIMIT)
         await interaction.response.send_modal(DraftModal(self))
 
     async def drop(self, interaction: discord.Interaction) -> None:
-        stage = directed(interaction)
+        stage = scene_of(interaction)
         self.stop()
         text = draft_message(self.actor, self.draft, "dropped", stage.lang)
         await interaction.response.edit_message(content=text, view=None, attachments=[])
 
     async def write(self, interaction: discord.Interaction, text: str, state: str) -> None:
         """Write `text` as the actor's prior story (the director said so), then show it done."""
-        stage = directed(interaction)
+        stage = scene_of(interaction)
         try:
             actor = await stage.rehearsal.resolve_actor(self.actor)  # still in the cast?
         except UnknownActor:  # removed or renamed since the draft was made
@@ -108,13 +108,8 @@ class DraftView(discord.ui.View):
         shown = draft_message(actor.name, text, state, stage.lang)
         await interaction.response.edit_message(content=shown, view=None, attachments=[])
 
-    async def on_error(
-        self, interaction: discord.Interaction, error: Exception, item: discord.ui.Item, /
-    ) -> None:
-        await report(interaction, error)
 
-
-class DraftModal(discord.ui.Modal):
+class DraftModal(DirectorsForm):
     """One draft prior story, prefilled, for the director to rewrite before it is written."""
 
     def __init__(self, view: DraftView) -> None:
@@ -131,7 +126,6 @@ class DraftModal(discord.ui.Modal):
         self.add_item(self.story)
 
     async def on_submit(self, interaction: discord.Interaction) -> None:
-        directed(interaction)  # a form is no command: the gate is called by hand (again in write)
         text = self.story.value or ""
         if len(text) > MODAL_LIMIT:
             label = t("backstory.label", self.draft_view.stage.lang)
@@ -142,8 +136,26 @@ class DraftModal(discord.ui.Modal):
             raise BotProblem("backstory.empty_edit", actor=self.draft_view.actor)
         await self.draft_view.write(interaction, text, "edited")
 
-    async def on_error(self, interaction: discord.Interaction, error: Exception, /) -> None:
-        await report(interaction, error)
+
+async def draft_backstories(
+    interaction: discord.Interaction, stage: Stage, file: discord.Attachment
+) -> None:
+    """/scene backstory: one draft prior story per actor, each shown privately with its buttons."""
+    await defer(interaction)
+    text = await uploaded_text(file, too_big="upload_too_big")
+    drafts = await stage.rehearsal.backstory_drafts(text)
+    await reply(interaction, t("backstory.drafted", stage.lang, count=len(drafts)))
+    for actor, draft in drafts.items():
+        if not draft.strip():
+            await reply(interaction, draft_message(actor, draft, "empty", stage.lang))
+            continue
+        file_ = draft_file(actor, draft) if len(draft) > PREVIEW else None
+        await reply(
+            interaction,
+            draft_message(actor, draft, "draft", stage.lang),
+            file=file_,
+            view=DraftView(stage, actor, draft),
+        )
 
 
 def attach(group: app_commands.Group) -> None:
@@ -155,19 +167,4 @@ def attach(group: app_commands.Group) -> None:
     @app_commands.describe(file="The full backstory (a text file): what really happened")
     @directors_only
     async def scene_backstory(interaction: discord.Interaction, file: discord.Attachment) -> None:
-        stage = scene_of(interaction)
-        await defer(interaction)
-        text = await uploaded_text(file, too_big="upload_too_big")
-        drafts = await stage.rehearsal.backstory_drafts(text)
-        await reply(interaction, t("backstory.drafted", stage.lang, count=len(drafts)))
-        for actor, draft in drafts.items():
-            if not draft.strip():
-                await reply(interaction, draft_message(actor, draft, "empty", stage.lang))
-                continue
-            file_ = draft_file(actor, draft) if len(draft) > PREVIEW else None
-            await reply(
-                interaction,
-                draft_message(actor, draft, "draft", stage.lang),
-                file=file_,
-                view=DraftView(stage, actor, draft),
-            )
+        await draft_backstories(interaction, scene_of(interaction), file)

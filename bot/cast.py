@@ -1,6 +1,7 @@
 """`/actor add|remove|rename`: a scene's cast, set up from Discord (from a phone).
 
-Invariants: every command is `directors_only` (refused before anything is read or written); a
+Invariants: every command is for directors only (the group's `interaction_check`: refused
+before anything is read or written); a
 new soul arrives as data (origin="discord": no api_base, models only from the operator's
 allow-list) either as the three parts of a form or as an uploaded soul.md; the engine writes
 it whole or not at all, and a refused form is handed back as a file, so nothing typed is lost.
@@ -17,11 +18,14 @@ from dataclasses import dataclass
 import discord
 from discord import app_commands
 
-from bot.commands import MODAL_LIMIT, soul_file, uploaded_text
-from bot.edge import defer, describe, directed, directors_only, reply, report, scene_of
+from bot.edge import describe
 from bot.errors import BotProblem
+from bot.files import MODAL_LIMIT, soul_file, uploaded_text
+from bot.forms import DirectorsForm
+from bot.gate import DirectorsGroup, scene_of
 from bot.i18n import t
 from bot.options import ActorArg
+from bot.replies import defer, reply
 from bot.stage import Stage
 from engine import MAX_CAST, Actor, CircusError, check_name, say
 
@@ -81,7 +85,7 @@ def name_taken(name: str, cast: Sequence[str], aliases: Mapping[str, Sequence[st
 
 
 # ---------------------------------------------------------------------- the form
-class ActorModal(discord.ui.Modal):
+class ActorModal(DirectorsForm):
     """A new actor's soul in three fields: bio (required), prior story, director's notes."""
 
     def __init__(self, stage: Stage, name: str) -> None:
@@ -103,7 +107,7 @@ class ActorModal(discord.ui.Modal):
             self.add_item(box)
 
     async def on_submit(self, interaction: discord.Interaction) -> None:
-        stage = directed(interaction)  # a form is no command: the gate is called by hand
+        stage = scene_of(interaction)  # a director's: interaction_check let it through
         await defer(interaction)
         values = {field: box.value or "" for field, box in self.fields.items()}
         over = too_long(values)
@@ -121,9 +125,6 @@ class ActorModal(discord.ui.Modal):
             return
         await joined(interaction, stage, actor)
 
-    async def on_error(self, interaction: discord.Interaction, error: Exception, /) -> None:
-        await report(interaction, error)
-
 
 async def joined(interaction: discord.Interaction, stage: Stage, actor: Actor) -> None:
     """A new actor is in the cast: personas know them now; the thread and the director hear."""
@@ -132,12 +133,57 @@ async def joined(interaction: discord.Interaction, stage: Stage, actor: Actor) -
     await reply(interaction, t("cast.added", stage.lang, actor=actor.name))
 
 
+async def add_actor(
+    interaction: discord.Interaction,
+    stage: Stage,
+    name: str,
+    file: discord.Attachment | None = None,
+) -> None:
+    """/actor add: refused before the form if the name is taken or the cast is full; an
+    uploaded soul.md is written at once, else the form opens."""
+    name = check_name(name, "Actor")
+    view = await stage.rehearsal.view()
+    taken = name_taken(name, view.cast, view.aliases)
+    if taken is not None:
+        same = _key(taken) == _key(name)  # their own name, or one of their aliases
+        raise BotProblem("cast.exists" if same else "cast.taken", name=name, actor=taken)
+    if len(view.cast) >= MAX_CAST:  # before the form: nobody types a soul in vain
+        raise BotProblem("cast.full", most=MAX_CAST)
+    if file is None:
+        await interaction.response.send_modal(ActorModal(stage, name))
+        return
+    await defer(interaction)
+    text = await uploaded_text(file)
+    actor = await stage.rehearsal.add_actor(name, text, origin="discord")
+    await joined(interaction, stage, actor)
+
+
+async def remove_actor(interaction: discord.Interaction, stage: Stage, actor: Actor) -> None:
+    """/actor remove: the thread hears it by name."""
+    await defer(interaction)
+    await stage.rehearsal.remove_actor(actor)
+    await stage.refresh()
+    stage.status_line(t("cast.line_left", stage.lang, actor=actor.name))
+    await reply(interaction, t("cast.removed", stage.lang, actor=actor.name))
+
+
+async def rename_actor(
+    interaction: discord.Interaction, stage: Stage, actor: Actor, new_name: str
+) -> None:
+    """/actor rename (before the take's first turn): the thread hears it by name."""
+    await defer(interaction)
+    renamed = await stage.rehearsal.rename_actor(actor, new_name)
+    await stage.refresh()
+    values = dict(old=actor.name, new=renamed.name)
+    stage.status_line(t("cast.line_renamed", stage.lang, **values))
+    await reply(interaction, t("cast.renamed", stage.lang, **values))
+
+
 # ---------------------------------------------------------------------- the commands
-class ActorGroup(app_commands.Group, name="actor"):
+class ActorGroup(DirectorsGroup, name="actor"):
     """Add, remove or rename the scene's actors"""
 
     @app_commands.command(name="add")
-    @directors_only
     async def add(
         self,
         interaction: discord.Interaction,
@@ -150,40 +196,18 @@ class ActorGroup(app_commands.Group, name="actor"):
             name: The new actor's name
             file: Their whole soul.md instead of the form (for souls over 4000 characters)
         """
-        stage = scene_of(interaction)
-        name = check_name(name, "Actor")
-        view = await stage.rehearsal.view()
-        taken = name_taken(name, view.cast, view.aliases)
-        if taken is not None:
-            same = _key(taken) == _key(name)  # their own name, or one of their aliases
-            raise BotProblem("cast.exists" if same else "cast.taken", name=name, actor=taken)
-        if len(view.cast) >= MAX_CAST:  # before the form: nobody types a soul in vain
-            raise BotProblem("cast.full", most=MAX_CAST)
-        if file is None:
-            await interaction.response.send_modal(ActorModal(stage, name))
-            return
-        await defer(interaction)
-        text = await uploaded_text(file)
-        actor = await stage.rehearsal.add_actor(name, text, origin="discord")
-        await joined(interaction, stage, actor)
+        await add_actor(interaction, scene_of(interaction), name, file)
 
     @app_commands.command(name="remove")
-    @directors_only
     async def remove(self, interaction: discord.Interaction, actor: ActorArg) -> None:
         """Take an actor out of the scene
 
         Args:
             actor: The actor
         """
-        stage = scene_of(interaction)
-        await defer(interaction)
-        await stage.rehearsal.remove_actor(actor)
-        await stage.refresh()
-        stage.status_line(t("cast.line_left", stage.lang, actor=actor.name))
-        await reply(interaction, t("cast.removed", stage.lang, actor=actor.name))
+        await remove_actor(interaction, scene_of(interaction), actor)
 
     @app_commands.command(name="rename")
-    @directors_only
     async def rename(
         self, interaction: discord.Interaction, actor: ActorArg, new_name: NameArg
     ) -> None:
@@ -193,13 +217,7 @@ class ActorGroup(app_commands.Group, name="actor"):
             actor: The actor
             new_name: Their new name
         """
-        stage = scene_of(interaction)
-        await defer(interaction)
-        renamed = await stage.rehearsal.rename_actor(actor, new_name)
-        await stage.refresh()
-        values = dict(old=actor.name, new=renamed.name)
-        stage.status_line(t("cast.line_renamed", stage.lang, **values))
-        await reply(interaction, t("cast.renamed", stage.lang, **values))
+        await rename_actor(interaction, scene_of(interaction), actor, new_name)
 
 
 def setup(tree: app_commands.CommandTree) -> None:

@@ -1,23 +1,25 @@
 """`/scene context`: the scene's public stage facts (context.md's body), rewritten in a form.
 
 Invariants: only a scene's directors reach the form or upload a file (`directors_only`, and the
-form's own gate on submit); the text arrives as data (origin="discord": the scene's operator
+form's own `interaction_check` on submit); the text arrives as data (origin="discord": the scene's operator
 settings stay as on disk), the engine writes it whole or not at all, and a refused form is
 handed back as a file. A body over a form's 4000 characters comes as a file to edit and upload.
 """
 
 from __future__ import annotations
 
-import io
 import re
 
 import discord
 from discord import app_commands
 
-from bot.commands import MODAL_LIMIT, uploaded_text
-from bot.edge import defer, describe, directed, directors_only, reply, report, scene_of
+from bot.edge import describe
 from bot.errors import BotProblem
+from bot.files import MODAL_LIMIT, text_file, uploaded_text
+from bot.forms import DirectorsForm
+from bot.gate import directors_only, scene_of
 from bot.i18n import t
+from bot.replies import defer, reply
 from bot.stage import Stage
 from engine import CircusError
 
@@ -47,10 +49,10 @@ def with_body(header: str, body: str) -> str:
 
 
 def context_file(text: str) -> discord.File:
-    return discord.File(io.BytesIO(text.encode("utf-8")), filename="context.md")
+    return text_file("context.md", text)
 
 
-class ContextModal(discord.ui.Modal):
+class ContextModal(DirectorsForm):
     """context.md's public body in one field, prefilled with what is on disk."""
 
     def __init__(self, stage: Stage, body: str) -> None:
@@ -68,7 +70,7 @@ class ContextModal(discord.ui.Modal):
         self.add_item(self.body)
 
     async def on_submit(self, interaction: discord.Interaction) -> None:
-        stage = directed(interaction)  # a form is no command: the gate is called by hand
+        stage = scene_of(interaction)  # a director's: interaction_check let it through
         await defer(interaction)
         text = self.body.value or ""
         if len(text) > MODAL_LIMIT:
@@ -88,13 +90,31 @@ class ContextModal(discord.ui.Modal):
             return
         await saved(interaction, stage)
 
-    async def on_error(self, interaction: discord.Interaction, error: Exception, /) -> None:
-        await report(interaction, error)
-
 
 async def saved(interaction: discord.Interaction, stage: Stage) -> None:
     await stage.refresh()  # the language may have changed with it
     await reply(interaction, t("context.saved", stage.lang))
+
+
+async def edit_context(
+    interaction: discord.Interaction, stage: Stage, file: discord.Attachment | None = None
+) -> None:
+    """/scene context: an uploaded context.md is written; else a form opens with its public
+    body (or, for a body longer than a form holds, the file comes back to edit and upload)."""
+    if file is not None:
+        await defer(interaction)
+        text = await uploaded_text(file, too_big="upload_too_big")
+        await stage.rehearsal.set_context(text, origin="discord")
+        await saved(interaction, stage)
+        return
+    whole = await stage.rehearsal.context_text()
+    _, body = split_context(whole)
+    if len(body.strip("\n")) > MODAL_LIMIT:
+        await defer(interaction)
+        message = t("context.too_long", stage.lang, length=len(body.strip("\n")))
+        await reply(interaction, message, file=context_file(whole))
+        return
+    await interaction.response.send_modal(ContextModal(stage, body))
 
 
 def attach(group: app_commands.Group) -> None:
@@ -106,18 +126,4 @@ def attach(group: app_commands.Group) -> None:
     async def scene_context(
         interaction: discord.Interaction, file: discord.Attachment | None = None
     ) -> None:
-        stage = scene_of(interaction)
-        if file is not None:
-            await defer(interaction)
-            text = await uploaded_text(file, too_big="upload_too_big")
-            await stage.rehearsal.set_context(text, origin="discord")
-            await saved(interaction, stage)
-            return
-        whole = await stage.rehearsal.context_text()
-        _, body = split_context(whole)
-        if len(body.strip("\n")) > MODAL_LIMIT:
-            await defer(interaction)
-            message = t("context.too_long", stage.lang, length=len(body.strip("\n")))
-            await reply(interaction, message, file=context_file(whole))
-            return
-        await interaction.response.send_modal(ContextModal(stage, body))
+        await edit_context(interaction, scene_of(interaction), file)

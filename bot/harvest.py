@@ -1,7 +1,7 @@
 """Panning for gold in a scene thread: /picks, /take compare, /export and /report.
 
 Invariants: every answer is private. What only directors may see stays behind the director
-check (bot.edge.directors_only): an export with the actors' thoughts and a take's report (it
+check (bot.gate.directors_only): an export with the actors' thoughts and a take's report (it
 counts the stage manager's choices and the models' costs); the line bin, a comparison of takes and a frontstage export hold only
 what the thread already showed, so anyone in the thread may ask for them. Exports are written
 into a private temporary folder and attached; nothing is left behind in the scene folder.
@@ -18,10 +18,11 @@ from pathlib import Path
 import discord
 from discord import app_commands
 
-from bot.commands import INLINE_LIMIT
-from bot.edge import bot_of, defer, directors_only, directors_only_if, reply, scene_of
 from bot.errors import BotProblem
+from bot.files import INLINE_LIMIT, text_file
+from bot.gate import directors_only, directors_only_if, scene_of, stage_or_none
 from bot.i18n import t
+from bot.replies import defer, reply
 from bot.reports import report_message
 from bot.stage import Stage
 from engine import Pick, render_picks, whole_number
@@ -76,15 +77,11 @@ def render_pick_line(pick: Pick, lang: str, width: int = 80) -> str:
     )
 
 
-def attachment(name: str, text: str) -> discord.File:
-    return discord.File(io.BytesIO(text.encode("utf-8")), filename=name)
-
-
 async def take_choices(
     interaction: discord.Interaction, current: str
 ) -> list[app_commands.Choice[str]]:
     """Autocomplete for take options: the take being played, then the saved ones (newest first)."""
-    stage = bot_of(interaction).stage_for_thread(interaction.channel_id)
+    stage = stage_or_none(interaction)
     if stage is None:
         return []
     number = await stage.rehearsal.current_take()
@@ -100,11 +97,9 @@ async def take_number(stage: Stage, ref: TakeRef) -> int:
     return await stage.rehearsal.current_take() if ref == "current" else int(ref)
 
 
-# ---------------------------------------------------------------------- picks
-@app_commands.command(name="picks")
-async def picks(interaction: discord.Interaction) -> None:
-    """List the picked lines and their votes (privately)"""
-    stage = scene_of(interaction)
+# ---------------------------------------------------------------------- the bodies
+async def show_picks(interaction: discord.Interaction, stage: Stage) -> None:
+    """/picks: the picked lines and their votes, inline if they fit, else picks.md attached."""
     await defer(interaction)
     found = await stage.rehearsal.picks()
     if not found:
@@ -119,11 +114,74 @@ async def picks(interaction: discord.Interaction) -> None:
     await reply(
         interaction,
         t("picks_file", stage.lang, count=len(found)),
-        file=attachment("picks.md", bin_md),
+        file=text_file("picks.md", bin_md),
     )
 
 
-# ---------------------------------------------------------------------- compare
+async def compare_takes(
+    interaction: discord.Interaction, stage: Stage, a: str, b: str, full: bool
+) -> None:
+    """/take compare: two takes side by side, inline if it fits, else attached."""
+    first, second = take_of(a), take_of(b)
+    await defer(interaction)
+    text = await stage.rehearsal.diff(first, second, full=full)
+    if len(text) <= INLINE_LIMIT:
+        await reply(interaction, text)
+        return
+    na, nb = await take_number(stage, first), await take_number(stage, second)
+    await reply(
+        interaction,
+        t("compare_file", stage.lang, a=na, b=nb),
+        file=text_file(f"take_{na}-vs-take_{nb}.md", text),
+    )
+
+
+async def export_take(
+    interaction: discord.Interaction,
+    stage: Stage,
+    take: str,
+    format: str,
+    picks: bool,
+    thoughts: bool,
+) -> None:
+    """/export: the take's files, written in a private temporary folder and attached."""
+    ref = take_of(take)
+    formats = FORMATS if format == "all" else (format,)
+    await defer(interaction)
+    with tempfile.TemporaryDirectory(prefix="circus-export-") as folder:
+        paths = await stage.rehearsal.export(
+            take=ref, formats=formats, picks=picks, thoughts=thoughts, out=Path(folder)
+        )
+        files = [discord.File(io.BytesIO(p.read_bytes()), filename=p.name) for p in paths]
+    names = ", ".join(f"`{p.name}`" for p in paths)
+    if picks:
+        text = t("export_picks_done", stage.lang, files=names)
+    else:
+        text = t("export_done", stage.lang, take=await take_number(stage, ref), files=names)
+    await reply(interaction, text, files=files)
+
+
+async def report_take(interaction: discord.Interaction, stage: Stage, take: str) -> None:
+    """/report: the take's report embed, with report.md attached (directors only)."""
+    ref = take_of(take)
+    await defer(interaction)
+    number = await take_number(stage, ref)
+    embed, enclosed = await report_message(stage.rehearsal, stage.lang, ref, number)
+    await reply(
+        interaction,
+        t("report_done", stage.lang, take=number),
+        embed=embed,
+        file=discord.File(io.BytesIO(enclosed.data), filename=enclosed.filename),
+    )
+
+
+# ---------------------------------------------------------------------- the commands
+@app_commands.command(name="picks")
+async def picks(interaction: discord.Interaction) -> None:
+    """List the picked lines and their votes (privately)"""
+    await show_picks(interaction, scene_of(interaction))
+
+
 @app_commands.command(name="compare")
 @app_commands.autocomplete(a=take_choices, b=take_choices)
 async def take_compare(
@@ -136,22 +194,9 @@ async def take_compare(
         b: A take number, or current
         full: Show the shared opening in full too
     """
-    stage = scene_of(interaction)
-    first, second = take_of(a), take_of(b)
-    await defer(interaction)
-    text = await stage.rehearsal.diff(first, second, full=full)
-    if len(text) <= INLINE_LIMIT:
-        await reply(interaction, text)
-        return
-    na, nb = await take_number(stage, first), await take_number(stage, second)
-    await reply(
-        interaction,
-        t("compare_file", stage.lang, a=na, b=nb),
-        file=attachment(f"take_{na}-vs-take_{nb}.md", text),
-    )
+    await compare_takes(interaction, scene_of(interaction), a, b, full)
 
 
-# ---------------------------------------------------------------------- export
 FORMAT_CHOICES = [
     app_commands.Choice(name="all four", value="all"),
     app_commands.Choice(name="Fountain screenplay (.fountain)", value="fountain"),
@@ -181,24 +226,9 @@ async def export(
         picks: Only the picked lines
         thoughts: With the actors' thoughts as notes (directors only)
     """
-    stage = scene_of(interaction)
-    ref = take_of(take)
-    formats = FORMATS if format == "all" else (format,)
-    await defer(interaction)
-    with tempfile.TemporaryDirectory(prefix="circus-export-") as folder:
-        paths = await stage.rehearsal.export(
-            take=ref, formats=formats, picks=picks, thoughts=thoughts, out=Path(folder)
-        )
-        files = [discord.File(io.BytesIO(p.read_bytes()), filename=p.name) for p in paths]
-    names = ", ".join(f"`{p.name}`" for p in paths)
-    if picks:
-        text = t("export_picks_done", stage.lang, files=names)
-    else:
-        text = t("export_done", stage.lang, take=await take_number(stage, ref), files=names)
-    await reply(interaction, text, files=files)
+    await export_take(interaction, scene_of(interaction), take, format, picks, thoughts)
 
 
-# ---------------------------------------------------------------------- report
 @app_commands.command(name="report")
 @directors_only
 @app_commands.autocomplete(take=take_choices)
@@ -208,17 +238,7 @@ async def report(interaction: discord.Interaction, take: str = "current") -> Non
     Args:
         take: A take number, or current
     """
-    stage = scene_of(interaction)
-    ref = take_of(take)
-    await defer(interaction)
-    number = await take_number(stage, ref)
-    embed, enclosed = await report_message(stage, ref, number)
-    await reply(
-        interaction,
-        t("report_done", stage.lang, take=number),
-        embed=embed,
-        file=discord.File(io.BytesIO(enclosed.data), filename=enclosed.filename),
-    )
+    await report_take(interaction, scene_of(interaction), take)
 
 
 def setup(tree: app_commands.CommandTree) -> None:

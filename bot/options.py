@@ -14,7 +14,7 @@ import logging
 import discord
 from discord import app_commands
 
-from bot.edge import bot_of, may_direct, scene_of
+from bot.gate import may_direct, scene_of, stage_or_none
 from bot.render import autocomplete_names
 from engine import Actor
 
@@ -26,7 +26,7 @@ async def actor_choices(
 ) -> list[app_commands.Choice[str]]:
     """The scene's cast matching what was typed, at most 25. A scene that fails to load offers
     nothing (the command itself then says why)."""
-    stage = bot_of(interaction).stage_for_thread(interaction.channel_id)
+    stage = stage_or_none(interaction)
     if stage is None:
         return []
     try:

@@ -2,9 +2,10 @@
 by their custom id after a restart) and the forms they open.
 
 Invariants: a control is another way to call a slash command, never a second implementation —
-`invoke` runs the registered command's own checks (`directors_only`, any group check) and then
-its own body; a form that starts something calls `invoke` again on submit, so a member who
-lost the chair meanwhile is refused then too. A custom id and a select's values come from
+`checked` runs the registered command's own checks (`directors_only`, any group check), then the
+control calls the command's body (bot.commands, bot.harvest: the same function the command
+calls); a form checks again on submit, so a member who lost the chair meanwhile is refused then
+too. A custom id and a select's values come from
 Discord and are untrusted (bot.panel_text.parse_id, resolve_actor); a control whose scene is
 gone, or that is not one of ours, answers privately and changes nothing. Every error is
 answered once, privately, by bot.edge.report.
@@ -18,8 +19,10 @@ from typing import Any
 import discord
 from discord import app_commands
 
-from bot.edge import bot_of, report
+from bot import commands, harvest
+from bot.edge import report
 from bot.errors import BotProblem
+from bot.host import host_of
 from bot.i18n import t
 from bot.panel_text import (
     BUTTONS,
@@ -52,7 +55,8 @@ SELECT_TEMPLATE = rf"circus:(?P<action>{'|'.join(SELECTS)}):{_SCENE}"
 def command(interaction: discord.Interaction, path: str) -> app_commands.Command[Any, ..., Any]:
     """The slash command `path` ("cut", "take save") as the bot registered it."""
     first, *rest = path.split()
-    found: Any = bot_of(interaction).tree.get_command(first)
+    tree: app_commands.CommandTree = interaction.client.tree  # type: ignore[attr-defined]
+    found: Any = tree.get_command(first)
     for name in rest:
         found = found.get_command(name) if isinstance(found, app_commands.Group) else None
     if not isinstance(found, app_commands.Command):
@@ -69,20 +73,11 @@ async def checked(interaction: discord.Interaction, path: str) -> app_commands.C
     return cmd
 
 
-async def invoke(interaction: discord.Interaction, path: str, **params: object) -> None:
-    """Run slash command `path` with `params`, as if the member had typed it."""
-    cmd = await checked(interaction, path)
-    if cmd.binding is not None:
-        await cmd.callback(cmd.binding, interaction, **params)  # type: ignore[call-arg]
-    else:
-        await cmd.callback(interaction, **params)  # type: ignore[call-arg]
-
-
 def stage_for(interaction: discord.Interaction, pid: PanelId | None) -> Stage:
     """The scene a control belongs to, if it still plays in this thread."""
     if pid is None:
         raise BotProblem("panel.unknown")
-    stage = bot_of(interaction).stage_for_thread(interaction.channel_id)
+    stage = host_of(interaction).stage_for_thread(interaction.channel_id)
     if stage is None or stage.name != pid.scene:
         raise BotProblem("panel.gone")
     return stage
@@ -101,13 +96,17 @@ async def act(interaction: discord.Interaction, custom_id: str, values: object) 
             await checked(interaction, "run")
             await interaction.response.send_modal(RunForm(stage))
         elif pid.action == "cut":
-            await invoke(interaction, "cut")
+            await checked(interaction, "cut")
+            await commands.cut_run(interaction, stage)
         elif pid.action == "resume":
-            await invoke(interaction, "resume", turns=DEFAULT_TURNS)
+            await checked(interaction, "resume")
+            await commands.resume_run(interaction, stage, DEFAULT_TURNS)
         elif pid.action == "save":
-            await invoke(interaction, "take save")
+            await checked(interaction, "take save")
+            await commands.save_take(interaction, stage)
         elif pid.action == "report":
-            await invoke(interaction, "report", take="current")
+            await checked(interaction, "report")
+            await harvest.report_take(interaction, stage, "current")
     except Exception as exc:
         await report(interaction, exc)
 
@@ -245,7 +244,8 @@ class RunForm(Form):
             raise BotProblem(
                 "panel.bad_turns", value=shown_number(self.turns.value), most=MOST_TURNS
             )
-        await invoke(interaction, "run", turns=turns)
+        await checked(interaction, "run")
+        await commands.start_run(interaction, self.stage, turns, None)
 
 
 class CueForm(Form):
@@ -253,6 +253,7 @@ class CueForm(Form):
 
     def __init__(self, stage: Stage, actor: Actor) -> None:
         super().__init__(title=title("panel.cue_title", stage.lang, actor=actor.name), timeout=None)
+        self.stage = stage
         self.actor = actor
         self.direction: discord.ui.TextInput[CueForm] = discord.ui.TextInput(
             label=t("panel.direction_label", stage.lang)[:45],
@@ -266,7 +267,8 @@ class CueForm(Form):
 
     async def on_submit(self, interaction: discord.Interaction) -> None:
         direction = self.direction.value.strip() or None
-        await invoke(interaction, "cue", actor=self.actor, direction=direction)
+        await checked(interaction, "cue")
+        await commands.cue_actor(interaction, self.stage, self.actor, direction)
 
 
 class NoteForm(Form):
@@ -275,6 +277,7 @@ class NoteForm(Form):
     def __init__(self, stage: Stage, actor: Actor | None) -> None:
         who = actor.name if actor else t("panel.everyone", stage.lang)
         super().__init__(title=title("panel.note_title", stage.lang, who=who), timeout=None)
+        self.stage = stage
         self.actor = actor
         self.text: discord.ui.TextInput[NoteForm] = discord.ui.TextInput(
             label=t("panel.note_label", stage.lang)[:45],
@@ -285,4 +288,5 @@ class NoteForm(Form):
         self.add_item(self.text)
 
     async def on_submit(self, interaction: discord.Interaction) -> None:
-        await invoke(interaction, "note", text=self.text.value, actor=self.actor)
+        await checked(interaction, "note")
+        await commands.whisper(interaction, self.stage, self.text.value, self.actor)

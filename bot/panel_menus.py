@@ -12,10 +12,11 @@ from __future__ import annotations
 import discord
 from discord import app_commands
 
-from bot.edge import defer, directors_only, may_direct, reply, scene_of
 from bot.errors import BotProblem
+from bot.gate import directors_only, may_direct, scene_of
 from bot.i18n import t
 from bot.panel_controls import CueForm, checked
+from bot.replies import defer, reply
 from bot.stage import Stage
 from engine import say
 

@@ -1,28 +1,21 @@
 """A take's report in Discord: a short embed with the numbers, and report.md attached.
 
 Invariant: a report reaches only a scene's directors — as the private answer to `/report`
-(bot.harvest checks `directed`) or by DM through Backstage when a take is saved — because it
+(a director command, bot.harvest) or by DM through Backstage when a take is saved (bot.stage) — because it
 counts the stage manager's choices and the models' costs, which spectators never see. The
 embed is read from the engine's markdown (`report_numbers`, pure); the file is that markdown.
 """
 
 from __future__ import annotations
 
-import logging
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import discord
 
 from bot.backstage import Enclosure
 from bot.i18n import t
-from engine import CircusError
-
-if TYPE_CHECKING:
-    from bot.stage import Stage
-
-log = logging.getLogger("circus.bot.reports")
+from engine import Rehearsal
 
 REPORT_FILE = "report.md"
 WARNING = "⚠"
@@ -105,21 +98,10 @@ def report_embed(markdown: str, scene: str, take: int, picks: int, lang: str) ->
 
 
 async def report_message(
-    stage: Stage, take: int | str, number: int
+    rehearsal: Rehearsal, lang: str, take: int | str, number: int
 ) -> tuple[discord.Embed, Enclosure]:
     """The embed and the report.md file for take `take` (numbered `number`) of a scene."""
-    markdown = await stage.rehearsal.report(take)
-    picks = sum(1 for p in await stage.rehearsal.picks() if p.take == number)
-    embed = report_embed(markdown, stage.name, number, picks, stage.lang)
+    markdown = await rehearsal.report(take)
+    picks = sum(1 for p in await rehearsal.picks() if p.take == number)
+    embed = report_embed(markdown, rehearsal.name, number, picks, lang)
     return embed, Enclosure(REPORT_FILE, markdown.encode("utf-8"), embed)
-
-
-async def send_report(stage: Stage, take: int) -> None:
-    """DM a just-saved take's report to the scene's directors (never to the thread)."""
-    try:
-        embed, enclosure = await report_message(stage, take, take)
-    except CircusError as exc:  # the take is saved either way; the report can be asked for
-        log.warning("scene %s: no report for take %s: %s", stage.name, take, exc)
-        return
-    text = t("report_dm", stage.lang, scene=stage.name, take=take)
-    stage.backstage.send(stage.binding.directors, stage.name, stage.lang, text, enclosure)

@@ -31,10 +31,12 @@ from bot.binding import (
     read_binding,
     visible_scenes,
 )
-from bot.edge import bot_of, defer, language, reply
 from bot.errors import BotProblem, MissingPermission, NotDirector
+from bot.gate import language
+from bot.host import host_of
 from bot.i18n import t
 from bot.render import autocomplete_names, render_scene_list, scene_card, split_message
+from bot.replies import defer, reply
 from engine import DEFAULT_TEMPLATE, Rehearsal, check_name, is_zh, new_scene, split_cast
 
 log = logging.getLogger("circus.bot")
@@ -62,7 +64,7 @@ async def open_thread(
     interaction: discord.Interaction, scene: str, directors: tuple[int, ...]
 ) -> discord.Thread:
     """Create the scene's thread (with the webhook ready), bind it, and post the scene card."""
-    bot = bot_of(interaction)
+    bot = host_of(interaction)
     channel = parent_channel(interaction)
     hook = await bot.personas.webhook(channel.id)
     try:
@@ -83,7 +85,7 @@ async def open_thread(
         await thread.add_user(interaction.user)
     except discord.Forbidden as exc:
         raise MissingPermission(thread.mention, "Send Messages in Threads") from exc
-    await bot.panels.show(stage)  # the control panel, under the scene card
+    await bot.show_panel(stage)  # the control panel, under the scene card
     return thread
 
 
@@ -131,7 +133,7 @@ def build(templates: list[str]) -> app_commands.Group:
         cast: app_commands.Range[str, 1, CAST_CHARS] | None = None,
         language: str | None = None,
     ) -> None:
-        bot = bot_of(interaction)
+        bot = host_of(interaction)
         parent_channel(interaction)
         await defer(interaction)
         name = check_name(name, "Scene")
@@ -164,7 +166,7 @@ def build(templates: list[str]) -> app_commands.Group:
 
     @group.command(name="list", description="List the scenes")
     async def scene_list(interaction: discord.Interaction) -> None:
-        bot = bot_of(interaction)
+        bot = host_of(interaction)
         scenes = [
             (name, getattr(binding_or_none(bot.scenes_dir / name), "thread_id", None))
             for name in visible_scenes(bot.scenes_dir, interaction.guild_id)
@@ -174,7 +176,7 @@ def build(templates: list[str]) -> app_commands.Group:
     @group.command(name="open", description="Bind an existing scene to a new thread")
     @app_commands.describe(name="The scene's folder name")
     async def scene_open(interaction: discord.Interaction, name: str) -> None:
-        bot = bot_of(interaction)
+        bot = host_of(interaction)
         parent_channel(interaction)
         if name not in list_scenes(bot.scenes_dir):
             raise BotProblem("scene_unknown", scene=name)
@@ -192,7 +194,7 @@ def build(templates: list[str]) -> app_commands.Group:
         interaction: discord.Interaction, current: str
     ) -> list[app_commands.Choice[str]]:
         try:
-            scenes = visible_scenes(bot_of(interaction).scenes_dir, interaction.guild_id)
+            scenes = visible_scenes(host_of(interaction).scenes_dir, interaction.guild_id)
             names = autocomplete_names(current, scenes)
         except Exception:  # autocomplete answers, always: an empty list at worst
             log.exception("autocomplete of scene names failed")

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import time
 from collections import deque
 from collections.abc import Callable
@@ -20,6 +21,7 @@ import discord
 
 from bot.backstage import Backstage
 from bot.binding import Binding, write_binding
+from bot.blocks import block_message, mention_of, say_text
 from bot.errors import BotProblem
 from bot.i18n import lang_of, t
 from bot.personas import Personas, Post
@@ -31,10 +33,11 @@ from bot.render import (
     thought_dm,
     turn_marks,
 )
-from bot.reports import send_report
+from bot.reports import report_message
 from bot.serial import Serial
 from bot.votes import Votes
 from engine import (
+    CircusError,
     Config,
     Cut,
     ErrorEvent,
@@ -51,6 +54,8 @@ from engine import (
     TurnStarted,
     WaitingForPlayer,
 )
+
+log = logging.getLogger("circus.bot")
 
 STATUS_PERSONA = "Circus"
 
@@ -161,11 +166,11 @@ class Stage:
                 self.status_line(t("line_budget", self.lang))
         elif isinstance(event, TakeSaved):
             self.status_line(t("line_take_saved", self.lang, take=event.take, turns=event.turns))
-            await send_report(self, event.take)  # to the directors only, by DM
-        elif isinstance(event, (StageChanged, WaitingForPlayer)):
-            from bot.stagecraft import render_stage_event  # it imports bot.commands → here
-
-            await render_stage_event(self, event)
+            await self._send_report(event.take)  # to the directors only, by DM
+        elif isinstance(event, StageChanged):
+            self._post_block(event)
+        elif isinstance(event, WaitingForPlayer):
+            await self._call_player(event)
         # NoteAdded and any other private event: nothing leaves the bot.
 
     def _post_turn(self, event: TurnCompleted) -> None:
@@ -185,6 +190,39 @@ class Stage:
                 self.name, event.take, event.turn, event.actor, event.thought, self.lang, marks
             )
         )
+
+    def _post_block(self, event: StageChanged) -> None:
+        persona = say_text("persona", self.lang)
+        for chunk in split_message(block_message(event, self.lang)):
+            self.personas.post(
+                self.binding.channel_id, self.binding.thread_id, persona, None, chunk
+            )
+
+    async def _call_player(self, event: WaitingForPlayer) -> None:
+        """Mention the member whose line the run waits for, once, from the bot itself."""
+        self._stop_typing()
+        # Everything before the wait must be in the thread first (the webhook queue is FIFO).
+        await self.personas.drain()
+        mention, user = mention_of(event.player)
+        text = say_text("waiting", self.lang, actor=event.actor, mention=mention)
+        allowed = discord.AllowedMentions(
+            everyone=False, roles=False, users=[discord.Object(user)] if user else False
+        )
+        channel = self.client.get_partial_messageable(
+            self.binding.thread_id, guild_id=self.binding.guild_id
+        )
+        with contextlib.suppress(discord.HTTPException):
+            await channel.send(text, allowed_mentions=allowed)
+
+    async def _send_report(self, take: int) -> None:
+        """DM a just-saved take's report to the scene's directors (never to the thread)."""
+        try:
+            embed, enclosure = await report_message(self.rehearsal, self.lang, take, take)
+        except CircusError as exc:  # the take is saved either way; the report can be asked for
+            log.warning("scene %s: no report for take %s: %s", self.name, take, exc)
+            return
+        text = t("report_dm", self.lang, scene=self.name, take=take)
+        self.backstage.send(self.binding.directors, self.name, self.lang, text, enclosure)
 
     def status_line(self, text: str) -> None:
         """A public line in the thread (in order with the actors' posts)."""

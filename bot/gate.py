@@ -1,0 +1,101 @@
+"""Who may act in a scene thread: the scene lookup, the director test and the checks built on it.
+
+Invariant: `directors_only` (an app_commands check), `DirectorsGroup` (a group's
+`interaction_check`) and `directors_only_if` are the only gates for director commands: they run
+before any option is resolved or the engine is touched, and refuse with NotDirector (naming the
+directors) or NotInScene, which the tree's error handler (bot.edge) answers privately.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TypeVar
+
+import discord
+from discord import app_commands
+
+from bot.binding import can_direct
+from bot.errors import BotProblem, NotDirector, NotInScene
+from bot.host import host_of
+from bot.i18n import lang_of, t
+from bot.stage import Stage
+
+T = TypeVar("T")
+
+
+def stage_or_none(interaction: discord.Interaction) -> Stage | None:
+    """The scene playing in the thread this interaction came from, if any."""
+    return host_of(interaction).stage_for_thread(interaction.channel_id)
+
+
+def scene_of(interaction: discord.Interaction) -> Stage:
+    """The scene whose thread this interaction came from (NotInScene otherwise)."""
+    stage = stage_or_none(interaction)
+    if stage is None:
+        raise NotInScene()
+    return stage
+
+
+def may_direct(interaction: discord.Interaction, stage: Stage) -> bool:
+    """A scene's director, or a member with Manage Threads in the scene's own server."""
+    manage = bool(interaction.permissions.manage_threads)
+    manage = manage and interaction.guild_id == stage.binding.guild_id
+    return can_direct(interaction.user.id, stage.binding, manage)
+
+
+def language(interaction: discord.Interaction) -> str:
+    """The reply language: the scene's in a scene thread (once it has loaded), else the
+    user's Discord locale."""
+    stage = stage_or_none(interaction)
+    if stage is not None and stage.lang_known:
+        return stage.lang
+    return lang_of(str(interaction.locale.value if interaction.locale else ""))
+
+
+def refuse(interaction: discord.Interaction, stage: Stage) -> NotDirector:
+    """The refusal for someone who may not direct `stage` (it names its directors)."""
+    mentions = ", ".join(f"<@{d}>" for d in stage.binding.directors)
+    return NotDirector(mentions or t("nobody", language(interaction)))
+
+
+def directed(interaction: discord.Interaction) -> Stage:
+    """The scene, if the user may direct it (NotDirector otherwise)."""
+    stage = scene_of(interaction)
+    if not may_direct(interaction, stage):
+        raise refuse(interaction, stage)
+    host_of(interaction).backstage.remember(interaction)
+    return stage
+
+
+async def is_director(interaction: discord.Interaction) -> bool:
+    """A check: True for a director of this thread's scene; raises the refusal otherwise."""
+    directed(interaction)  # raises NotDirector / NotInScene, which on_tree_error renders
+    return True
+
+
+directors_only = app_commands.check(is_director)
+"""A command only a scene's directors may use (checked before its options are resolved)."""
+
+
+class DirectorsGroup(app_commands.Group):
+    """A command group whose every subcommand is for the scene's directors only."""
+
+    async def interaction_check(self, interaction: discord.Interaction, /) -> bool:
+        return await is_director(interaction)
+
+
+def directors_only_if(option: str, refusal: str = "not_director") -> Callable[[T], T]:
+    """Directors only when `option` is given (/export thoughts:true); refused with the i18n
+    key `refusal`."""
+
+    async def predicate(interaction: discord.Interaction) -> bool:
+        if getattr(interaction.namespace, option, None):
+            try:
+                directed(interaction)
+            except NotDirector as exc:
+                if refusal == "not_director":
+                    raise
+                raise BotProblem(refusal, **exc.values) from None
+        return True
+
+    return app_commands.check(predicate)

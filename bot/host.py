@@ -1,0 +1,42 @@
+"""What a command needs from the running bot, as a Protocol: its scenes, settings and queues.
+
+Invariant: command modules reach the bot only through `host_of(interaction)` (the client the
+interaction arrived on, typed as `Host`), never by importing bot.app — app.py composes the
+commands, so nothing below it may import it back.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Protocol
+
+import discord
+
+from bot.backstage import Backstage
+from bot.binding import Binding
+from bot.personas import Personas
+from bot.stage import Stage
+from engine import Config
+
+
+class Host(Protocol):
+    """The bot as its commands see it (bot.app.CircusBot is the one implementation)."""
+
+    scenes_dir: Path
+    config: Config
+    personas: Personas
+    backstage: Backstage
+    stages: dict[str, Stage]
+
+    def stage_for_thread(self, thread_id: int | None) -> Stage | None: ...
+
+    async def bind(self, name: str, binding: Binding) -> Stage: ...
+
+    async def unbind(self, name: str) -> None: ...
+
+    async def show_panel(self, stage: Stage) -> None: ...  # post the scene's control panel
+
+
+def host_of(interaction: discord.Interaction) -> Host:
+    """The bot this interaction arrived on."""
+    return interaction.client  # type: ignore[return-value]
