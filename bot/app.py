@@ -168,6 +168,13 @@ class CircusBot(discord.Client):
             self._threads.pop(stage.binding.thread_id, None)
             await stage.close()
 
+    async def on_app_command_completion(
+        self, interaction: discord.Interaction, command: object
+    ) -> None:
+        stage = self.stage_for_thread(interaction.channel_id)
+        if stage is not None:  # a replay or a cast change: no event says so to the panel
+            self.panels.nudge(stage.name)
+
     async def on_raw_reaction_add(self, event: discord.RawReactionActionEvent) -> None:
         try:
             await votes.on_reaction(self, event)

@@ -147,6 +147,12 @@ class Panels:
         (a scene bound before panels existed gets one)."""
         await self._panel(stage).edit()
 
+    def nudge(self, name: str) -> None:
+        """A command changed the scene in a way no event tells (a replay, a new actor)."""
+        panel = self.by_scene.get(name)
+        if panel is not None:
+            panel.nudge()
+
     def drop(self, name: str) -> None:
         panel = self.by_scene.pop(name, None)
         if panel is not None:

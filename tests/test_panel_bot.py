@@ -260,3 +260,14 @@ async def test_the_panel_of_a_deleted_scene_answers_privately(tmp_path):
         assert handle.modal is None
         assert "gone" in await r.answer(handle)
         assert not (r.scenes_dir / SCENE).exists()
+
+
+async def test_a_replay_typed_as_a_command_shows_on_the_panel(tmp_path):
+    async with room(tmp_path) as r:
+        thread = await r.new_scene(SCENE)
+        await r.ask("run", {"turns": 2}, channel=thread)
+        await finished(r, thread)
+        await r.ask("take save", channel=thread)
+        await r.ask("replay", {"take": 1, "until": 1}, channel=thread)
+        await until(lambda: "第 2 條 · 1 輪" in panel_of(r, thread)["content"], what="take 2")
+        assert len(panels(r, thread)) == 1

@@ -232,3 +232,30 @@ def test_a_change_during_an_edit_is_not_lost():
     c.taking(0.0)  # the edit reads the state now ...
     c.changed()  # ... and a turn lands while it is on its way
     assert c.delay(0.3) == pytest.approx(1.7)
+
+
+# ---------------------------------------------------------------------- the panel's id on disk
+@pytest.mark.parametrize(
+    ("panel", "found"),
+    [(None, None), ("", None), ("123456789012345678", 123456789012345678), (42, 42)],
+)
+def test_the_binding_keeps_the_panels_id(tmp_path, panel, found):
+    from bot.binding import Binding, read_binding, write_binding
+    from engine import write_frontend_file
+
+    write_binding(tmp_path, Binding(1, 2, 3, (4,), 5, panel_id=found))
+    assert read_binding(tmp_path).panel_id == found
+    data = {"guild_id": "1", "channel_id": "2", "thread_id": "3", "directors": ["4"]}
+    write_frontend_file(tmp_path, "discord", {**data, "panel_id": panel})
+    assert read_binding(tmp_path).panel_id == found
+
+
+@pytest.mark.parametrize("panel", ["../x", "1e9", [1], "-5"])
+def test_a_hand_edited_panel_id_that_is_no_id_is_refused_naming_the_file(tmp_path, panel):
+    from bot.binding import read_binding
+    from engine import BadSceneFile, write_frontend_file
+
+    data = {"guild_id": "1", "channel_id": "2", "thread_id": "3", "directors": ["4"]}
+    write_frontend_file(tmp_path, "discord", {**data, "panel_id": panel})
+    with pytest.raises(BadSceneFile, match="discord.json"):
+        read_binding(tmp_path)
