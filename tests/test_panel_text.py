@@ -259,3 +259,25 @@ def test_a_hand_edited_panel_id_that_is_no_id_is_refused_naming_the_file(tmp_pat
     write_frontend_file(tmp_path, "discord", {**data, "panel_id": panel})
     with pytest.raises(BadSceneFile, match="discord.json"):
         read_binding(tmp_path)
+
+
+@pytest.mark.parametrize(
+    ("values", "ok"),
+    [
+        (["Ana"], True),
+        ([], False),
+        (["Ana", "Bo"], False),
+        ([3], False),
+        ("Ana", False),
+        (None, False),
+    ],
+)
+def test_a_select_sends_exactly_one_name_or_is_refused(values: object, ok: bool):
+    from bot.errors import BotProblem
+    from bot.panel_controls import chosen
+
+    if ok:
+        assert chosen(values) == "Ana"
+    else:
+        with pytest.raises(BotProblem):
+            chosen(values)
