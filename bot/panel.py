@@ -22,7 +22,7 @@ import discord
 from bot.panel_controls import to_view
 from bot.panel_text import Coalescer, Progress, Snapshot, advance, layout, panel_text, shows_change
 from bot.stage import Stage
-from engine import CircusError, Event
+from engine import CircusError, Event, Status
 
 log = logging.getLogger("circus.bot.panel")
 
@@ -38,6 +38,7 @@ class Panel:
         self.coalescer = Coalescer(interval)
         self.progress = Progress()
         self.edits = 0  # edits sent (tests and the bench count them)
+        self._full: Status | None = None  # the last whole status read
         self._task: asyncio.Task[None] | None = None
         self._unlisten: Callable[[], None] = stage.rehearsal.events.listen(self._on_event)
 
@@ -68,8 +69,26 @@ class Panel:
 
     # ------------------------------------------------------------------ the message
     async def snapshot(self) -> Snapshot:
+        """What the panel shows now. While this bot runs the scene (edits every 2 s) it reads
+        the scene's view, take and budgets — not the whole /status, which also re-counts
+        tokens and re-reads every call's spend (those lines keep their last value)."""
         rehearsal = self.stage.rehearsal
-        status = await rehearsal.status()
+        if rehearsal.running and self._full is not None:
+            view = await rehearsal.view()
+            status = replace(
+                self._full,
+                take=await rehearsal.current_take(),
+                turns=view.turns,
+                cast=tuple(view.cast),
+                mode="running",
+                on_stage=tuple(view.on_stage),
+                players=tuple((a, p) for a, p in view.players.items() if a in view.cast),
+                budgets=await rehearsal.budgets(),
+                held_by=None,
+            )
+            last = view.last_turn.actor if view.last_turn else ""
+            return Snapshot(self.stage.lang, status, self.progress, last)
+        status = self._full = await rehearsal.status()
         last = ""
         if not self.progress.last_speaker:
             view = await rehearsal.view()
