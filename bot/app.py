@@ -13,7 +13,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import os
 import signal
 import sys
 from collections.abc import Callable
@@ -39,6 +38,7 @@ from engine import (
     LiteLLMModels,
     Models,
     list_templates,
+    say,
     shown_number,
     whole_number,
 )
@@ -63,15 +63,15 @@ class CircusBot(discord.Client):
         panel_interval: float = EDIT_INTERVAL,
         **options: object,
     ) -> None:
-        """`config`: the operator's settings, read once at startup (default: the environment
-        now); `models`: the model door every scene uses (default: litellm, per `config`)."""
+        """`config`: the operator's settings, read once at startup by `bot.main` (default: every
+        setting at its default); `models`: the model door every scene uses (default: litellm, per `config`)."""
         intents = discord.Intents.none()
         intents.guilds = True
         intents.guild_reactions = True  # ⭐ on an actor's line is a vote (not privileged)
         options.setdefault("guild_ready_timeout", 0.5)
         super().__init__(intents=intents, **options)  # type: ignore[arg-type]
         self.scenes_dir = Path(scenes_dir)
-        self.config = config or Config.from_env(os.environ)
+        self.config = config or Config()
         self.models: Models = models or LiteLLMModels(self.config)
         self.guild_id = guild_id
         self.sync_commands = sync_commands
@@ -256,17 +256,15 @@ def point_at(api_base: str | None, gateway_url: str | None) -> None:
         discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(gateway_url)
 
 
-async def serve(
-    scenes_dir: Path, token: str, guild_id: int | None, config: Config | None = None
-) -> None:
+async def serve(config: Config, guild_id: int | None) -> None:
     """Run the bot until Discord ends the session or SIGTERM/SIGINT asks for a clean stop."""
-    bot = CircusBot(scenes_dir, guild_id=guild_id, config=config)
+    bot = CircusBot(config.scenes_dir, guild_id=guild_id, config=config)
     loop = asyncio.get_running_loop()
     stop = asyncio.Event()
     for signum in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(signum, stop.set)
     async with bot:
-        running = asyncio.create_task(bot.start(token), name="discord")
+        running = asyncio.create_task(bot.start(config.discord_token or ""), name="discord")
         stopping = asyncio.create_task(stop.wait(), name="signals")
         await asyncio.wait({running, stopping}, return_when=asyncio.FIRST_COMPLETED)
         if stop.is_set():
@@ -275,42 +273,34 @@ async def serve(
         await running  # re-raises LoginFailure & co.
 
 
-def main() -> int:
-    """`circus bot`: read the environment and run the bot until interrupted."""
-    token = os.environ.get("DISCORD_TOKEN", "").strip()
-    if not token:
-        print(
-            "DISCORD_TOKEN is not set — create a bot at https://discord.com/developers/applications "
-            "and export its token (see README, 'Discord bot').",
-            file=sys.stderr,
-        )
-        return 2
-    guild = os.environ.get("DISCORD_GUILD_ID", "").strip()
+def refusal(config: Config) -> str | None:
+    """Why `circus bot` cannot start with these settings (in English, for the operator)."""
+    if not config.discord_token:
+        return say("bot.start.no_token", "en")
+    guild = config.discord_guild_id
     if guild and whole_number(guild, 20) is None:
-        print(f"DISCORD_GUILD_ID must be a number, not {shown_number(guild)}.", file=sys.stderr)
+        return say("bot.start.bad_guild", "en", shown=shown_number(guild))
+    if not config.scenes_dir.is_dir():
+        return say("bot.start.no_scenes", "en", path=config.scenes_dir)
+    return None
+
+
+def main(config: Config) -> int:
+    """`circus bot`: run the bot with the operator's settings (read once, by the caller)."""
+    why = refusal(config)
+    if why is not None:
+        print(why, file=sys.stderr)
         return 2
-    try:
-        config = Config.from_env(os.environ)  # read once, passed down to every scene
-    except CircusError as exc:
-        print(str(exc), file=sys.stderr)
-        return 2
-    scenes_dir = config.scenes_dir
-    if not scenes_dir.is_dir():
-        print(f"{scenes_dir} does not exist — create it or set CIRCUS_SCENES_DIR.", file=sys.stderr)
-        return 2
-    point_at(os.environ.get("DISCORD_API_BASE"), os.environ.get("DISCORD_GATEWAY_URL"))
+    point_at(config.discord_api_base, config.discord_gateway_url)
     discord.utils.setup_logging(level=logging.INFO)
+    guild = config.discord_guild_id
     try:
-        asyncio.run(serve(scenes_dir, token, int(guild) if guild else None, config))
+        asyncio.run(serve(config, int(guild) if guild else None))
     except discord.LoginFailure:
-        print("Discord refused DISCORD_TOKEN — copy the bot token again.", file=sys.stderr)
+        print(say("bot.start.login_refused", "en"), file=sys.stderr)
         return 1
     except discord.PrivilegedIntentsRequired:
-        print(
-            "Discord refused an intent; the bot needs none beyond Guilds and Guild Message "
-            "Reactions (neither is privileged).",
-            file=sys.stderr,
-        )
+        print(say("bot.start.intents_refused", "en"), file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         pass

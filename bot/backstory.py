@@ -17,7 +17,7 @@ from bot.errors import BotProblem
 from bot.files import MODAL_LIMIT, text_file, uploaded_text
 from bot.forms import DirectorsForm, DirectorsView
 from bot.gate import directors_only, scene_of
-from bot.i18n import t
+from bot.i18n import t, words
 from bot.render import LIMIT
 from bot.replies import defer, reply
 from bot.stage import Stage
@@ -161,10 +161,8 @@ async def draft_backstories(
 def attach(group: app_commands.Group) -> None:
     """Add `/scene backstory` to the /scene group."""
 
-    @group.command(
-        name="backstory", description="Draft each actor's prior story from one backstory"
-    )
-    @app_commands.describe(file="The full backstory (a text file): what really happened")
+    @group.command(name="backstory", description=words("cmd.scene_backstory.description"))
+    @app_commands.describe(file=words("cmd.scene_backstory.file"))
     @directors_only
     async def scene_backstory(interaction: discord.Interaction, file: discord.Attachment) -> None:
         await draft_backstories(interaction, scene_of(interaction), file)

@@ -23,7 +23,7 @@ from bot.errors import BotProblem
 from bot.files import MODAL_LIMIT, soul_file, uploaded_text
 from bot.forms import DirectorsForm
 from bot.gate import DirectorsGroup, scene_of
-from bot.i18n import t
+from bot.i18n import t, words
 from bot.options import ActorArg
 from bot.replies import defer, reply
 from bot.stage import Stage
@@ -180,43 +180,29 @@ async def rename_actor(
 
 
 # ---------------------------------------------------------------------- the commands
-class ActorGroup(DirectorsGroup, name="actor"):
-    """Add, remove or rename the scene's actors"""
-
-    @app_commands.command(name="add")
+class ActorGroup(DirectorsGroup, name="actor", description=words("cmd.actor.description")):
+    @app_commands.command(name="add", description=words("cmd.actor_add.description"))
+    @app_commands.describe(name=words("cmd.actor_add.name"), file=words("cmd.actor_add.file"))
     async def add(
         self,
         interaction: discord.Interaction,
         name: NameArg,
         file: discord.Attachment | None = None,
     ) -> None:
-        """Add an actor: a form for their bio, prior story and director's notes
-
-        Args:
-            name: The new actor's name
-            file: Their whole soul.md instead of the form (for souls over 4000 characters)
-        """
         await add_actor(interaction, scene_of(interaction), name, file)
 
-    @app_commands.command(name="remove")
+    @app_commands.command(name="remove", description=words("cmd.actor_remove.description"))
+    @app_commands.describe(actor=words("cmd.actor_remove.actor"))
     async def remove(self, interaction: discord.Interaction, actor: ActorArg) -> None:
-        """Take an actor out of the scene
-
-        Args:
-            actor: The actor
-        """
         await remove_actor(interaction, scene_of(interaction), actor)
 
-    @app_commands.command(name="rename")
+    @app_commands.command(name="rename", description=words("cmd.actor_rename.description"))
+    @app_commands.describe(
+        actor=words("cmd.actor_rename.actor"), new_name=words("cmd.actor_rename.new_name")
+    )
     async def rename(
         self, interaction: discord.Interaction, actor: ActorArg, new_name: NameArg
     ) -> None:
-        """Rename an actor (before the take's first turn)
-
-        Args:
-            actor: The actor
-            new_name: Their new name
-        """
         await rename_actor(interaction, scene_of(interaction), actor, new_name)
 
 

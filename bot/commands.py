@@ -20,7 +20,7 @@ from bot.errors import BotProblem
 from bot.files import INLINE_LIMIT, MODAL_LIMIT, soul_file, uploaded_text
 from bot.forms import DirectorsForm
 from bot.gate import DirectorsGroup, directors_only, may_direct, scene_of
-from bot.i18n import t
+from bot.i18n import t, words
 from bot.options import ActorArg
 from bot.render import render_status, render_takes, render_warnings
 from bot.replies import defer, reply
@@ -217,150 +217,99 @@ class SoulModal(DirectorsForm):
 
 
 # ---------------------------------------------------------------------- the commands
-@app_commands.command(name="run")
+@app_commands.command(name="run", description=words("cmd.run.description"))
 @directors_only
+@app_commands.describe(turns=words("cmd.run.turns"), start=words("cmd.run.start"))
 async def run(
     interaction: discord.Interaction, turns: Turns = DEFAULT_TURNS, start: ActorArg | None = None
 ) -> None:
-    """Let the scene play by itself for N turns
-
-    Args:
-        turns: How many turns (1–50)
-        start: Who speaks first
-    """
     await start_run(interaction, scene_of(interaction), turns, start)
 
 
-@app_commands.command(name="cue")
+@app_commands.command(name="cue", description=words("cmd.cue.description"))
 @directors_only
+@app_commands.describe(actor=words("cmd.cue.actor"), direction=words("cmd.cue.direction"))
 async def cue(
     interaction: discord.Interaction, actor: ActorArg, direction: str | None = None
 ) -> None:
-    """Give one actor the next turn
-
-    Args:
-        actor: The actor
-        direction: A private direction for this turn only
-    """
     await cue_actor(interaction, scene_of(interaction), actor, direction)
 
 
-@app_commands.command(name="cut")
+@app_commands.command(name="cut", description=words("cmd.cut.description"))
 @directors_only
 async def cut(interaction: discord.Interaction) -> None:
-    """Stop the run now"""
     await cut_run(interaction, scene_of(interaction))
 
 
-@app_commands.command(name="resume")
+@app_commands.command(name="resume", description=words("cmd.resume.description"))
 @directors_only
+@app_commands.describe(turns=words("cmd.resume.turns"))
 async def resume(interaction: discord.Interaction, turns: Turns = DEFAULT_TURNS) -> None:
-    """Play on from where the scene stopped
-
-    Args:
-        turns: How many turns
-    """
     await resume_run(interaction, scene_of(interaction), turns)
 
 
-@app_commands.command(name="note")
+@app_commands.command(name="note", description=words("cmd.note.description"))
 @directors_only
+@app_commands.describe(text=words("cmd.note.text"), actor=words("cmd.note.actor"))
 async def note(interaction: discord.Interaction, text: str, actor: ActorArg | None = None) -> None:
-    """Whisper to every actor, or to one
-
-    Args:
-        text: What to whisper
-        actor: Only this actor hears it (default: everyone)
-    """
     await whisper(interaction, scene_of(interaction), text, actor)
 
 
-class Take(app_commands.Group, name="take"):
-    """Save and browse takes"""
-
+class Take(app_commands.Group, name="take", description=words("cmd.take.description")):
     # No group check: /take compare (bot.harvest) joins this group and is open to the thread.
-    @app_commands.command(name="save")
+    @app_commands.command(name="save", description=words("cmd.take_save.description"))
     @directors_only
     async def save(self, interaction: discord.Interaction) -> None:
-        """Save the current take"""
         await save_take(interaction, scene_of(interaction))
 
-    @app_commands.command(name="list")
+    @app_commands.command(name="list", description=words("cmd.take_list.description"))
     @directors_only
     async def takes(self, interaction: discord.Interaction) -> None:
-        """List the saved takes"""
         await list_takes(interaction, scene_of(interaction))
 
 
-@app_commands.command(name="replay")
+@app_commands.command(name="replay", description=words("cmd.replay.description"))
 @directors_only
+@app_commands.describe(take=words("cmd.replay.take"), until=words("cmd.replay.until"))
 async def replay(
     interaction: discord.Interaction,
     take: app_commands.Range[int, 1],
     until: app_commands.Range[int, 0] | None = None,
 ) -> None:
-    """Start again from a saved take
-
-    Args:
-        take: The take number
-        until: Keep turns up to this one (default: all)
-    """
     await replay_take(interaction, scene_of(interaction), take, until)
 
 
-class Soul(DirectorsGroup, name="soul"):
-    """Read or rewrite an actor's soul.md"""
-
-    @app_commands.command(name="show")
+class Soul(DirectorsGroup, name="soul", description=words("cmd.soul.description")):
+    @app_commands.command(name="show", description=words("cmd.soul_show.description"))
+    @app_commands.describe(actor=words("cmd.soul_show.actor"))
     async def show(self, interaction: discord.Interaction, actor: ActorArg) -> None:
-        """Show an actor's soul.md (privately)
-
-        Args:
-            actor: The actor
-        """
         await show_soul(interaction, scene_of(interaction), actor)
 
-    @app_commands.command(name="edit")
+    @app_commands.command(name="edit", description=words("cmd.soul_edit.description"))
+    @app_commands.describe(actor=words("cmd.soul_edit.actor"), file=words("cmd.soul_edit.file"))
     async def edit(
         self,
         interaction: discord.Interaction,
         actor: ActorArg,
         file: discord.Attachment | None = None,
     ) -> None:
-        """Edit an actor's soul.md
-
-        Args:
-            actor: The actor
-            file: A replacement soul.md (for souls over 4000 characters)
-        """
         await edit_soul(interaction, scene_of(interaction), actor, file)
 
 
-@app_commands.command(name="status")
+@app_commands.command(name="status", description=words("cmd.status.description"))
 async def status(interaction: discord.Interaction) -> None:
-    """Cast, turns, mode, tokens and cost"""
     await show_status(interaction, scene_of(interaction))
 
 
-class Director(DirectorsGroup, name="director"):
-    """Share the director's chair"""
-
-    @app_commands.command(name="add")
+class Director(DirectorsGroup, name="director", description=words("cmd.director.description")):
+    @app_commands.command(name="add", description=words("cmd.director_add.description"))
+    @app_commands.describe(user=words("cmd.director_add.user"))
     async def add(self, interaction: discord.Interaction, user: discord.User) -> None:
-        """Make someone a co-director
-
-        Args:
-            user: The member
-        """
         await add_director(interaction, scene_of(interaction), user)
 
-    @app_commands.command(name="remove")
+    @app_commands.command(name="remove", description=words("cmd.director_remove.description"))
+    @app_commands.describe(user=words("cmd.director_remove.user"))
     async def remove(self, interaction: discord.Interaction, user: discord.User) -> None:
-        """Remove a co-director
-
-        Args:
-            user: The member
-        """
         await remove_director(interaction, scene_of(interaction), user)
 
 

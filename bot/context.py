@@ -18,7 +18,7 @@ from bot.errors import BotProblem
 from bot.files import MODAL_LIMIT, text_file, uploaded_text
 from bot.forms import DirectorsForm
 from bot.gate import directors_only, scene_of
-from bot.i18n import t
+from bot.i18n import t, words
 from bot.replies import defer, reply
 from bot.stage import Stage
 from engine import CircusError
@@ -120,8 +120,8 @@ async def edit_context(
 def attach(group: app_commands.Group) -> None:
     """Add `/scene context` to the /scene group."""
 
-    @group.command(name="context", description="Rewrite the scene's public context")
-    @app_commands.describe(file="A replacement context.md (for a context over 4000 characters)")
+    @group.command(name="context", description=words("cmd.scene_context.description"))
+    @app_commands.describe(file=words("cmd.scene_context.file"))
     @directors_only
     async def scene_context(
         interaction: discord.Interaction, file: discord.Attachment | None = None

@@ -12,7 +12,7 @@ from discord import app_commands
 
 class BotProblem(app_commands.AppCommandError):
     """Something a user or admin can act on; rendered privately with `bot.i18n.t`. An
-    AppCommandError, so a check (bot.edge.directors_only) may raise it straight to on_tree_error."""
+    AppCommandError, so a check (bot.gate.directors_only) may raise it straight to on_tree_error."""
 
     def __init__(self, key: str, **values: object) -> None:
         super().__init__(key)

@@ -21,7 +21,7 @@ from discord import app_commands
 from bot.errors import BotProblem
 from bot.files import INLINE_LIMIT, text_file
 from bot.gate import directors_only, directors_only_if, scene_of, stage_or_none
-from bot.i18n import t
+from bot.i18n import t, words
 from bot.replies import defer, reply
 from bot.reports import report_message
 from bot.stage import Stage
@@ -176,41 +176,44 @@ async def report_take(interaction: discord.Interaction, stage: Stage, take: str)
 
 
 # ---------------------------------------------------------------------- the commands
-@app_commands.command(name="picks")
+@app_commands.command(name="picks", description=words("cmd.picks.description"))
 async def picks(interaction: discord.Interaction) -> None:
-    """List the picked lines and their votes (privately)"""
     await show_picks(interaction, scene_of(interaction))
 
 
-@app_commands.command(name="compare")
+@app_commands.command(name="compare", description=words("cmd.take_compare.description"))
 @app_commands.autocomplete(a=take_choices, b=take_choices)
+@app_commands.describe(
+    a=words("cmd.take_compare.a"),
+    b=words("cmd.take_compare.b"),
+    full=words("cmd.take_compare.full"),
+)
 async def take_compare(
     interaction: discord.Interaction, a: str, b: str = "current", full: bool = False
 ) -> None:
-    """Compare two takes
-
-    Args:
-        a: A take number, or current
-        b: A take number, or current
-        full: Show the shared opening in full too
-    """
     await compare_takes(interaction, scene_of(interaction), a, b, full)
 
 
 FORMAT_CHOICES = [
-    app_commands.Choice(name="all four", value="all"),
-    app_commands.Choice(name="Fountain screenplay (.fountain)", value="fountain"),
-    app_commands.Choice(name="Final Draft (.fdx)", value="fdx"),
-    app_commands.Choice(name="Readable script (.md)", value="md"),
-    app_commands.Choice(name="Storyboard (.csv)", value="csv"),
+    app_commands.Choice(name=words("cmd.export.format.all"), value="all"),
+    app_commands.Choice(name=words("cmd.export.format.fountain"), value="fountain"),
+    app_commands.Choice(name=words("cmd.export.format.fdx"), value="fdx"),
+    app_commands.Choice(name=words("cmd.export.format.md"), value="md"),
+    app_commands.Choice(name=words("cmd.export.format.csv"), value="csv"),
 ]
 
 
-@app_commands.command(name="export")
+@app_commands.command(name="export", description=words("cmd.export.description"))
 # The subtext is backstage: with thoughts, directors only, refused before anything runs.
 @directors_only_if("thoughts", refusal="export_thoughts_directors")
 @app_commands.autocomplete(take=take_choices)
 @app_commands.choices(format=FORMAT_CHOICES)
+@app_commands.describe(
+    take=words("cmd.export.take"),
+    format=words("cmd.export.format"),
+    picks=words("cmd.export.picks"),
+    thoughts=words("cmd.export.thoughts"),
+)
 async def export(
     interaction: discord.Interaction,
     take: str = "current",
@@ -218,26 +221,14 @@ async def export(
     picks: bool = False,
     thoughts: bool = False,
 ) -> None:
-    """Export a take as a screenplay, a storyboard or a script
-
-    Args:
-        take: A take number, or current
-        format: Which files (default: all four)
-        picks: Only the picked lines
-        thoughts: With the actors' thoughts as notes (directors only)
-    """
     await export_take(interaction, scene_of(interaction), take, format, picks, thoughts)
 
 
-@app_commands.command(name="report")
+@app_commands.command(name="report", description=words("cmd.report.description"))
 @directors_only
 @app_commands.autocomplete(take=take_choices)
+@app_commands.describe(take=words("cmd.report.take"))
 async def report(interaction: discord.Interaction, take: str = "current") -> None:
-    """A take's report: who spoke, how, and whether the voices converge
-
-    Args:
-        take: A take number, or current
-    """
     await report_take(interaction, scene_of(interaction), take)
 
 

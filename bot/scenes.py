@@ -34,7 +34,7 @@ from bot.binding import (
 from bot.errors import BotProblem, MissingPermission, NotDirector
 from bot.gate import language
 from bot.host import host_of
-from bot.i18n import t
+from bot.i18n import t, words
 from bot.render import autocomplete_names, render_scene_list, scene_card, split_message
 from bot.replies import defer, reply
 from engine import DEFAULT_TEMPLATE, Rehearsal, check_name, is_zh, new_scene, split_cast
@@ -45,8 +45,8 @@ THREAD_ARCHIVE_MINUTES = 10080  # a week: rehearsals pause for days
 SCENE_PERMISSIONS = discord.Permissions(manage_threads=True)  # who may create and open scenes
 CAST_CHARS = 1000  # 12 names of at most 64 characters, with commas
 LANGUAGES = [
-    app_commands.Choice(name="中文", value="zh"),
-    app_commands.Choice(name="English", value="en"),
+    app_commands.Choice(name=words("cmd.scene_new.language.zh"), value="zh"),
+    app_commands.Choice(name=words("cmd.scene_new.language.en"), value="en"),
 ]
 
 
@@ -108,22 +108,109 @@ def blank_language(chosen: str | None, locale: str) -> str | None:
     return "zh" if is_zh(locale) else None
 
 
+def template_for(chosen: str | None, templates: list[str]) -> str:
+    """The template a scene starts from: the one chosen, else the default one if offered, else
+    the first offered."""
+    if chosen:
+        return chosen
+    if DEFAULT_TEMPLATE in templates or not templates:
+        return DEFAULT_TEMPLATE
+    return templates[0]
+
+
+# ---------------------------------------------------------------------- the bodies
+async def create_scene(
+    interaction: discord.Interaction,
+    templates: list[str],
+    name: str,
+    template: str | None = None,
+    cast: str | None = None,
+    language: str | None = None,
+) -> None:
+    """/scene new: a scene folder (from a template, or blank with `cast`) and its thread; a
+    scene whose thread could not be made is removed again."""
+    bot = host_of(interaction)
+    parent_channel(interaction)
+    await defer(interaction)
+    name = check_name(name, "Scene")
+    names = split_cast(cast or "")
+    if names and template:
+        raise BotProblem("scene_cast_or_template")
+    dest = bot.scenes_dir / name
+    if names:  # a blank scene: its souls and context wait for /actor add and /scene context
+        locale = str(interaction.locale.value if interaction.locale else "")
+        lang = blank_language(language, locale)
+        make = partial(new_scene, dest, config=bot.config, cast=names, language=lang)
+    else:
+        make = partial(new_scene, dest, template_for(template, templates), bot.config)
+    folder = await asyncio.to_thread(make)
+    try:
+        thread = await open_thread(interaction, name, (interaction.user.id,))
+    except BaseException:
+        await bot.unbind(name)
+        await asyncio.to_thread(shutil.rmtree, folder, True)
+        raise
+    lang = bot.stages[name].lang
+    key = "scene_created_blank" if names else "scene_created"
+    await reply(interaction, t(key, lang, scene=name, thread=thread.mention))
+
+
+async def list_scenes_here(interaction: discord.Interaction) -> None:
+    """/scene list: the scenes this server may see, and where each plays."""
+    bot = host_of(interaction)
+    scenes = [
+        (name, getattr(binding_or_none(bot.scenes_dir / name), "thread_id", None))
+        for name in visible_scenes(bot.scenes_dir, interaction.guild_id)
+    ]
+    await reply(interaction, render_scene_list(scenes, language(interaction)))
+
+
+async def open_scene(interaction: discord.Interaction, name: str) -> None:
+    """/scene open: an existing scene in a new thread (its opener directs it from now on)."""
+    bot = host_of(interaction)
+    parent_channel(interaction)
+    if name not in list_scenes(bot.scenes_dir):
+        raise BotProblem("scene_unknown", scene=name)
+    directors = may_open(interaction, name, read_binding(bot.scenes_dir / name))
+    await defer(interaction)
+    # Load it before anything is made: a broken scene gets no thread, and its opener (a
+    # director from now on) reads what to fix.
+    await Rehearsal(bot.scenes_dir / name, config=bot.config).view()
+    thread = await open_thread(interaction, name, directors)
+    lang = bot.stages[name].lang
+    await reply(interaction, t("scene_opened", lang, scene=name, thread=thread.mention))
+
+
+async def scene_names(
+    interaction: discord.Interaction, current: str
+) -> list[app_commands.Choice[str]]:
+    """Autocomplete for /scene open: the scenes this server may see."""
+    try:
+        scenes = visible_scenes(host_of(interaction).scenes_dir, interaction.guild_id)
+        names = autocomplete_names(current, scenes)
+    except Exception:  # autocomplete answers, always: an empty list at worst
+        log.exception("autocomplete of scene names failed")
+        return []
+    return [app_commands.Choice(name=n[:100], value=n) for n in names]
+
+
+# ---------------------------------------------------------------------- the commands
 def build(templates: list[str]) -> app_commands.Group:
     """The /scene group; `templates` become the choices of /scene new's template option."""
     group = app_commands.Group(
         name="scene",
-        description="Create, list and open scenes",
+        description=words("cmd.scene.description"),
         guild_only=True,
         # Discord allows this only on top-level commands; admins override it per role/channel.
         default_permissions=SCENE_PERMISSIONS,
     )
 
-    @group.command(name="new", description="Create a scene and its thread")
+    @group.command(name="new", description=words("cmd.scene_new.description"))
     @app_commands.describe(
-        name="Scene name (becomes its folder)",
-        template="Template to start from",
-        cast="A blank scene with these actors, comma-separated (instead of a template)",
-        language="The blank scene's language (default: yours if Chinese, else the names')",
+        name=words("cmd.scene_new.name"),
+        template=words("cmd.scene_new.template"),
+        cast=words("cmd.scene_new.cast"),
+        language=words("cmd.scene_new.language"),
     )
     @app_commands.choices(language=LANGUAGES)
     async def scene_new(
@@ -133,73 +220,21 @@ def build(templates: list[str]) -> app_commands.Group:
         cast: app_commands.Range[str, 1, CAST_CHARS] | None = None,
         language: str | None = None,
     ) -> None:
-        bot = host_of(interaction)
-        parent_channel(interaction)
-        await defer(interaction)
-        name = check_name(name, "Scene")
-        names = split_cast(cast or "")
-        if names and template:
-            raise BotProblem("scene_cast_or_template")
-        dest = bot.scenes_dir / name
-        if names:  # a blank scene: its souls and context wait for /actor add and /scene context
-            locale = str(interaction.locale.value if interaction.locale else "")
-            lang = blank_language(language, locale)
-            make = partial(new_scene, dest, config=bot.config, cast=names, language=lang)
-        else:
-            chosen = template or (DEFAULT_TEMPLATE if DEFAULT_TEMPLATE in templates else None)
-            chosen = chosen or (templates[0] if templates else DEFAULT_TEMPLATE)
-            make = partial(new_scene, dest, chosen, bot.config)
-        folder = await asyncio.to_thread(make)
-        try:
-            thread = await open_thread(interaction, name, (interaction.user.id,))
-        except BaseException:
-            await bot.unbind(name)
-            await asyncio.to_thread(shutil.rmtree, folder, True)
-            raise
-        lang = bot.stages[name].lang
-        key = "scene_created_blank" if names else "scene_created"
-        await reply(interaction, t(key, lang, scene=name, thread=thread.mention))
+        await create_scene(interaction, templates, name, template, cast, language)
 
     if templates:
         choices = [app_commands.Choice(name=n, value=n) for n in templates[:25]]
         scene_new = app_commands.choices(template=choices)(scene_new)
 
-    @group.command(name="list", description="List the scenes")
+    @group.command(name="list", description=words("cmd.scene_list.description"))
     async def scene_list(interaction: discord.Interaction) -> None:
-        bot = host_of(interaction)
-        scenes = [
-            (name, getattr(binding_or_none(bot.scenes_dir / name), "thread_id", None))
-            for name in visible_scenes(bot.scenes_dir, interaction.guild_id)
-        ]
-        await reply(interaction, render_scene_list(scenes, language(interaction)))
+        await list_scenes_here(interaction)
 
-    @group.command(name="open", description="Bind an existing scene to a new thread")
-    @app_commands.describe(name="The scene's folder name")
+    @group.command(name="open", description=words("cmd.scene_open.description"))
+    @app_commands.describe(name=words("cmd.scene_open.name"))
+    @app_commands.autocomplete(name=scene_names)
     async def scene_open(interaction: discord.Interaction, name: str) -> None:
-        bot = host_of(interaction)
-        parent_channel(interaction)
-        if name not in list_scenes(bot.scenes_dir):
-            raise BotProblem("scene_unknown", scene=name)
-        directors = may_open(interaction, name, read_binding(bot.scenes_dir / name))
-        await defer(interaction)
-        # Load it before anything is made: a broken scene gets no thread, and its opener (a
-        # director from now on) reads what to fix.
-        await Rehearsal(bot.scenes_dir / name, config=bot.config).view()
-        thread = await open_thread(interaction, name, directors)
-        lang = bot.stages[name].lang
-        await reply(interaction, t("scene_opened", lang, scene=name, thread=thread.mention))
-
-    @scene_open.autocomplete("name")
-    async def scene_names(
-        interaction: discord.Interaction, current: str
-    ) -> list[app_commands.Choice[str]]:
-        try:
-            scenes = visible_scenes(host_of(interaction).scenes_dir, interaction.guild_id)
-            names = autocomplete_names(current, scenes)
-        except Exception:  # autocomplete answers, always: an empty list at worst
-            log.exception("autocomplete of scene names failed")
-            return []
-        return [app_commands.Choice(name=n[:100], value=n) for n in names]
+        await open_scene(interaction, name)
 
     context.attach(group)
     backstory.attach(group)

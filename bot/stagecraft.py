@@ -16,7 +16,7 @@ from discord import app_commands
 from bot.blocks import player_id, say_text
 from bot.errors import BotProblem, NotDirector
 from bot.gate import directed, directors_only, may_direct, scene_of
-from bot.i18n import t
+from bot.i18n import t, words
 from bot.options import ActorArg, actor_choices
 from bot.replies import defer, reply
 from bot.stage import Stage
@@ -112,66 +112,51 @@ async def directs_or_plays(interaction: discord.Interaction) -> bool:
 
 
 # ---------------------------------------------------------------------- the commands
-@app_commands.command(name="enter")
+@app_commands.command(name="enter", description=words("cmd.enter.description"))
 @directors_only
+@app_commands.describe(actor=words("cmd.enter.actor"))
 async def enter(interaction: discord.Interaction, actor: ActorArg) -> None:
-    """An actor walks on stage
-
-    Args:
-        actor: The actor
-    """
     await enter_actor(interaction, scene_of(interaction), actor)
 
 
-@app_commands.command(name="exit")
+@app_commands.command(name="exit", description=words("cmd.exit.description"))
 @directors_only
+@app_commands.describe(actor=words("cmd.exit.actor"))
 async def exit_(interaction: discord.Interaction, actor: ActorArg) -> None:
-    """An actor walks off stage
-
-    Args:
-        actor: The actor
-    """
     await exit_actor(interaction, scene_of(interaction), actor)
 
 
-@app_commands.command(name="event")
+@app_commands.command(name="event", description=words("cmd.event.description"))
 @directors_only
+@app_commands.describe(text=words("cmd.event.text"))
 async def event(interaction: discord.Interaction, text: app_commands.Range[str, 1, 1500]) -> None:
-    """Something happens on stage, for everyone
-
-    Args:
-        text: What happens (a phone rings, the lights fail…)
-    """
     await stage_event(interaction, scene_of(interaction), text)
 
 
-@app_commands.command(name="play")
+@app_commands.command(name="play", description=words("cmd.play.description"))
 @directors_only
+@app_commands.describe(actor=words("cmd.play.actor"), user=words("cmd.play.user"))
 async def play(
     interaction: discord.Interaction, actor: ActorArg, user: discord.User | None = None
 ) -> None:
-    """Play a character yourself (or hand it to someone)
-
-    Args:
-        actor: The actor
-        user: Who plays them (default: you)
-    """
     await play_actor(interaction, scene_of(interaction), actor, user or interaction.user)
 
 
-@app_commands.command(name="unplay")
+@app_commands.command(name="unplay", description=words("cmd.unplay.description"))
 @app_commands.check(directs_or_plays)  # your own role needs no permission; another's does
+@app_commands.describe(actor=words("cmd.unplay.actor"))
 async def unplay(interaction: discord.Interaction, actor: ActorArg | None = None) -> None:
-    """Give a character back to its model
-
-    Args:
-        actor: The actor (default: the one you play; someone else's: directors only)
-    """
     await unplay_actor(interaction, scene_of(interaction), actor)
 
 
-@app_commands.command(name="say")
+@app_commands.command(name="say", description=words("cmd.say.description"))
 @app_commands.autocomplete(cue=actor_choices)  # a cue is typed text (ANY, or anyone): not resolved
+@app_commands.describe(
+    line=words("cmd.say.line"),
+    action=words("cmd.say.action"),
+    cue=words("cmd.say.cue"),
+    thought=words("cmd.say.thought"),
+)
 async def say(
     interaction: discord.Interaction,
     line: app_commands.Range[str, 1, 1900] | None = None,
@@ -179,14 +164,6 @@ async def say(
     cue: str | None = None,
     thought: app_commands.Range[str, 1, 1900] | None = None,
 ) -> None:
-    """Say your character's line
-
-    Args:
-        line: What your character says
-        action: What your character visibly does
-        cue: Who should speak next
-        thought: A private thought (directors see it)
-    """
     stage = scene_of(interaction)
     await say_line(interaction, stage, line or "", action or "", cue or "", thought or "")
 

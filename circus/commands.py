@@ -341,7 +341,8 @@ async def cmd_check_model(args: argparse.Namespace) -> int:
 
 def cmd_bot(args: argparse.Namespace) -> int:
     try:
-        from bot.app import main as run_bot
+        import bot.app  # noqa: F401 — fails here if discord.py is missing
+        from bot import main as run_bot
     except ImportError as exc:  # discord.py is missing from this install
         print_error(f"the Discord frontend is not installed with this copy of Circus ({exc})")
         return EXIT_FAILURE

@@ -35,7 +35,7 @@ Importing the engine is cheap: litellm loads on the first model call, llama-cpp 
 embedded one.
 """
 
-from engine.catalog import is_zh, lang_of, say
+from engine.catalog import is_zh, lang_of, picker_text, say
 from engine.checkup import SceneWarning
 from engine.config import DEFAULT_TURNS, MAX_TURNS, Config
 from engine.embedded import EmbeddedModelUnavailable
@@ -155,6 +155,7 @@ __all__ = [
     "litellm_module",
     "load_view",
     "new_scene",
+    "picker_text",
     "probe_json",
     "probe_lines",
     "probe_verdict",

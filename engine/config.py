@@ -1,4 +1,4 @@
-"""The operator's configuration: every CIRCUS_* environment variable, read once into a `Config`.
+"""The operator's configuration: every CIRCUS_* (and DISCORD_*) variable, read once into a `Config`.
 
 Invariant: nothing else in the engine reads CIRCUS_* from the environment. A frontend builds
 one `Config.from_env(os.environ)` at startup and passes it down; `default_config()` is the
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from engine.errors import CircusError
@@ -90,10 +90,15 @@ class Config:
     embedded_cache_mb: int = EMBEDDED_CACHE_MB  # CIRCUS_EMBEDDED_CACHE_MB (0: off)
     scripted_latency: float = 0.0  # CIRCUS_SCRIPTED_LATENCY: seconds each scripted call waits
     reply_format: str | None = None  # CIRCUS_REPLY_FORMAT: auto, json or tags (else: auto)
+    # --- bothouse: the Discord bot's settings (`circus bot`); the token is never shown
+    discord_token: str | None = field(default=None, repr=False)  # DISCORD_TOKEN
+    discord_guild_id: str | None = None  # DISCORD_GUILD_ID: text, checked by `circus bot`
+    discord_api_base: str | None = None  # DISCORD_API_BASE: a Discord-compatible server
+    discord_gateway_url: str | None = None  # DISCORD_GATEWAY_URL
 
     @classmethod
     def from_env(cls, env: Mapping[str, str]) -> Config:
-        """Read every CIRCUS_* variable of `env` (raises CircusError for a mistyped retry count)."""
+        """Read every CIRCUS_* and DISCORD_* variable of `env` (raises CircusError for a mistyped retry count)."""
         waiting = _float(env, "CIRCUS_WAITING_SECONDS", WAITING_SECONDS)
         templates = _text(env, "CIRCUS_TEMPLATES_DIR")
         return cls(
@@ -118,6 +123,10 @@ class Config:
             embedded_cache_mb=_int(env, "CIRCUS_EMBEDDED_CACHE_MB", EMBEDDED_CACHE_MB, 0),
             scripted_latency=_float(env, "CIRCUS_SCRIPTED_LATENCY", 0.0),
             reply_format=_choice(env, "CIRCUS_REPLY_FORMAT", ("auto", "json", "tags")),
+            discord_token=_text(env, "DISCORD_TOKEN"),
+            discord_guild_id=_text(env, "DISCORD_GUILD_ID"),
+            discord_api_base=env.get("DISCORD_API_BASE") or None,
+            discord_gateway_url=env.get("DISCORD_GATEWAY_URL") or None,
         )
 
 

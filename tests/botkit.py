@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import shutil
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from bot.app import CircusBot
-from engine import Models
+from engine import Config, Models
 from engine.scripted import ScriptedRequest, improv
 from tests.fakediscord import FakeDiscord, InteractionHandle
 
@@ -57,7 +58,10 @@ class Room:
         self._stack = contextlib.AsyncExitStack()
 
     async def start_bot(self) -> CircusBot:
-        self.bot = CircusBot(self.scenes_dir, guild_id=self.fake.guild_id, models=self.models)
+        config = Config.from_env(os.environ)  # as `circus bot` reads it, once at start
+        self.bot = CircusBot(
+            self.scenes_dir, guild_id=self.fake.guild_id, models=self.models, config=config
+        )
         await self._stack.enter_async_context(self.fake.connected(self.bot))
         return self.bot
 

@@ -36,15 +36,20 @@ SAMPLES = {
     "CIRCUS_EMBEDDED_CACHE_MB": "64",
     "CIRCUS_SCRIPTED_LATENCY": "0.3",
     "CIRCUS_REPLY_FORMAT": "json",
+    "DISCORD_TOKEN": "a-bot-token",
+    "DISCORD_GUILD_ID": "1234567890",
+    "DISCORD_API_BASE": "http://127.0.0.1:8080/api/v10",
+    "DISCORD_GATEWAY_URL": "ws://127.0.0.1:8080/gateway",
 }
 
 
 def documented() -> set[str]:
-    return set(re.findall(r"CIRCUS_[A-Z_]*[A-Z]", (REPO / "README.md").read_text("utf-8")))
+    text = (REPO / "README.md").read_text("utf-8")
+    return set(re.findall(r"(?:CIRCUS|DISCORD)_[A-Z_]*[A-Z]", text))
 
 
 def field_of(variable: str) -> str:
-    return variable.removeprefix("CIRCUS_").lower()
+    return variable.removeprefix("CIRCUS_").lower()  # DISCORD_TOKEN -> discord_token
 
 
 def test_every_documented_variable_is_a_config_field_and_every_field_is_documented():
@@ -110,8 +115,13 @@ def test_a_mistyped_retry_setting_is_refused_naming_the_variable(variable, text)
     assert variable in str(caught.value) and variable in caught.value.in_language("zh")
 
 
+def test_the_bot_token_is_never_shown():
+    config = Config.from_env({"DISCORD_TOKEN": "a-bot-token"})
+    assert config.discord_token == "a-bot-token" and "a-bot-token" not in repr(config)
+
+
 def test_nothing_but_engine_config_reads_a_circus_variable_from_the_environment():
-    reads = re.compile(r"(os\.environ|getenv)[^\n]*CIRCUS_")
+    reads = re.compile(r"(os\.environ|getenv)[^\n]*(CIRCUS|DISCORD)_")
     offenders = [
         str(path.relative_to(REPO))
         for folder in ("engine", "bot", "circus")

@@ -1,7 +1,8 @@
 """Every fixed sentence Circus says, to a model or to a person: one catalog per language.
 
 `en.py` and `zh.py` each hold one dict, key -> str.format template, with the same keys and
-the same placeholders (tests/test_catalog.py). `is_zh` is the one place that decides which
+the same placeholders (tests/test_catalog.py); `zh_hans.py` holds the Simplified-script text of
+Discord's command picker (`cmd.*` keys) for zh-CN users. `is_zh` is the one place that decides which
 language a setting or a Discord locale means; `say` fills a template in it. Plain dicts: cheap.
 """
 
@@ -12,6 +13,7 @@ from functools import lru_cache
 
 from engine.catalog.en import TEXT as EN
 from engine.catalog.zh import TEXT as ZH
+from engine.catalog.zh_hans import TEXT as ZH_HANS
 
 CATALOGS: Mapping[str, Mapping[str, str]] = {"en": EN, "zh": ZH}
 
@@ -46,6 +48,14 @@ class Phrase:
 @lru_cache(maxsize=256)
 def _table(language: object) -> Mapping[str, str]:
     return CATALOGS[lang_of(language)]  # prompts say dozens of sentences per turn: decide once
+
+
+def picker_text(key: str, locale: object) -> str:
+    """A `cmd.*` sentence (Discord's command picker) in a Discord locale: zh-CN in Simplified
+    script (zh_hans.py), any other Chinese in zh.py's Traditional, everything else English."""
+    if str(locale or "").lower() in ("zh-cn", "zh_cn", "zh-hans"):
+        return ZH_HANS[key]
+    return CATALOGS[lang_of(locale)][key]
 
 
 def say(key: str, language: object, /, **values: object) -> str:
