@@ -7,8 +7,12 @@ latency per call. Measured:
   * the bot's own overhead per posted turn: from the engine emitting TurnCompleted to the
     turn's message being queued for its webhook (rendering, splitting, routing; excluding
     model time and Discord HTTP time);
-  * /cut in all 20 scenes at once while they run: from the interaction to its confirmation.
-Targets: ack p95 ≤ 1 s; overhead median ≤ 10 ms; /cut p95 ≤ 1 s. Prints a table; exit code 1 if a target fails.
+  * /cut in all 20 scenes at once while they run: from the interaction to its confirmation;
+    then ⏹ Cut pressed on every scene's panel (a component interaction) the same way;
+  * the panels (bot.panel): edits of the panel messages per scene-minute of running, and REST
+    calls per posted turn (everything the bot sent while the scenes ran, panels included).
+Targets: ack p95 ≤ 1 s; overhead median ≤ 10 ms; /cut and ⏹ Cut p95 ≤ 1 s; panel edits per
+scene ≤ 1 + wall/2 s (the first change at once, then one every 2 s: 30 a minute). Prints a table; exit code 1 if a target fails.
 
     python bench/bench_bot.py [--scenes 20] [--turns 10] [--latency 0.2]
 """
@@ -94,6 +98,7 @@ async def bench(scenes: int, turns: int, latency: float, channels: int) -> int:
                 threads = [int(fake.thread_by_name(f"🎭 {n}")["id"]) for n in names]
 
                 started = time.perf_counter()
+                sent_before = len(fake.requests)
                 runs = await asyncio.gather(
                     *(
                         timed(lambda t=t: fake.slash("run", {"turns": turns}, channel_id=t))
@@ -125,7 +130,18 @@ async def bench(scenes: int, turns: int, latency: float, channels: int) -> int:
                     await asyncio.sleep(latency * 2)
                 await until_finished(fake, threads, 1)
                 await bot.drain()
+                await bot.panels.settled()
                 wall = time.perf_counter() - started
+                during = fake.requests[sent_before:]
+                panel_ids = {str(bot.stages[n].binding.panel_id) for n in names}
+                panel_edits = sum(
+                    1
+                    for q in during
+                    if q.method == "PATCH"
+                    and q.template == "/channels/{channel_id}/messages/{message_id}"
+                    and q.path.rsplit("/", 1)[-1] in panel_ids
+                )
+                rest_calls = sum(1 for q in during if not q.path.startswith("/interactions/"))
                 overhead = [x for n in names for x in bot.stages[n].overhead]
                 posted = sum(
                     1
@@ -155,11 +171,39 @@ async def bench(scenes: int, turns: int, latency: float, channels: int) -> int:
                 await asyncio.gather(*(cut(t) for t in threads))
                 await bot.drain()
 
+                # ⏹ Cut on every panel while all the scenes run again (directors on phones).
+                runs = await asyncio.gather(
+                    *(
+                        timed(lambda t=t: fake.slash("run", {"turns": 50}, channel_id=t))
+                        for t in threads
+                    )
+                )
+                await asyncio.gather(*(h.wait_followups(1, timeout=30) for h in runs))
+                presses: list[float] = []
+
+                async def press_cut(name: str, thread: int) -> None:
+                    panel_id = bot.stages[name].binding.panel_id
+                    await until_cut_enabled(fake, thread, panel_id)
+                    began = asyncio.get_running_loop().time()
+                    handle = await fake.click(panel_id, f"circus:cut:0:{name}")
+                    await handle.response(timeout=30)
+                    acks.append(asyncio.get_running_loop().time() - began)
+                    await handle.wait_followups(1, timeout=30)
+                    presses.append(asyncio.get_running_loop().time() - began)
+
+                await asyncio.gather(
+                    *(press_cut(n, t) for n, t in zip(names, threads, strict=True))
+                )
+                await bot.drain()
+                await bot.panels.settled()
+
                 rejected = sum(len(h.rejected) for h in fake.interactions.values())
                 violations = len(fake.spec_violations)
 
     ack_p95 = pct(acks, 0.95)
     over_med = statistics.median(overhead) if overhead else float("nan")
+    edits_per_minute = panel_edits / (scenes * wall / 60)
+    edit_bound = 1 + wall / 2.0  # the coalescer: the first change at once, then one per 2 s
     rows = [
         ("scenes × turns", f"{scenes} × {turns}", ""),
         ("model latency per call", f"{latency * 1000:.0f} ms", ""),
@@ -170,6 +214,15 @@ async def bench(scenes: int, turns: int, latency: float, channels: int) -> int:
         ("ack p95", f"{ack_p95 * 1000:.1f} ms", "target ≤ 1000 ms"),
         ("ack max", f"{max(acks) * 1000:.1f} ms", ""),
         ("/cut → confirmed, p95", f"{pct(cuts, 0.95) * 1000:.1f} ms", "target ≤ 1000 ms"),
+        (
+            "⏹ Cut (panel) → confirmed, p95",
+            f"{pct(presses, 0.95) * 1000:.1f} ms",
+            "target ≤ 1000 ms",
+        ),
+        ("panel edits per scene-minute", f"{edits_per_minute:.1f}", "30 + one first edit"),
+        ("panel edits per scene", f"{panel_edits / scenes:.1f}", f"target ≤ {edit_bound:.1f}"),
+        ("panel edits per turn", f"{panel_edits / max(posted, 1):.2f}", ""),
+        ("REST calls per turn", f"{rest_calls / max(posted, 1):.2f}", "panels included"),
         ("overhead per turn p50", f"{over_med * 1000:.2f} ms", "target ≤ 10 ms"),
         ("overhead per turn p95", f"{pct(overhead, 0.95) * 1000:.2f} ms", ""),
         ("spec violations", f"{violations}", "target 0"),
@@ -182,6 +235,8 @@ async def bench(scenes: int, turns: int, latency: float, channels: int) -> int:
     ok = (
         ack_p95 <= 1.0
         and pct(cuts, 0.95) <= 1.0
+        and pct(presses, 0.95) <= 1.0
+        and panel_edits / scenes <= edit_bound
         and over_med <= 0.010
         and posted == scenes * turns
         and violations == 0
@@ -203,6 +258,19 @@ async def until_finished(fake, threads: list[int], count: int, timeout: float = 
             return
         if time.monotonic() > deadline:
             raise TimeoutError("runs did not finish")
+        await asyncio.sleep(0.05)
+
+
+async def until_cut_enabled(fake, thread: int, panel_id: int, timeout: float = 60) -> None:
+    """Wait until the panel shows ⏹ Cut enabled (the scene is running), as a director would."""
+    deadline = time.monotonic() + timeout
+    while True:
+        [panel] = [m for m in fake.messages_in(thread) if m["id"] == str(panel_id)]
+        buttons = [c for row in panel["components"] for c in row["components"]]
+        if any(c["custom_id"].startswith("circus:cut:") and not c.get("disabled") for c in buttons):
+            return
+        if time.monotonic() > deadline:
+            raise TimeoutError("the panel never offered Cut")
         await asyncio.sleep(0.05)
 
 

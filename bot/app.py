@@ -16,17 +16,20 @@ import logging
 import signal
 import sys
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 import discord
 import yarl
 from discord import app_commands
 
-from bot import cast, commands, continuity, harvest, scenes, stagecraft, votes
+from bot import cast, commands, continuity, harvest, panel_menus, scenes, stagecraft, votes
 from bot.backstage import Backstage
 from bot.binding import Binding, binding_or_none, scan_bindings, write_binding
 from bot.edge import on_tree_error
 from bot.i18n import CommandTranslator
+from bot.panel import EDIT_INTERVAL, Panels
+from bot.panel_controls import PanelButton, PanelSelect
 from bot.personas import Personas
 from bot.stage import Stage
 from engine import (
@@ -57,6 +60,7 @@ class CircusBot(discord.Client):
         sync_commands: bool = True,
         models: Models | None = None,
         config: Config | None = None,
+        panel_interval: float = EDIT_INTERVAL,
         **options: object,
     ) -> None:
         """`config`: the operator's settings, read once at startup by `bot.main` (default: every
@@ -76,6 +80,7 @@ class CircusBot(discord.Client):
         self.personas = Personas(self, on_webhook=self._webhook_changed)
         self.backstage = Backstage(self)
         self.stages: dict[str, Stage] = {}
+        self.panels = Panels(self, panel_interval)  # each scene thread's control panel
         self._warming: asyncio.Task[None] | None = None
         self._threads: dict[int, str] = {}
         self.reactions_seen = 0  # raw reaction events handled (⭐ votes or ignored)
@@ -89,6 +94,7 @@ class CircusBot(discord.Client):
         register(self.tree, list_templates(self.config))
         for view in PERSISTENT_VIEWS:
             self.add_view(view(self))
+        self.add_dynamic_items(PanelButton, PanelSelect)  # panels work across restarts
         await self.reattach()
         if not self.sync_commands:
             return
@@ -113,6 +119,7 @@ class CircusBot(discord.Client):
             try:
                 stage = self._attach(name, binding)
                 await stage.refresh()
+                await self.panels.adopt(stage)
             except CircusError as exc:  # a broken scene still answers, with the reason
                 log.warning("scene %s: %s", name, exc)
             except Exception:  # one unreadable scene must not keep the bot from starting
@@ -150,11 +157,23 @@ class CircusBot(discord.Client):
         await stage.refresh()
         return stage
 
+    async def show_panel(self, stage: Stage) -> None:
+        """Post the scene's control panel in its (new) thread (bot.panel)."""
+        await self.panels.show(stage)
+
     async def unbind(self, name: str) -> None:
+        self.panels.drop(name)
         stage = self.stages.pop(name, None)
         if stage is not None:
             self._threads.pop(stage.binding.thread_id, None)
             await stage.close()
+
+    async def on_app_command_completion(
+        self, interaction: discord.Interaction, command: object
+    ) -> None:
+        stage = self.stage_for_thread(interaction.channel_id)
+        if stage is not None:  # a replay or a cast change: no event says so to the panel
+            self.panels.nudge(stage.name)
 
     async def on_raw_reaction_add(self, event: discord.RawReactionActionEvent) -> None:
         try:
@@ -173,9 +192,7 @@ class CircusBot(discord.Client):
             b = stage.binding
             if b.channel_id == channel_id and b.webhook_id != webhook_id:
                 if binding_or_none(stage.rehearsal.root) is not None:
-                    stage.rebind(
-                        Binding(b.guild_id, b.channel_id, b.thread_id, b.directors, webhook_id)
-                    )
+                    stage.rebind(replace(b, webhook_id=webhook_id))
 
     # ------------------------------------------------------------------ shutdown
     async def shutdown(self, grace: float = SHUTDOWN_GRACE) -> None:
@@ -205,6 +222,7 @@ class CircusBot(discord.Client):
         for stage in list(self.stages.values()):
             with contextlib.suppress(Exception):
                 await stage.close()
+        self.panels.close()
         await self.personas.close()
         await self.backstage.close()
         await super().close()
@@ -217,6 +235,7 @@ COMMAND_MODULES: tuple[Callable[[app_commands.CommandTree], None], ...] = (
     stagecraft.setup,
     cast.setup,
     continuity.setup,  # issue 21: /scene next, /secrets, the tree in /take list
+    panel_menus.setup,  # ⭐ Pick line, 🎬 Cue this actor, 💭 Thought (message menus)
 )
 # Views whose buttons outlive a restart (timeout=None, fixed custom ids), each made for the
 # bot at start: a new one is one more line here.

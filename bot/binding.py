@@ -27,6 +27,7 @@ class Binding:
     thread_id: int
     directors: tuple[int, ...] = field(default_factory=tuple)
     webhook_id: int | None = None
+    panel_id: int | None = None  # the thread's control panel message (bot.panel)
 
     def with_director(self, user_id: int) -> Binding:
         if user_id in self.directors:
@@ -75,7 +76,13 @@ def read_binding(scene_dir: Path) -> Binding | None:
     director_ids = [whole_number(d, ID_DIGITS) for d in directors]
     webhook = data.get("webhook_id")
     webhook_id = whole_number(webhook, ID_DIGITS) if webhook else None
-    if None in (*ids.values(), *director_ids) or (webhook and webhook_id is None):
+    panel = data.get("panel_id")
+    panel_id = whole_number(panel, ID_DIGITS) if panel else None
+    if (
+        None in (*ids.values(), *director_ids)
+        or (webhook and webhook_id is None)
+        or (panel and panel_id is None)
+    ):
         path = Path(scene_dir) / ".circus" / f"{FRONTEND}.json"
         raise BadSceneFile(path, "error.file.state_unreadable", rel=f".circus/{FRONTEND}.json")
     return Binding(
@@ -84,6 +91,7 @@ def read_binding(scene_dir: Path) -> Binding | None:
         thread_id=ids["thread_id"],
         directors=tuple(d for d in director_ids if d is not None),
         webhook_id=webhook_id,
+        panel_id=panel_id,
     )  # type: ignore[arg-type]  (None was refused above)
 
 

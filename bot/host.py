@@ -34,6 +34,8 @@ class Host(Protocol):
 
     async def unbind(self, name: str) -> None: ...
 
+    async def show_panel(self, stage: Stage) -> None: ...  # post the scene's control panel
+
 
 def host_of(interaction: discord.Interaction) -> Host:
     """The bot this interaction arrived on."""

@@ -85,6 +85,7 @@ async def open_thread(
         await thread.add_user(interaction.user)
     except discord.Forbidden as exc:
         raise MissingPermission(thread.mention, "Send Messages in Threads") from exc
+    await bot.show_panel(stage)  # the control panel, under the scene card
     return thread
 
 

@@ -105,30 +105,35 @@ class Votes:
         if found is None:
             return
         take, turn = found
-        tag = voter_tag(event.user_id)
+        name = event.member.display_name if event.member else ""
+        try:
+            await self.vote(take, turn, name, event.user_id, added=added)
+        except CircusError as exc:  # e.g. the take's folder was deleted by hand
+            log.warning("scene %s: ⭐ on take %s turn %s: %s", self.rehearsal.name, take, turn, exc)
+
+    async def vote(
+        self, take: int, turn: int, name: str, user_id: int, *, added: bool = True
+    ) -> bool:
+        """Add (or take back) one member's vote for a line; False if nothing changed (a
+        second vote by the same member, or none to take back). ⭐ and the "Pick line" menu."""
+        tag = voter_tag(user_id)
         async with self.lock:
-            try:
-                pick = next(
-                    (
-                        p
-                        for p in await self.rehearsal.harvest.picks()
-                        if (p.take, p.turn) == (take, turn)
-                    ),
-                    None,
-                )
-                mine = [v for v in (pick.votes if pick else ()) if v.endswith(tag)]
-                if added and not mine:
-                    name = event.member.display_name if event.member else ""
-                    await self.rehearsal.harvest.pick(
-                        turn, take=take, by=voter(name, event.user_id)
-                    )
-                elif not added:
-                    for vote in mine:
-                        await self.rehearsal.harvest.unpick(turn, take=take, by=vote)
-            except CircusError as exc:  # e.g. the take's folder was deleted by hand
-                log.warning(
-                    "scene %s: ⭐ on take %s turn %s: %s", self.rehearsal.name, take, turn, exc
-                )
+            pick = next(
+                (
+                    p
+                    for p in await self.rehearsal.harvest.picks()
+                    if (p.take, p.turn) == (take, turn)
+                ),
+                None,
+            )
+            mine = [v for v in (pick.votes if pick else ()) if v.endswith(tag)]
+            if added and not mine:
+                await self.rehearsal.harvest.pick(turn, take=take, by=voter(name, user_id))
+                return True
+            if not added:
+                for vote in mine:
+                    await self.rehearsal.harvest.unpick(turn, take=take, by=vote)
+            return not added and bool(mine)
 
 
 async def on_reaction(client: discord.Client, event: discord.RawReactionActionEvent) -> None:

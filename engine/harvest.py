@@ -212,6 +212,13 @@ class Harvest:
                 found = (take, turn) if take is not None and turn is not None else found
         return found
 
+    async def line_of(self, take: int, turn: int) -> tuple[str, str]:
+        """(actor, private thought) of one turn of a take — the thought is for its directors'
+        eyes only (the Discord "💭 Thought" menu). TakeNotFound / TurnNotFound otherwise."""
+        view = await self._view(take)
+        found = self._turn_of(view, turn)
+        return found.actor, (await self._thoughts(view)).get(turn, "")
+
     # ----------------------------------------------------------------- what takes carry
     async def take_files(self, number: int) -> dict[str, str]:
         """What a saved take carries in its own folder: its turns' metadata and its report

@@ -14,12 +14,14 @@ import os
 from collections.abc import Callable
 
 from .command_permissions import CommandUnavailable
+from .interactions import ComponentDisabled
 from .models import DiscordHTTPError, InteractionHandle, P, RecordedRequest, UserRef
 from .server import FakeDiscord
 
 __all__ = [
     "FakeDiscord",
     "CommandUnavailable",
+    "ComponentDisabled",
     "InteractionHandle",
     "UserRef",
     "RecordedRequest",

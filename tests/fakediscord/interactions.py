@@ -366,12 +366,14 @@ class InteractionsMixin:
         """Component interaction (type 3) on a message the bot sent."""
         msg, channel_id = self._find_message(int(message_id))
         comp_type = None
+        found: dict[str, Any] = {}
 
         def walk(components: list[dict[str, Any]]) -> None:
             nonlocal comp_type
             for c in components:
                 if c.get("custom_id") == custom_id:
                     comp_type = c["type"]
+                    found.update(c)
                 walk(c.get("components", []))
                 if c.get("component"):
                     walk([c["component"]])
@@ -381,7 +383,14 @@ class InteractionsMixin:
         walk(msg.get("components", []))
         if comp_type is None:
             raise LookupError(f"message {message_id} has no component {custom_id!r}")
+        if found.get("disabled"):  # Discord's client greys it out: nothing is delivered
+            raise ComponentDisabled(f"component {custom_id!r} of message {message_id} is disabled")
         data: dict[str, Any] = {"custom_id": custom_id, "component_type": comp_type}
+        if comp_type == 3 and values is not None:
+            offered = {o["value"] for o in found.get("options", [])}
+            low, high = found.get("min_values", 1), found.get("max_values", 1)
+            if not set(values) <= offered or not low <= len(values) <= high:
+                raise ValueError(f"select {custom_id!r} offers {sorted(offered)}, not {values}")
         if values is not None:
             resolved: dict[str, dict[str, Any]] = {}
             if comp_type in (5, 6, 7, 8):
@@ -392,3 +401,26 @@ class InteractionsMixin:
         return await self.inject_interaction(
             3, data, user=user, channel_id=channel_id, message=copy.deepcopy(msg)
         )
+
+    async def message_command(
+        self, name: str, message_id: int, *, user: UserLike = "alice"
+    ) -> InteractionHandle:
+        """A member runs the message command ``name`` (long-press a message → Apps): type 2
+        with command type 3, ``target_id`` and the message in ``resolved.messages``."""
+        cmd = self.find_command(name, type=3)
+        msg, channel_id = self._find_message(int(message_id))
+        self._require_usable(cmd, user, channel_id)
+        data: dict[str, Any] = {
+            "id": cmd["id"],
+            "name": cmd["name"],
+            "type": 3,
+            "target_id": msg["id"],
+            "resolved": {"messages": {msg["id"]: copy.deepcopy(msg)}},
+        }
+        if cmd.get("guild_id"):
+            data["guild_id"] = cmd["guild_id"]
+        return await self.inject_interaction(2, data, user=user, channel_id=channel_id)
+
+
+class ComponentDisabled(LookupError):
+    """The test clicked a component Discord shows disabled (the click never reaches the bot)."""

@@ -1,7 +1,7 @@
 """Discord's business rules, checked before schema validation.
 
 Invariant: a bot tripping a rule (content over 2000 characters, more than 25 autocomplete
-choices, a forbidden webhook name, a rate limit) gets Discord's real JSON error, and the request
+choices, a forbidden webhook name, a rate limit, a component or modal over Discord's limits) gets Discord's real JSON error, and the request
 is not counted as a spec violation.
 """
 
@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from .components import check_request
 from .models import form_error
 
 if TYPE_CHECKING:
@@ -22,6 +23,7 @@ class RulesMixin:
         """Discord business rules checked before schema validation (so that a bot tripping them
         gets Discord's real error, and it is not counted as a spec violation)."""
         self._check_forced_429(ctx)
+        check_request(ctx.method, ctx.template, ctx.body)  # components, modals, menus
         body = ctx.body if isinstance(ctx.body, dict) else {}
         content_holder = body
         prefix: list[Any] = []

@@ -24,6 +24,7 @@ from .ratelimits import RateLimitMixin
 from .rest_channels import ChannelsMixin, register_channel_routes
 from .rest_commands import register_command_routes
 from .rest_interactions import register_interaction_routes
+from .rest_pins import register_pin_routes
 from .rest_reactions import ReactionsMixin, register_reaction_routes
 from .rest_users import register_guild_routes, register_user_routes
 from .rest_webhooks import WebhooksMixin, register_webhook_routes
@@ -41,6 +42,7 @@ ROUTE_REGISTRARS = (
     register_webhook_routes,
     register_channel_routes,
     register_reaction_routes,
+    register_pin_routes,
     register_guild_routes,
 )
 
@@ -114,6 +116,7 @@ class FakeDiscord(
         self._message_meta: dict[int, dict[str, Any]] = {}
         # message id -> emoji key -> {"emoji": emoji object, "ids": user ids in order}
         self.reactors: dict[int, dict[str, dict[str, Any]]] = {}
+        self.pins: dict[int, list[int]] = {}  # channel id -> pinned message ids, oldest first
         self.webhooks: dict[int, dict[str, Any]] = {}
         self.deleted_webhooks: dict[int, dict[str, Any]] = {}
         self.attachments_data: dict[int, bytes] = {}

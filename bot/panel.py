@@ -1,0 +1,184 @@
+"""Each scene thread's control panel: one message from the bot, posted when the scene is bound,
+found again by its id in the scene's binding after a restart, edited in place while it runs.
+
+Invariants: a scene has at most one panel message (its id lives in .circus/discord.json, written
+through bot.binding); the panel is edited at most once every `interval` seconds per scene and
+each edit shows the state at that moment (bot.panel_text.Coalescer) — never a new message per
+turn. The panel shows only public facts (never a thought, a note or a direction). A panel that
+cannot be posted, pinned or edited (permissions, an archived thread) is logged and never stops
+the scene.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Callable
+from dataclasses import replace
+
+import discord
+
+from bot.panel_controls import to_view
+from bot.panel_text import Coalescer, Progress, Snapshot, advance, layout, panel_text, shows_change
+from bot.stage import Stage
+from engine import CircusError, Event, Status
+
+log = logging.getLogger("circus.bot.panel")
+
+EDIT_INTERVAL = 2.0  # seconds between two edits of one panel (Discord: 5 edits / 5 s / channel)
+
+
+class Panel:
+    """The panel of one scene: listens to its events and keeps its message up to date."""
+
+    def __init__(self, stage: Stage, client: discord.Client, interval: float) -> None:
+        self.stage = stage
+        self.client = client
+        self.coalescer = Coalescer(interval)
+        self.progress = Progress()
+        self._full: Status | None = None  # the last whole status read
+        self._task: asyncio.Task[None] | None = None
+        self._unlisten: Callable[[], None] = stage.rehearsal.events.listen(self._on_event)
+
+    # ------------------------------------------------------------------ events
+    def _on_event(self, event: Event) -> None:
+        self.progress = advance(self.progress, event)
+        if shows_change(event):
+            self.nudge()
+
+    def nudge(self) -> None:
+        """Something the panel shows may have changed: edit it when the coalescer allows."""
+        self.coalescer.changed()
+        if self._task is None or self._task.done():
+            self._task = asyncio.create_task(self._flush(), name=f"panel-{self.stage.name}")
+
+    async def _flush(self) -> None:
+        loop = asyncio.get_running_loop()
+        while (delay := self.coalescer.delay(loop.time())) is not None:
+            if delay > 0:
+                await asyncio.sleep(delay)  # the coalescing window, not a wait for a result
+            self.coalescer.taking(loop.time())
+            await self.edit()
+
+    async def settled(self) -> None:
+        """Wait until no edit is pending (tests, bench)."""
+        while self._task is not None and not self._task.done():
+            await asyncio.shield(self._task)
+
+    # ------------------------------------------------------------------ the message
+    async def snapshot(self) -> Snapshot:
+        """What the panel shows now. While this bot runs the scene (edits every 2 s) it reads
+        the scene's view, take and budgets — not the whole /status, which also re-counts
+        tokens and re-reads every call's spend (those lines keep their last value)."""
+        rehearsal = self.stage.rehearsal
+        if rehearsal.running and self._full is not None:
+            view = await rehearsal.view()
+            status = replace(
+                self._full,
+                take=await rehearsal.current_take(),
+                turns=view.turns,
+                cast=tuple(view.cast),
+                mode="running",
+                on_stage=tuple(view.on_stage),
+                players=tuple((a, p) for a, p in view.players.items() if a in view.cast),
+                budgets=await rehearsal.spend.budgets(),
+                held_by=None,
+            )
+            last = view.last_turn.actor if view.last_turn else ""
+            return Snapshot(self.stage.lang, status, self.progress, last)
+        status = self._full = await rehearsal.status()
+        last = ""
+        if not self.progress.last_speaker:
+            view = await rehearsal.view()
+            last = view.last_turn.actor if view.last_turn else ""
+        return Snapshot(self.stage.lang, status, self.progress, last)
+
+    async def _content(self) -> tuple[str, discord.ui.View]:
+        snap = await self.snapshot()
+        return panel_text(snap), to_view(layout(snap))
+
+    def _thread(self) -> discord.PartialMessageable:
+        b = self.stage.binding
+        return self.client.get_partial_messageable(b.thread_id, guild_id=b.guild_id)
+
+    async def post(self) -> None:
+        """Post a new panel, remember its id in the binding, and pin it if the bot may."""
+        try:
+            content, view = await self._content()
+            message = await self._thread().send(
+                content, view=view, allowed_mentions=discord.AllowedMentions.none()
+            )
+        except (discord.HTTPException, CircusError) as exc:
+            log.warning("scene %s: no panel posted: %s", self.stage.name, exc)
+            return
+        self.stage.rebind(replace(self.stage.binding, panel_id=message.id))
+        with contextlib.suppress(discord.HTTPException):  # pinned when allowed, works without
+            await message.pin(reason="Circus scene panel")
+
+    async def edit(self) -> None:
+        """Show the scene's state now (a deleted panel is posted again)."""
+        panel_id = self.stage.binding.panel_id
+        if panel_id is None:
+            await self.post()
+            return
+        try:
+            content, view = await self._content()
+            message = self._thread().get_partial_message(panel_id)
+            await message.edit(
+                content=content, view=view, allowed_mentions=discord.AllowedMentions.none()
+            )
+        except discord.NotFound:
+            await self.post()
+        except (discord.HTTPException, CircusError) as exc:
+            log.warning("scene %s: panel not updated: %s", self.stage.name, exc)
+
+    def close(self) -> None:
+        self._unlisten()
+        if self._task is not None:
+            self._task.cancel()
+
+
+class Panels:
+    """Every bound scene's panel (owned by the bot)."""
+
+    def __init__(self, client: discord.Client, interval: float = EDIT_INTERVAL) -> None:
+        self.client = client
+        self.interval = interval
+        self.by_scene: dict[str, Panel] = {}
+
+    def _panel(self, stage: Stage) -> Panel:
+        panel = self.by_scene.get(stage.name)
+        if panel is None or panel.stage is not stage:
+            if panel is not None:
+                panel.close()
+            panel = self.by_scene[stage.name] = Panel(stage, self.client, self.interval)
+        return panel
+
+    async def show(self, stage: Stage) -> None:
+        """The scene was bound to a (new) thread: post its panel there."""
+        await self._panel(stage).post()
+
+    async def adopt(self, stage: Stage) -> None:
+        """After a restart: find the scene's panel again by its id and bring it up to date
+        (a scene bound before panels existed gets one)."""
+        await self._panel(stage).edit()
+
+    def nudge(self, name: str) -> None:
+        """A command changed the scene in a way no event tells (a replay, a new actor)."""
+        panel = self.by_scene.get(name)
+        if panel is not None:
+            panel.nudge()
+
+    def drop(self, name: str) -> None:
+        panel = self.by_scene.pop(name, None)
+        if panel is not None:
+            panel.close()
+
+    async def settled(self) -> None:
+        for panel in list(self.by_scene.values()):
+            await panel.settled()
+
+    def close(self) -> None:
+        for name in list(self.by_scene):
+            self.drop(name)

@@ -1,0 +1,70 @@
+"""Message menus (long-press an actor's line → Apps): ⭐ Pick line, 🎬 Cue this actor, 💭 Thought.
+
+Invariants: a menu works only on a message the scene remembered as one of its actors' lines
+(bot.votes: message → take and turn); on anything else it answers privately what it works on.
+"💭 Thought" and "🎬 Cue this actor" are for the scene's directors (the `directors_only` check
+of the slash commands, before anything is read); a thought is only ever answered privately, to
+a director. "⭐ Pick line" is one vote per member, the same as a ⭐ reaction.
+"""
+
+from __future__ import annotations
+
+import discord
+from discord import app_commands
+
+from bot.errors import BotProblem
+from bot.gate import directors_only, may_direct, scene_of
+from bot.i18n import t
+from bot.panel_controls import CueForm, checked
+from bot.replies import defer, reply
+from bot.stage import Stage
+from engine import say
+
+
+async def line_of(stage: Stage, message: discord.Message) -> tuple[int, int, str, str]:
+    """(take, turn, actor, thought) of an actor's line; a private refusal for anything else."""
+    found = await stage.votes.turn_of(message.id)
+    if found is None:
+        raise BotProblem("menu.not_a_line")
+    take, turn = found
+    actor, thought = await stage.rehearsal.harvest.line_of(take, turn)
+    return take, turn, actor, thought
+
+
+async def pick_line(interaction: discord.Interaction, message: discord.Message) -> None:
+    stage = scene_of(interaction)
+    await defer(interaction)
+    take, turn, actor, _ = await line_of(stage, message)
+    user = interaction.user
+    counted = await stage.votes.vote(take, turn, user.display_name, user.id)
+    if not counted:
+        key = "menu.already"
+    else:
+        key = "menu.picked" if may_direct(interaction, stage) else "menu.voted"
+    await reply(interaction, t(key, stage.lang, take=take, turn=turn, actor=actor))
+
+
+async def cue_actor(interaction: discord.Interaction, message: discord.Message) -> None:
+    stage = scene_of(interaction)
+    await checked(interaction, "cue")  # the same gate as /cue
+    _, _, name, _ = await line_of(stage, message)
+    actor = await stage.rehearsal.resolve_actor(name)
+    await interaction.response.send_modal(CueForm(stage, actor))
+
+
+async def thought(interaction: discord.Interaction, message: discord.Message) -> None:
+    stage = scene_of(interaction)
+    await defer(interaction)
+    take, turn, actor, text = await line_of(stage, message)
+    values = dict(take=take, turn=turn, actor=actor, thought=text)
+    await reply(
+        interaction, t("menu.thought_of" if text else "menu.no_thought", stage.lang, **values)
+    )
+
+
+def setup(tree: app_commands.CommandTree) -> None:
+    """Register the three message menus (names in English; Discord shows them per locale)."""
+    tree.add_command(app_commands.ContextMenu(name=say("bot.menu.pick", "en"), callback=pick_line))
+    tree.add_command(app_commands.ContextMenu(name=say("bot.menu.cue", "en"), callback=cue_actor))
+    menu = app_commands.ContextMenu(name=say("bot.menu.thought", "en"), callback=thought)
+    tree.add_command(directors_only(menu))
