@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from engine.errors import CircusError
@@ -53,6 +53,15 @@ def _choice(env: Mapping[str, str], key: str, choices: tuple[str, ...]) -> str |
     return value if value in choices else None
 
 
+def _port(env: Mapping[str, str], key: str) -> int | None:
+    """A TCP port (1-65535), or None: unset or mistyped leaves the endpoint off."""
+    try:
+        value = int(env.get(key) or 0)
+    except ValueError:
+        return None
+    return value if 0 < value < 65536 else None
+
+
 def _strict(env: Mapping[str, str], key: str, default: float, whole: bool) -> float:
     """A number whose typo must not be guessed around (retry counts and their pacing)."""
     text = (env.get(key) or "").strip()
@@ -90,6 +99,10 @@ class Config:
     embedded_cache_mb: int = EMBEDDED_CACHE_MB  # CIRCUS_EMBEDDED_CACHE_MB (0: off)
     scripted_latency: float = 0.0  # CIRCUS_SCRIPTED_LATENCY: seconds each scripted call waits
     reply_format: str | None = None  # CIRCUS_REPLY_FORMAT: auto, json or tags (else: auto)
+    # --- scale (#22): the model gateway (engine.gateway) and the metrics endpoint
+    gateway_url: str | None = None  # CIRCUS_GATEWAY_URL: a LiteLLM proxy for every hosted model
+    gateway_key: str | None = field(default=None, repr=False)  # CIRCUS_GATEWAY_KEY (a secret)
+    metrics_port: int | None = None  # CIRCUS_METRICS_PORT: serve /metrics here (None: off)
 
     @classmethod
     def from_env(cls, env: Mapping[str, str]) -> Config:
@@ -118,6 +131,9 @@ class Config:
             embedded_cache_mb=_int(env, "CIRCUS_EMBEDDED_CACHE_MB", EMBEDDED_CACHE_MB, 0),
             scripted_latency=_float(env, "CIRCUS_SCRIPTED_LATENCY", 0.0),
             reply_format=_choice(env, "CIRCUS_REPLY_FORMAT", ("auto", "json", "tags")),
+            gateway_url=_text(env, "CIRCUS_GATEWAY_URL"),
+            gateway_key=_text(env, "CIRCUS_GATEWAY_KEY"),
+            metrics_port=_port(env, "CIRCUS_METRICS_PORT"),
         )
 
 

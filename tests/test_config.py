@@ -36,11 +36,17 @@ SAMPLES = {
     "CIRCUS_EMBEDDED_CACHE_MB": "64",
     "CIRCUS_SCRIPTED_LATENCY": "0.3",
     "CIRCUS_REPLY_FORMAT": "json",
+    # --- scale (#22), documented in docs/_incoming/scale.md
+    "CIRCUS_GATEWAY_URL": "http://localhost:4000",
+    "CIRCUS_GATEWAY_KEY": "sk-circus",
+    "CIRCUS_METRICS_PORT": "9464",
 }
 
 
 def documented() -> set[str]:
-    return set(re.findall(r"CIRCUS_[A-Z_]*[A-Z]", (REPO / "README.md").read_text("utf-8")))
+    """Every CIRCUS_* variable README.md or a page of docs/ names."""
+    pages = [REPO / "README.md", *sorted((REPO / "docs").rglob("*.md"))]
+    return {v for p in pages for v in re.findall(r"CIRCUS_[A-Z_]*[A-Z]", p.read_text("utf-8"))}
 
 
 def field_of(variable: str) -> str:
@@ -90,6 +96,9 @@ def test_an_empty_environment_is_todays_defaults():
         ("CIRCUS_SCENES_DIR", "", "scenes_dir", Path("scenes")),
         # the daily budgets stay text: engine.budget refuses a typo when a run starts
         ("CIRCUS_DAILY_BUDGET_USD", "two dollars", "daily_budget_usd", "two dollars"),
+        # a mistyped metrics port leaves the endpoint off (scale, #22)
+        ("CIRCUS_METRICS_PORT", "nine", "metrics_port", None),
+        ("CIRCUS_METRICS_PORT", "70000", "metrics_port", None),
     ],
 )
 def test_mistyped_values_get_todays_answer(variable, text, field, value):
