@@ -81,6 +81,10 @@ class Personas:
         self._posts: Serial[int, Post] = Serial(self._deliver, name="personas")  # per channel
         self.sent = 0
 
+    def queued(self) -> int:
+        """Posts waiting to go out (scale: /metrics' queue depth)."""
+        return self._posts.depth
+
     def _slot(self, channel_id: int) -> _Channel:
         slot = self._channels.get(channel_id)
         if slot is None:

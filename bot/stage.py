@@ -50,6 +50,7 @@ from engine import (
     TurnCompleted,
     TurnStarted,
     WaitingForPlayer,
+    watch,
 )
 
 STATUS_PERSONA = "Circus"
@@ -70,6 +71,7 @@ class Stage:
     ) -> None:
         account = f"discord-{binding.guild_id}"
         self.rehearsal = Rehearsal(root, models=models, config=config, account=account)
+        watch(self.rehearsal.events, config or self.rehearsal.config)  # scale: /metrics
         self.name = self.rehearsal.name
         self.votes = Votes(self.rehearsal)  # which message is which line, for ⭐ votes
         self.binding = binding

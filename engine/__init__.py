@@ -69,6 +69,7 @@ from engine.events import (
     WaitingForPlayer,
 )
 from engine.llm import EMBEDDED_MODEL, LiteLLMModels, Models, litellm_module
+from engine.metrics import discord_trace, metered, track_queue, watch
 from engine.names import MAX_CAST, check_name, is_everyone, split_cast
 from engine.notes import dropped_warning
 from engine.numbers import shown_number, whole_number
@@ -143,6 +144,7 @@ __all__ = [
     "WaitingForPlayer",
     "check_model",
     "check_name",
+    "discord_trace",
     "dropped_warning",
     "embedded_available",
     "is_everyone",
@@ -154,6 +156,7 @@ __all__ = [
     "list_templates",
     "litellm_module",
     "load_view",
+    "metered",
     "new_scene",
     "probe_json",
     "probe_lines",
@@ -165,6 +168,8 @@ __all__ = [
     "split_cast",
     "template_summary",
     "templates_dir",
+    "track_queue",
+    "watch",
     "whole_number",
     "write_frontend_file",
 ]
