@@ -16,7 +16,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from engine.config import Config
-from engine.errors import CircusError
+from engine.errors import CircusError, ModelError
 
 if TYPE_CHECKING:
     from engine.events import Event
@@ -157,8 +157,6 @@ class MeteredModels:
         self.metrics = metrics
 
     async def complete(self, call: ModelCall, *, gate: SpendGate | None = None) -> ModelReply:
-        from engine.errors import ModelError
-
         start = time.perf_counter()
         try:
             reply = await self.door.complete(call, gate=gate)
