@@ -37,9 +37,12 @@ from engine import (
     Config,
     LiteLLMModels,
     Models,
+    discord_trace,
     list_templates,
+    metered,
     say,
     shown_number,
+    track_queue,
     whole_number,
 )
 
@@ -69,16 +72,20 @@ class CircusBot(discord.Client):
         intents.guilds = True
         intents.guild_reactions = True  # ⭐ on an actor's line is a vote (not privileged)
         options.setdefault("guild_ready_timeout", 0.5)
+        config = config or Config()
+        options.setdefault("http_trace", discord_trace(config))  # scale: /metrics counts REST
         super().__init__(intents=intents, **options)  # type: ignore[arg-type]
         self.scenes_dir = Path(scenes_dir)
-        self.config = config or Config()
-        self.models: Models = models or LiteLLMModels(self.config)
+        self.config = config
+        self.models: Models = metered(models or LiteLLMModels(self.config), self.config)
         self.guild_id = guild_id
         self.sync_commands = sync_commands
         self.tree = app_commands.CommandTree(self)
         self.tree.on_error = on_tree_error
         self.personas = Personas(self, on_webhook=self._webhook_changed)
         self.backstage = Backstage(self)
+        track_queue(self.config, "personas", self.personas.queued)  # scale: /metrics
+        track_queue(self.config, "backstage", self.backstage.queued)
         self.stages: dict[str, Stage] = {}
         self.panels = Panels(self, panel_interval)  # each scene thread's control panel
         self._warming: asyncio.Task[None] | None = None

@@ -67,6 +67,10 @@ class Backstage:
         self._last: dict[int, tuple[float, discord.Interaction]] = {}
         self.delivered = 0
 
+    def queued(self) -> int:
+        """DMs waiting to go out (scale: /metrics' queue depth)."""
+        return self._inboxes.depth
+
     # ------------------------------------------------------------------ sending
     def send(
         self,

@@ -78,6 +78,10 @@ class Personas:
         self._channels: dict[int, _Channel] = {}
         self._posts: Serial[int, Post] = Serial(self._deliver, name="personas")  # per channel
 
+    def queued(self) -> int:
+        """Posts waiting to go out (scale: /metrics' queue depth)."""
+        return self._posts.depth
+
     def _slot(self, channel_id: int) -> _Channel:
         slot = self._channels.get(channel_id)
         if slot is None:

@@ -44,6 +44,11 @@ class Serial(Generic[K, T]):
         self._idle = asyncio.Event()
         self._idle.set()
 
+    @property
+    def depth(self) -> int:
+        """Items put and not yet handled or dropped (scale: /metrics' queue depth)."""
+        return self._unfinished
+
     def put(self, key: K, item: T) -> None:
         """Queue `item` after everything already queued under `key`."""
         self._items.setdefault(key, deque()).append(item)

@@ -54,6 +54,7 @@ from engine import (
     TurnStarted,
     WaitingForPlayer,
     say,
+    watch,
 )
 
 log = logging.getLogger("circus.bot")
@@ -76,6 +77,7 @@ class Stage:
     ) -> None:
         account = f"discord-{binding.guild_id}"
         self.rehearsal = Rehearsal(root, models=models, config=config, account=account)
+        watch(self.rehearsal.events, config or self.rehearsal.config)  # scale: /metrics
         self.name = self.rehearsal.name
         self.votes = Votes(self.rehearsal)  # which message is which line, for ⭐ votes
         self.binding = binding

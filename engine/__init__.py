@@ -75,6 +75,7 @@ from engine.events import (
 )
 from engine.harvest import harvest_of
 from engine.llm import EMBEDDED_MODEL, LiteLLMModels, Models, litellm_module
+from engine.metrics import discord_trace, metered, track_queue, watch
 from engine.names import MAX_CAST, check_name, is_everyone, split_cast
 from engine.next_scene import NextResult, start_next
 from engine.notes import dropped_warning
@@ -152,6 +153,7 @@ __all__ = [
     "WaitingForPlayer",
     "check_model",
     "check_name",
+    "discord_trace",
     "dropped_warning",
     "embedded_available",
     "harvest_of",
@@ -164,6 +166,7 @@ __all__ = [
     "list_templates",
     "litellm_module",
     "load_view",
+    "metered",
     "new_scene",
     "parent_take",
     "picker_text",
@@ -180,6 +183,8 @@ __all__ = [
     "template_summary",
     "templates_dir",
     "tree_lines_of",
+    "track_queue",
+    "watch",
     "whole_number",
     "write_frontend_file",
 ]

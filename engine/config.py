@@ -55,6 +55,15 @@ def _choice(env: Mapping[str, str], key: str, choices: tuple[str, ...]) -> str |
     return value if value in choices else None
 
 
+def _port(env: Mapping[str, str], key: str) -> int | None:
+    """A TCP port (1-65535), or None: unset or mistyped leaves the endpoint off."""
+    try:
+        value = int(env.get(key) or 0)
+    except ValueError:
+        return None
+    return value if 0 < value < 65536 else None
+
+
 def _strict(env: Mapping[str, str], key: str, default: float, whole: bool) -> float:
     """A number whose typo must not be guessed around (retry counts and their pacing)."""
     text = (env.get(key) or "").strip()
@@ -96,6 +105,10 @@ class Config:
     discord_guild_id: str | None = None  # DISCORD_GUILD_ID: text, checked by `circus bot`
     discord_api_base: str | None = None  # DISCORD_API_BASE: a Discord-compatible server
     discord_gateway_url: str | None = None  # DISCORD_GATEWAY_URL
+    # --- scale (#22): the model gateway (engine.gateway) and the metrics endpoint
+    gateway_url: str | None = None  # CIRCUS_GATEWAY_URL: a LiteLLM proxy for every hosted model
+    gateway_key: str | None = field(default=None, repr=False)  # CIRCUS_GATEWAY_KEY (a secret)
+    metrics_port: int | None = None  # CIRCUS_METRICS_PORT: serve /metrics here (None: off)
 
     @classmethod
     def from_env(cls, env: Mapping[str, str]) -> Config:
@@ -127,6 +140,9 @@ class Config:
             discord_guild_id=_text(env, "DISCORD_GUILD_ID"),
             discord_api_base=env.get("DISCORD_API_BASE") or None,
             discord_gateway_url=env.get("DISCORD_GATEWAY_URL") or None,
+            gateway_url=_text(env, "CIRCUS_GATEWAY_URL"),
+            gateway_key=_text(env, "CIRCUS_GATEWAY_KEY"),
+            metrics_port=_port(env, "CIRCUS_METRICS_PORT"),
         )
 
 

@@ -19,7 +19,7 @@ import threading
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
-from engine import caching
+from engine import caching, gateway
 from engine.caching import Pieces
 from engine.catalog import Phrase
 from engine.config import DEFAULT_RETRIES, DEFAULT_TURN_TIMEOUT, Config
@@ -221,7 +221,11 @@ def _with_cache(litellm: Any, reply: ModelReply, usage: Any) -> ModelReply:
 
 
 def _cost(litellm: Any, response: Any, model: str) -> float | None:
-    """Price of one response where litellm knows the model's price; None where it does not."""
+    """Price of one response: what a LiteLLM proxy said it cost (engine.gateway), else where
+    litellm knows the model's price; None where it does not."""
+    billed = gateway.header_cost(response)
+    if billed is not None:
+        return billed
     if model.split("/", 1)[0] in LOCAL_PROVIDERS:
         # In-process models are free unless someone registered a price for them
         # (litellm.register_model), as the budget tests do.
@@ -258,6 +262,9 @@ def price(model: str) -> Price | None:
     known = _local_price(litellm, model)
     if known is not None or model.split("/", 1)[0] in LOCAL_PROVIDERS:
         return known or Price(0.0, 0.0)
+    listed = gateway.priced_as(model)  # a gateway's model: its list price, as an estimate
+    if listed is not None:
+        return price(listed)
     try:
         info = litellm.get_model_info(model)
         return Price(float(info["input_cost_per_token"]), float(info["output_cost_per_token"]))
@@ -315,6 +322,7 @@ class LiteLLMModels:
         on to the actor's fallback model — none of which litellm's retry does.
         """
         litellm = self._litellm()
+        call = gateway.routed(call, self.config)  # through the LiteLLM proxy, when there is one
         models = [call.model] + ([call.fallback_model] if call.fallback_model else [])
         last: BaseException | None = None
         for model in models:

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from engine.catalog import Phrase
 from engine.config import Config
 from engine.errors import UnroutableModel
+from engine.gateway import base_for, proxied
 from engine.llm import EMBEDDED_MODEL, litellm_module
 from engine.models import actor_model, api_base, stage_manager_model
 from engine.scene import SceneState
@@ -42,21 +43,20 @@ def run_models(state: SceneState, config: Config) -> tuple[RoleModel, ...]:
     """Every model a run of `state` may call: each actor a model plays (its model, then its
     fallback_model), then the stage manager's. An actor a person plays is never asked."""
     out: list[RoleModel] = []
+
+    def add(model: str, base: str | None, who: Phrase) -> None:
+        # as sent: through the LiteLLM proxy when CIRCUS_GATEWAY_URL is set (engine.gateway)
+        out.append(RoleModel(proxied(model, config), base_for(model, base, config), who))
+
     for name, soul in state.souls.items():
         if name in state.played:
             continue
         base = api_base(soul, state.settings, config)
-        out.append(
-            RoleModel(
-                actor_model(soul, state.settings, config), base, Phrase("routing.actor", actor=name)
-            )
-        )
+        add(actor_model(soul, state.settings, config), base, Phrase("routing.actor", actor=name))
         if soul.fallback_model:
-            out.append(RoleModel(soul.fallback_model, base, Phrase("routing.fallback", actor=name)))
+            add(soul.fallback_model, base, Phrase("routing.fallback", actor=name))
     sm_base = api_base(None, state.settings, config)
-    out.append(
-        RoleModel(stage_manager_model(state.settings, config), sm_base, Phrase("routing.sm"))
-    )
+    add(stage_manager_model(state.settings, config), sm_base, Phrase("routing.sm"))
     return tuple(out)
 
 

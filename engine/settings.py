@@ -29,6 +29,7 @@ from pydantic_core import PydanticCustomError
 from engine.catalog import Phrase
 from engine.config import Config, default_config
 from engine.errors import BadSceneFile, Refused
+from engine.gateway import allowed_forms
 from engine.llm import EMBEDDED_MODEL
 from engine.names import is_everyone
 from engine.structured import ReplyFormat
@@ -292,6 +293,12 @@ def model_allowed(model: str, allowed: tuple[str, ...]) -> bool:
     return False
 
 
+def _allowed(model: str, allowed: tuple[str, ...], config: Config | None) -> bool:
+    """Allowed as written or as sent through the operator's gateway (engine.gateway)."""
+    forms = allowed_forms(model, config or default_config())
+    return any(model_allowed(form, allowed) for form in forms)
+
+
 def check_untrusted_soul(
     new: SoulSettings,
     current: SoulSettings | None,
@@ -313,7 +320,7 @@ def check_untrusted_soul(
     allowed = allowed_models(config)
     for key in ("model", "fallback_model"):
         value = getattr(new, key)
-        if value is not None and not unchanged(key) and not model_allowed(value, allowed):
+        if value is not None and not unchanged(key) and not _allowed(value, allowed, config):
             raise Refused(key, value, allowed)
 
 
@@ -340,5 +347,5 @@ def check_untrusted_context(
     allowed = allowed_models(config)
     for key in ("model", "stage_manager_model"):
         value = getattr(new, key)
-        if value is not None and not unchanged(key) and not model_allowed(value, allowed):
+        if value is not None and not unchanged(key) and not _allowed(value, allowed, config):
             raise Refused(key, value, allowed)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import fnmatch
 import os
 import re
+import shutil
 import subprocess
 import tomllib
 from pathlib import Path
@@ -227,3 +228,57 @@ def test_env_example_can_be_exported_for_the_console_as_it_is(compose: dict) -> 
     assert env["CIRCUS_SCENES_DIR"] == "/app/scenes"  # pinned inside the container instead
     dockerfile = (REPO / "Dockerfile").read_text(encoding="utf-8")
     assert "CIRCUS_SCENES_DIR=/app/scenes" in dockerfile
+
+
+PROXY_CONFIG = REPO / "deploy" / "litellm" / "config.yaml"
+
+
+def test_the_scale_profile_sends_every_model_call_through_the_litellm_proxy(compose: dict) -> None:
+    services = compose["services"]
+    scale = {name for name, s in services.items() if "scale" in (s.get("profiles") or [])}
+    assert scale == {"litellm", "bot-scale"}
+    proxy = services["litellm"]
+    assert proxy["image"].startswith("ghcr.io/berriai/litellm")
+    assert "./deploy/litellm/config.yaml:/app/config.yaml:ro" in proxy["volumes"]
+    assert proxy["command"][:2] == ["--config", "/app/config.yaml"]
+    port = proxy["command"][proxy["command"].index("--port") + 1]
+    bot = services["bot-scale"]
+    assert bot["command"] == services["bot"]["command"]
+    assert bot["environment"]["CIRCUS_GATEWAY_URL"] == f"http://litellm:{port}"
+    assert "litellm" in bot["depends_on"]
+    # the bot asks for the proxy's own model names, and the proxy has Ollama behind it
+    config = yaml.safe_load(PROXY_CONFIG.read_text("utf-8"))
+    served = {m["model_name"]: m["litellm_params"] for m in config["model_list"]}
+    for key in ("CIRCUS_MODEL", "CIRCUS_STAGE_MANAGER_MODEL"):
+        assert bot["environment"][key] in served
+    assert any(p.get("api_base") == "http://ollama:11434" for p in served.values())
+    assert config["general_settings"]["master_key"] == "os.environ/CIRCUS_GATEWAY_KEY"
+    assert "CIRCUS_GATEWAY_KEY" in env_example()
+
+
+def test_the_proxys_config_is_an_example_of_models_and_limits() -> None:
+    config = yaml.safe_load(PROXY_CONFIG.read_text("utf-8"))
+    for entry in config["model_list"]:
+        params = entry["litellm_params"]
+        assert "/" in params["model"] and isinstance(params.get("rpm"), int), entry
+        for value in params.values():  # keys come from the proxy's environment, never the file
+            assert not (isinstance(value, str) and value.startswith("sk-")), entry
+
+
+def has_compose() -> bool:
+    return bool(shutil.which("docker")) and (
+        subprocess.run(["docker", "compose", "version"], capture_output=True).returncode == 0
+    )
+
+
+@pytest.mark.skipif(not has_compose(), reason="docker compose is not installed here")
+@pytest.mark.parametrize("profile", [[], ["--profile", "scale"]])
+def test_docker_compose_validates_the_file(tmp_path: Path, profile: list[str]) -> None:
+    """`docker compose config` with .env.example as the .env (in a project folder of its own,
+    so no real .env is read)."""
+    env = tmp_path / ".env"
+    env.write_text((REPO / ".env.example").read_text("utf-8"), encoding="utf-8")
+    command = ["docker", "compose", "-f", str(REPO / "docker-compose.yml")]
+    command += ["--project-directory", str(tmp_path), *profile, "config", "--quiet"]
+    result = subprocess.run(command, capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
