@@ -81,7 +81,7 @@ class CircusBot(discord.Client):
         self.guild_id = guild_id
         self.sync_commands = sync_commands
         self.tree = app_commands.CommandTree(self)
-        self.tree.on_error = on_tree_error
+        self.tree.error(on_tree_error)
         self.personas = Personas(self, on_webhook=self._webhook_changed)
         self.backstage = Backstage(self)
         track_queue(self.config, "personas", self.personas.queued)  # scale: /metrics

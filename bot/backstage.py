@@ -16,6 +16,7 @@ import logging
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import Any
 
 import discord
 
@@ -94,14 +95,14 @@ class Backstage:
         try:
             channel = await self.client.create_dm(discord.Object(user_id))
             for message, enclosure in _messages(batch):
-                extra: dict[str, object] = {}
+                extra: dict[str, Any] = {}
                 if enclosure is not None:
                     extra["file"] = discord.File(io.BytesIO(enclosure.data), enclosure.filename)
                     if enclosure.embed is not None:
                         extra["embed"] = enclosure.embed
                 await channel.send(
                     message, allowed_mentions=discord.AllowedMentions.none(), **extra
-                )  # type: ignore[arg-type]
+                )
                 self.delivered += 1
         except discord.Forbidden as exc:
             if exc.code != DMS_CLOSED:

@@ -78,21 +78,25 @@ def read_binding(scene_dir: Path) -> Binding | None:
     webhook_id = whole_number(webhook, ID_DIGITS) if webhook else None
     panel = data.get("panel_id")
     panel_id = whole_number(panel, ID_DIGITS) if panel else None
+    guild_id, channel_id, thread_id = ids["guild_id"], ids["channel_id"], ids["thread_id"]
     if (
-        None in (*ids.values(), *director_ids)
+        guild_id is None
+        or channel_id is None
+        or thread_id is None
+        or None in director_ids
         or (webhook and webhook_id is None)
         or (panel and panel_id is None)
     ):
         path = Path(scene_dir) / ".circus" / f"{FRONTEND}.json"
         raise BadSceneFile(path, "error.file.state_unreadable", rel=f".circus/{FRONTEND}.json")
     return Binding(
-        guild_id=ids["guild_id"],
-        channel_id=ids["channel_id"],
-        thread_id=ids["thread_id"],
+        guild_id=guild_id,
+        channel_id=channel_id,
+        thread_id=thread_id,
         directors=tuple(d for d in director_ids if d is not None),
         webhook_id=webhook_id,
         panel_id=panel_id,
-    )  # type: ignore[arg-type]  (None was refused above)
+    )
 
 
 _IDS = ("guild_id", "channel_id", "thread_id")

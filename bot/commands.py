@@ -12,6 +12,8 @@ around it only finds the scene. `setup(tree)` registers them.
 
 from __future__ import annotations
 
+from typing import Any
+
 import discord
 from discord import app_commands
 
@@ -319,5 +321,6 @@ class Director(DirectorsGroup, name="director", description=words("cmd.director.
 
 def setup(tree: app_commands.CommandTree) -> None:
     """Register the director commands (each tree gets its own groups)."""
+    command: app_commands.Command[Any, Any, Any] | app_commands.Group
     for command in (run, cue, cut, resume, note, Take(), replay, Soul(), status, Director()):
         tree.add_command(command)

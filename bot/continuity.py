@@ -11,6 +11,7 @@ ledger and the tree read take folders: no run lock, nothing written.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
+from typing import Any
 
 import discord
 from discord import app_commands
@@ -47,7 +48,7 @@ class EditSouls(discord.ui.View):
                 style=discord.ButtonStyle.secondary,
                 custom_id=f"next:edit:{actor}"[:100],
             )
-            button.callback = self._edit(actor)  # type: ignore[method-assign]
+            button.callback = self._edit(actor)  # type: ignore[assignment]
             self.add_item(button)
 
     def _edit(self, actor: str) -> Callable[[discord.Interaction], Awaitable[None]]:
@@ -120,7 +121,7 @@ def setup(tree: app_commands.CommandTree) -> None:
     """Add /scene next to the /scene group (bot.scenes builds it first) and /secrets."""
     scene = tree.get_command("scene")
     if isinstance(scene, app_commands.Group):
-        command = app_commands.Command(
+        command: app_commands.Command[Any, Any, Any] = app_commands.Command(
             name="next", description=words("cmd.scene_next.description"), callback=scene_next
         )
         command = app_commands.describe(

@@ -28,7 +28,10 @@ class DirectorsForm(discord.ui.Modal):
             raise refuse(interaction, self.for_scene)
         return True
 
-    async def on_error(self, interaction: discord.Interaction, error: Exception, /) -> None:
+    # discord.py's Modal.on_error takes no item (it narrows BaseView's the same way)
+    async def on_error(  # type: ignore[override]
+        self, interaction: discord.Interaction, error: Exception, /
+    ) -> None:
         await report(interaction, error)
 
 

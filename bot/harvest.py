@@ -14,6 +14,7 @@ import io
 import re
 import tempfile
 from pathlib import Path
+from typing import Any
 
 import discord
 from discord import app_commands
@@ -238,5 +239,6 @@ def setup(tree: app_commands.CommandTree) -> None:
     take_group = tree.get_command("take")
     assert isinstance(take_group, app_commands.Group), "bot.commands.setup(tree) comes first"
     take_group.add_command(take_compare)
+    command: app_commands.Command[Any, Any, Any] | app_commands.Group
     for command in (picks, export, report):
         tree.add_command(command)

@@ -219,7 +219,10 @@ def to_view(rows: list[list[ButtonSpec] | SelectSpec]) -> discord.ui.View:
 class Form(discord.ui.Modal):
     """A panel form: errors are answered like a command's."""
 
-    async def on_error(self, interaction: discord.Interaction, error: Exception, /) -> None:
+    # discord.py's Modal.on_error takes no item (it narrows BaseView's the same way)
+    async def on_error(  # type: ignore[override]
+        self, interaction: discord.Interaction, error: Exception, /
+    ) -> None:
         await report(interaction, error)
 
 

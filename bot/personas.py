@@ -182,7 +182,8 @@ class Personas:
         """Unarchive a thread Discord would not let us post into (a lock is a moderator's call)."""
         try:
             thread = await self.client.fetch_channel(thread_id)
-            await thread.edit(archived=False)  # type: ignore[union-attr]
+            if isinstance(thread, discord.Thread):
+                await thread.edit(archived=False)
         except discord.Forbidden as exc:
             raise MissingPermission(f"<#{thread_id}>", "Manage Threads") from exc
 

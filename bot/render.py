@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterable, Sequence
+from functools import partial
 from pathlib import Path
 
 from bot.i18n import t
@@ -31,7 +32,7 @@ def sanitise_webhook_name(name: str, fallback: str = "Actor") -> str:
     text = "".join(_FULLWIDTH.get(ch, ch) for ch in text)
     for word, (letter, lookalike) in _FORBIDDEN_WORDS.items():
         pattern = re.compile(re.escape(word), re.IGNORECASE)
-        text = pattern.sub(lambda m, a=letter, b=lookalike: _swap(m.group(0), a, b), text)
+        text = pattern.sub(partial(_swapped, letter=letter, lookalike=lookalike), text)
     if text.lower() in {"everyone", "here"}:
         text = f"{text} ·"
     text = text[:80].strip()
@@ -42,6 +43,10 @@ def _swap(word: str, letter: str, lookalike: str) -> str:
     index = word.lower().index(letter)
     swapped = lookalike.upper() if word[index].isupper() else lookalike
     return word[:index] + swapped + word[index + 1 :]
+
+
+def _swapped(match: re.Match[str], letter: str, lookalike: str) -> str:
+    return _swap(match.group(0), letter, lookalike)
 
 
 def split_message(text: str, limit: int = LIMIT) -> list[str]:

@@ -7,6 +7,7 @@ characters), and carries a pending notice for its reader (bot.backstage: closed 
 from __future__ import annotations
 
 import contextlib
+from typing import Any
 
 import discord
 
@@ -43,7 +44,7 @@ async def reply(
         text = f"{text}\n\n{notice}"
     if len(text) > MESSAGE_LIMIT:
         text = text[: MESSAGE_LIMIT - 1] + "…"
-    kwargs: dict[str, object] = {"ephemeral": True}
+    kwargs: dict[str, Any] = {"ephemeral": True}
     if file is not None:
         kwargs["file"] = file
     if files:
@@ -54,6 +55,6 @@ async def reply(
         kwargs["view"] = view
     allowed = discord.AllowedMentions.none()
     if interaction.response.is_done():
-        await interaction.followup.send(text, allowed_mentions=allowed, **kwargs)  # type: ignore[arg-type]
+        await interaction.followup.send(text, allowed_mentions=allowed, **kwargs)
     else:
-        await interaction.response.send_message(text, allowed_mentions=allowed, **kwargs)  # type: ignore[arg-type]
+        await interaction.response.send_message(text, allowed_mentions=allowed, **kwargs)

@@ -18,6 +18,7 @@ import asyncio
 import logging
 import shutil
 from functools import partial
+from typing import Literal
 
 import discord
 from discord import app_commands
@@ -41,7 +42,7 @@ from engine import DEFAULT_TEMPLATE, Rehearsal, check_name, is_zh, new_scene, sp
 
 log = logging.getLogger("circus.bot")
 
-THREAD_ARCHIVE_MINUTES = 10080  # a week: rehearsals pause for days
+THREAD_ARCHIVE_MINUTES: Literal[10080] = 10080  # a week: rehearsals pause for days
 SCENE_PERMISSIONS = discord.Permissions(manage_threads=True)  # who may create and open scenes
 CAST_CHARS = 1000  # 12 names of at most 64 characters, with commas
 LANGUAGES = [

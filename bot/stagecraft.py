@@ -10,6 +10,8 @@ waiting run read in the thread: bot.blocks, posted by bot.stage in order with th
 
 from __future__ import annotations
 
+from typing import Any
+
 import discord
 from discord import app_commands
 
@@ -169,5 +171,6 @@ async def say(
 
 
 def setup(tree: app_commands.CommandTree) -> None:
+    command: app_commands.Command[Any, Any, Any] | app_commands.Group
     for command in (enter, exit_, event, play, unplay, say):
         tree.add_command(command)

@@ -12,7 +12,8 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Callable, Coroutine, Mapping
+from typing import Any
 
 from circus.exits import EXIT_CUT, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, UsageError, print_error
 from circus.given import DEFAULT_TURNS
@@ -272,7 +273,7 @@ def build_parser(table: tuple[Command, ...] = COMMANDS) -> argparse.ArgumentPars
     return parser
 
 
-def _handler(name: str) -> Callable[[argparse.Namespace], Awaitable[int]]:
+def _handler(name: str) -> Callable[[argparse.Namespace], Coroutine[Any, Any, int]]:
     """The function a row names ("commands.cmd_run"), its module imported now."""
     from importlib import import_module
 

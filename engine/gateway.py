@@ -10,13 +10,10 @@ Pure functions of a model name, a Config and a response.
 from __future__ import annotations
 
 import math
-from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from dataclasses import Field, replace
+from typing import Any, ClassVar, Protocol, TypeVar
 
 from engine.config import Config
-
-if TYPE_CHECKING:
-    from engine.llm import ModelCall
 
 PROXY = "litellm_proxy"  # litellm's provider for a LiteLLM proxy (OpenAI-compatible)
 IN_PROCESS = ("scripted/", "circus-local/")  # engine.llm.LOCAL_PROVIDERS: never sent anywhere
@@ -43,7 +40,26 @@ def base_for(model: str, api_base: str | None, config: Config) -> str | None:
     return config.gateway_url if proxied(model, config).startswith(f"{PROXY}/") else api_base
 
 
-def routed(call: ModelCall, config: Config) -> ModelCall:
+class Routable(Protocol):
+    """What routing reads of a call (engine.llm.ModelCall, a frozen dataclass): named here so
+    this module need not import the door that imports it."""
+
+    __dataclass_fields__: ClassVar[dict[str, Field[Any]]]  # a dataclass: `replace` works
+
+    @property
+    def model(self) -> str: ...
+    @property
+    def fallback_model(self) -> str | None: ...
+    @property
+    def extra(self) -> dict[str, Any]: ...
+    @property
+    def fallback_extra(self) -> dict[str, Any] | None: ...
+
+
+Call = TypeVar("Call", bound=Routable)
+
+
+def routed(call: Call, config: Config) -> Call:
     """`call` as it is sent: its model and fallback through the gateway, with the gateway's
     address and key. The same call when the gateway is off."""
     if not is_on(config):

@@ -326,7 +326,8 @@ class Harvest:
         chosen = await self.picks()
         if not chosen:
             raise BadRequest("error.nothing_picked")
-        lines, views = [], {}
+        lines: list[ExportLine] = []
+        views: dict[int, TakeView | None] = {}
         for p in chosen:
             if p.take not in views:
                 try:

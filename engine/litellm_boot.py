@@ -66,7 +66,7 @@ def _register_custom_providers(litellm: Any) -> None:
 def _lazy_handler(litellm: Any, target: str) -> Any:
     """A CustomLLM that builds the real provider (and imports llama_cpp) on first use."""
 
-    class LazyHandler(litellm.CustomLLM):  # type: ignore[name-defined,misc]
+    class LazyHandler(litellm.CustomLLM):
         _real: Any = None
 
         def _get(self) -> Any:

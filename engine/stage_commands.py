@@ -199,7 +199,7 @@ def opening(state: SceneState) -> list[StageBlock]:
     context.md says) and, with `opening: true`, the public context as an opening event."""
     if state.turns or state.blocks:
         return []
-    blocks = []
+    blocks: list[StageBlock] = []
     if state.start is not None:
         blocks.append(StageBlock(0, len(blocks) + 1, PRESENT, names=tuple(state.start)))
     if state.settings.get("opening") is True and state.context:
