@@ -505,7 +505,7 @@ TEXT: dict[str, str] = {
     "cli.summarize.wrote": "wrote this as the prior story in {actor}'s soul.md",
     "cli.demo.created": "Created {dest} from the {template} template.",
     "cli.demo.rehearsing": "Rehearsing {dest} ({turns} turns on record) — {more} more turns on {models}.",
-    "cli.demo.smoke_model": "The embedded SmolLM2-135M is a smoke-test model: expect rough lines. Set CIRCUS_MODEL for a real one (see README).",
+    "cli.demo.smoke_model": "The embedded SmolLM2-135M is a smoke-test model: expect rough lines. Set CIRCUS_MODEL for a real one (see docs/operators-guide.md, 'Models').",
     "cli.demo.on_disk": "\nThe scene is on disk: {dest}/transcript.md (frontstage), {dest}/backstage/ (thoughts). Go on with: {me} console {dest}",
     "cli.no_bot": "the Discord frontend is not installed with this copy of Circus ({why})",
     "cli.editor_failed": "{editor} exited with {code}; nothing was changed",
@@ -973,7 +973,7 @@ TEXT: dict[str, str] = {
     "cmd.scene_new.language.zh": "中文",
     "cmd.scene_new.language.en": "English",
     # --- bothouse: what `circus bot` says when it cannot start (bot/app.py main)
-    "bot.start.no_token": "DISCORD_TOKEN is not set — create a bot at https://discord.com/developers/applications and export its token (see README, 'Discord bot').",
+    "bot.start.no_token": "DISCORD_TOKEN is not set — create a bot at https://discord.com/developers/applications and export its token (see docs/operators-guide.md, 'Discord').",
     "bot.start.bad_guild": "DISCORD_GUILD_ID must be a number, not {shown}.",
     "bot.start.no_scenes": "{path} does not exist — create it or set CIRCUS_SCENES_DIR.",
     "bot.start.login_refused": "Discord refused DISCORD_TOKEN — copy the bot token again.",

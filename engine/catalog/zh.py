@@ -504,7 +504,7 @@ TEXT: dict[str, str] = {
     "cli.summarize.wrote": "已把這段寫成 {actor} 的 soul.md 裡的前史",
     "cli.demo.created": "已從 {template} 範本建立 {dest}。",
     "cli.demo.rehearsing": "排練 {dest}（紀錄上已有 {turns} 回合）——再演 {more} 回合，用 {models}。",
-    "cli.demo.smoke_model": "內建的 SmolLM2-135M 是冒煙測試用的模型：台詞會很粗糙。設定 CIRCUS_MODEL 用真正的模型（見 README）。",
+    "cli.demo.smoke_model": "內建的 SmolLM2-135M 是冒煙測試用的模型：台詞會很粗糙。設定 CIRCUS_MODEL 用真正的模型（見 docs/operators-guide.md 的「Models」）。",
     "cli.demo.on_disk": "\n場景已在磁碟上：{dest}/transcript.md（台前）、{dest}/backstage/（想法）。繼續：{me} console {dest}",
     "cli.no_bot": "這份 Circus 沒有安裝 Discord 前端（{why}）",
     "cli.editor_failed": "{editor} 以 {code} 結束；什麼都沒改",
@@ -972,7 +972,7 @@ TEXT: dict[str, str] = {
     "cmd.scene_new.language.zh": "中文",
     "cmd.scene_new.language.en": "English",
     # --- bothouse: what `circus bot` says when it cannot start (bot/app.py main)
-    "bot.start.no_token": "DISCORD_TOKEN 沒有設定——到 https://discord.com/developers/applications 建立一個機器人，再 export 它的 token（見 README 的「Discord bot」）。",
+    "bot.start.no_token": "DISCORD_TOKEN 沒有設定——到 https://discord.com/developers/applications 建立一個機器人，再 export 它的 token（見 docs/operators-guide.md 的「Discord」）。",
     "bot.start.bad_guild": "DISCORD_GUILD_ID 必須是數字，不是 {shown}。",
     "bot.start.no_scenes": "{path} 不存在——建立它，或設定 CIRCUS_SCENES_DIR。",
     "bot.start.login_refused": "Discord 拒絕了 DISCORD_TOKEN——請重新複製機器人的 token。",
