@@ -40,7 +40,7 @@ SAMPLES = {
     "DISCORD_GUILD_ID": "1234567890",
     "DISCORD_API_BASE": "http://127.0.0.1:8080/api/v10",
     "DISCORD_GATEWAY_URL": "ws://127.0.0.1:8080/gateway",
-    # --- scale (#22), documented in docs/_incoming/scale.md
+    # --- scale (#22): the model gateway and /metrics
     "CIRCUS_GATEWAY_URL": "http://localhost:4000",
     "CIRCUS_GATEWAY_KEY": "sk-circus",
     "CIRCUS_METRICS_PORT": "9464",
