@@ -290,7 +290,7 @@ async def ask_stage_manager(
     )
     barred = {a for a in state.cast if a not in candidates}
     if len(candidates) == 1:  # nothing to decide: no model call
-        return Decision(candidates[0], "the only actor who can answer", None)
+        return Decision(candidates[0], say("sm.only_one", state.language), None)
     model = stage_manager_model(state.settings, config)
     await asyncio.to_thread(tokens.counter, model)  # load its tokenizer off the event loop
     call, fmt = stage_manager_call(state, barred, config)
@@ -318,5 +318,6 @@ async def ask_stage_manager(
             ),
         )
     chosen = longest_silent(candidates, speakers)
-    why = f"fallback: longest silent (stage manager said: {text.strip()[:200] or 'nothing'})"
+    said = text.strip()[:200] or say("sm.said_nothing", state.language)
+    why = say("sm.fallback", state.language, said=said)
     return Decision(chosen, why, usage, fallback=True)

@@ -60,6 +60,10 @@ TEXT: dict[str, str] = {
     "error.not_picked": "Turn {turn} of take {take} is not picked{who} — nothing was changed (`picks` lists the bin).",
     "error.picked_by": " by {by}",
     "error.unknown_format": "Unknown export format {name!r} — choose from {formats}; nothing was written.",
+    # --- house: why the stage manager picked whom, when no model decided (its log, the director's DM)
+    "sm.only_one": "the only actor who can answer",
+    "sm.fallback": "fallback: longest silent (stage manager said: {said})",
+    "sm.said_nothing": "nothing",
     # --- core: a run that stopped on something not a CircusError (a disk error, a bug): the event's fields are error (its repr) and kind (its type)
     "error.run_crashed": "The run stopped: {error}",
     # --- setup: a scene's cast and context (engine/cast_commands.py, engine/templates.py)

@@ -61,6 +61,10 @@ TEXT: dict[str, str] = {
     "error.not_picked": "排演 {take} 第 {turn} 輪沒有被選{who}——什麼都沒改（用 picks 看精選）。",
     "error.picked_by": "（{by}）",
     "error.unknown_format": "不認得的匯出格式「{name}」——可選 {formats}；什麼都沒寫入。",
+    # --- house: why the stage manager picked whom, when no model decided (its log, the director's DM)
+    "sm.only_one": "唯一能接話的演員",
+    "sm.fallback": "退而求其次：最久沒說話的人（場記說：{said}）",
+    "sm.said_nothing": "什麼也沒說",
     # --- core: a run that stopped on something not a CircusError (a disk error, a bug): the event's fields are error (its repr) and kind (its type)
     "error.run_crashed": "排練中止：{error}",
     # --- setup: a scene's cast and context (engine/cast_commands.py, engine/templates.py)
