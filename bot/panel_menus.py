@@ -14,11 +14,10 @@ from discord import app_commands
 
 from bot.errors import BotProblem
 from bot.gate import directors_only, may_direct, scene_of
-from bot.i18n import t
+from bot.i18n import t, words
 from bot.panel_controls import CueForm, checked
 from bot.replies import defer, reply
 from bot.stage import Stage
-from engine import say
 
 
 async def line_of(stage: Stage, message: discord.Message) -> tuple[int, int, str, str]:
@@ -64,7 +63,7 @@ async def thought(interaction: discord.Interaction, message: discord.Message) ->
 
 def setup(tree: app_commands.CommandTree) -> None:
     """Register the three message menus (names in English; Discord shows them per locale)."""
-    tree.add_command(app_commands.ContextMenu(name=say("bot.menu.pick", "en"), callback=pick_line))
-    tree.add_command(app_commands.ContextMenu(name=say("bot.menu.cue", "en"), callback=cue_actor))
-    menu = app_commands.ContextMenu(name=say("bot.menu.thought", "en"), callback=thought)
+    tree.add_command(app_commands.ContextMenu(name=words("cmd.menu.pick"), callback=pick_line))
+    tree.add_command(app_commands.ContextMenu(name=words("cmd.menu.cue"), callback=cue_actor))
+    menu = app_commands.ContextMenu(name=words("cmd.menu.thought"), callback=thought)
     tree.add_command(directors_only(menu))

@@ -222,8 +222,12 @@ def _stoppable(llama_cpp: Any) -> type:
 
 
 def cache_capacity(config: Config | None = None) -> int:
-    """Bytes of saved prompt states the embedded model may keep (CIRCUS_EMBEDDED_CACHE_MB)."""
-    return (config or default_config()).embedded_cache_mb << 20
+    """Bytes of saved prompt states the embedded model may keep (CIRCUS_EMBEDDED_CACHE_MB).
+
+    The door hands every call its Config's figure (`circus_cache_bytes`); a direct caller of
+    `generate` (tests, benches) hands none and gets the environment as it is at that call, so an
+    operator's change between two calls is honoured."""
+    return (config or Config.from_env(os.environ)).embedded_cache_mb << 20
 
 
 def cache_bytes() -> int:
