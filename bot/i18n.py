@@ -12,7 +12,7 @@ from discord import Locale, app_commands
 
 from engine import lang_of, picker_text, say
 
-__all__ = ["COMMAND_TEXT", "CommandTranslator", "lang_of", "t", "words"]  # lang_of is engine's
+__all__ = ["CommandTranslator", "lang_of", "t", "words"]  # lang_of is engine's
 
 
 def t(key: str, lang: str, **values: object) -> str:
@@ -20,17 +20,10 @@ def t(key: str, lang: str, **values: object) -> str:
     return say("bot." + key, lang, **values)
 
 
-# English -> (Traditional, Simplified) of every code `words` has named: a check that no command
-# lacks its Chinese (tests). The translator goes by code, never by this English.
-COMMAND_TEXT: dict[str, tuple[str, str]] = {}
-
-
 def words(key: str) -> app_commands.locale_str:
     """The command picker's text `key` (a `cmd.*` code): its English, carrying the code along
     for the translator."""
-    english = say(key, "en")
-    COMMAND_TEXT[english] = (picker_text(key, "zh-TW"), picker_text(key, "zh-CN"))
-    return app_commands.locale_str(english, key=key)
+    return app_commands.locale_str(say(key, "en"), key=key)
 
 
 class CommandTranslator(app_commands.Translator):

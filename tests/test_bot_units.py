@@ -11,7 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from bot.binding import Binding, can_direct, list_scenes, read_binding, scan_bindings, write_binding
-from bot.i18n import COMMAND_TEXT, lang_of, t
+from bot.i18n import lang_of, t
 from bot.render import (
     autocomplete_names,
     pack_messages,
@@ -215,9 +215,16 @@ def test_every_command_and_option_description_has_chinese():
             texts += [p.description for p in getattr(item, "parameters", [])]
             if command.name != "scene":  # fixed choices (template choices are folder names)
                 texts += [c.name for p in getattr(item, "parameters", []) for c in p.choices]
-    missing = [text for text in texts if text not in COMMAND_TEXT]
+    from engine import picker_text
+    from engine.catalog.en import TEXT as EN
+
+    code_of = {text: key for key, text in EN.items() if key.startswith("cmd.")}  # by code only
+    missing = [text for text in texts if text not in code_of]
     assert missing == []
-    assert all(len(tw) <= 100 and len(cn) <= 100 for tw, cn in COMMAND_TEXT.values())
+    chinese = [
+        picker_text(code_of[text], locale) for text in texts for locale in ("zh-TW", "zh-CN")
+    ]
+    assert all(chinese) and all(len(text) <= 100 for text in chinese)
 
 
 def test_a_server_sees_only_its_own_scenes_and_unbound_ones(tmp_path):
