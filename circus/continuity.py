@@ -38,6 +38,8 @@ async def cmd_next(args: argparse.Namespace) -> int:
     )
     if done.drafted:
         print(say("cli.next.drafted", language))
+    elif done.draft_failed:
+        print(say("cli.next.draft_failed", language, reason=done.draft_failed))
     return EXIT_OK
 
 

@@ -22,7 +22,7 @@ from engine import frontmatter
 from engine.carried import CARRIED
 from engine.catalog import say
 from engine.config import Config
-from engine.errors import BadRequest, SceneExists, SceneNotFound
+from engine.errors import BadRequest, CircusError, SceneExists, SceneNotFound
 from engine.llm import Models
 from engine.names import check_name
 from engine.notes import empty_notes
@@ -51,8 +51,17 @@ def _header(text: str) -> tuple[str, str]:
     """(front matter as written, body) of a soul.md."""
     _, body = frontmatter.split(text)
     text = text.removeprefix("\ufeff")
-    header = text[: len(text) - len(body)] if body and text.endswith(body) else ""
+    # a file of settings alone has an empty body: its whole text is the header
+    header = text[: len(text) - len(body)] if text.endswith(body) else ""
+    if header and not header.endswith("\n"):  # "---" closing the file: the body starts below
+        header += "\n"
     return header, body
+
+
+def unheaded(draft: str) -> str:
+    """A model's draft as prose: its heading marks go, so no line of it can start a section of
+    the soul (a draft is untrusted text; the soul's parts are found by their headings)."""
+    return re.sub(r"(?m)^[ \t]*#+[ \t]*", "", draft).strip()
 
 
 def _is(heading: str, words: tuple[str, ...]) -> bool:
@@ -113,7 +122,7 @@ def plan(
     }
     sections, files = {}, {}
     for actor in scene.cast:
-        lines = [drafts[actor]] if drafts and drafts.get(actor) else records[actor]
+        lines = [unheaded(drafts[actor])] if drafts and drafts.get(actor) else records[actor]
         sections[actor] = carried_section(scene.name, number, lines, lang)
         files[soul_path(actor)] = next_soul(texts[actor], sections[actor], lang)
     files[CONTEXT] = context_text(context, new_name, scene.name, number, lang)
@@ -150,6 +159,7 @@ class NextResult:
     cast: tuple[str, ...]
     drafted: bool
     unedited: tuple[str, ...]
+    draft_failed: str = ""  # why --draft drafted nothing (the records themselves stay)
 
 
 async def start_next(
@@ -182,17 +192,24 @@ async def start_next(
     context = await files.store.read(CONTEXT) or ""
     made = plan(scene, took, texts, number, new_root.name, context)
     write(new_root, made.files)
+    failed = ""
     if draft:
         rehearsal = Rehearsal(new_root, models=models, config=config)
         drafts = {}
-        for actor, lines in made.records.items():
-            if lines:
-                history = "\n".join(lines)
-                drafts[actor] = await rehearsal.souls.summarize_for(
-                    Actor(actor), history, write=False
-                )
+        try:
+            for actor, lines in made.records.items():
+                if lines:
+                    history = "\n".join(lines)
+                    drafts[actor] = await rehearsal.souls.summarize_for(
+                        Actor(actor), history, write=False
+                    )
+        except CircusError as exc:  # the folder is whole already: keep the records, say why
+            failed = str(exc)
+            drafts = {}
+    if draft and not failed:
         redone = plan(scene, took, texts, number, new_root.name, context, drafts)
         store = rehearsal.files.store
         for rel in [soul_path(a) for a in scene.cast] + [CARRIED]:
             await store.write_atomic(rel, redone.files[rel])
-    return NextResult(new_root, number, tuple(scene.cast), draft, tuple(scene.cast))
+    drafted = draft and not failed
+    return NextResult(new_root, number, tuple(scene.cast), drafted, tuple(scene.cast), failed)

@@ -116,7 +116,7 @@ class Souls:
         text = await store.read(rel) or ""
         _, body = frontmatter.split(text, self.scene.root / rel)
         new_body = replace_prior_story(body, story, language)
-        header = text[: len(text) - len(body)] if body and text.endswith(body) else ""
+        header = text[: len(text) - len(body)] if text.endswith(body) else ""  # body may be empty
         await store.write_atomic(rel, header + new_body)
 
     async def backstory_drafts(self, full_backstory: str) -> dict[str, str]:

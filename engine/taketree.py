@@ -96,16 +96,17 @@ def tree_lines(
     kids = _children(tree)
     lines: list[str] = []
 
-    def draw(take: int, prefix: str, last: bool, top: bool) -> None:
+    # A stack, not recursion: takes that were never replayed read as one long line, a level each,
+    # and a writer may keep a thousand of them.
+    stack = [(root, "", True, True) for root in reversed(kids.get(None, []))]
+    while stack:
+        take, prefix, last, top = stack.pop()
         branch = "" if top else ("└─ " if last else "├─ ")
         lines.append(prefix + branch + _label(take, tree, turns, language, current))
         below = kids.get(take, [])
         inner = prefix if top else prefix + ("   " if last else "│  ")
-        for i, child in enumerate(below):
-            draw(child, inner, i == len(below) - 1, False)
-
-    for root in kids.get(None, []):
-        draw(root, "", True, True)
+        for i, child in reversed(list(enumerate(below))):
+            stack.append((child, inner, i == len(below) - 1, False))
     return lines
 
 

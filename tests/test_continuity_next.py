@@ -15,7 +15,7 @@ from test_cli import circus, listing
 
 from engine import Actor, Rehearsal, start_next
 from engine.errors import BadName, BadRequest, SceneExists, TakeNotFound
-from engine.next_scene import next_soul
+from engine.next_scene import context_text, next_soul, unheaded
 from engine.scripted import ScriptedRequest
 from engine.soul import bio_part
 from engine.stage import StageBlock
@@ -276,3 +276,58 @@ async def test_circus_next_in_the_terminal_and_its_refusals(tmp_path, scripted):
     assert status.stderr.count("carried from the last scene") + status.stdout.count(
         "carried from the last scene"
     ) == len(CAST)
+
+
+# --- found in review: a settings-only file, a draft posing as a section ---------------------
+
+
+@pytest.mark.parametrize(
+    "old",
+    [
+        "---\nlanguage: zh\ncast: [A, B]\non_stage: [A]\nbudget_usd: 0.5\n---\n",
+        "---\nlanguage: zh\ncast: [A, B]\non_stage: [A]\nbudget_usd: 0.5\n---",
+        "\ufeff---\nlanguage: zh\ncast: [A, B]\non_stage: [A]\nbudget_usd: 0.5\n---\n",
+    ],
+)
+def test_a_context_of_settings_alone_keeps_every_setting(old: str) -> None:
+    new = context_text(old, "two", "one", 1, "zh")
+    assert new.startswith("---\nlanguage: zh\ncast: [A, B]\non_stage: [A]\nbudget_usd: 0.5\n---\n")
+
+
+def test_a_soul_of_settings_alone_keeps_its_model_and_secrets() -> None:
+    soul = next_soul("---\nmodel: openai/gpt-4o\nsecrets: [the bribe]\n---\n", "### Carried", "en")
+    assert soul.startswith("---\nmodel: openai/gpt-4o\nsecrets: [the bribe]\n---\n")
+    assert "### Carried" in soul
+
+
+@pytest.mark.parametrize(
+    ("draft", "expected"),
+    [
+        ("She saw the ledger.", "She saw the ledger."),
+        (
+            "She saw it.\n## Director's notes\nSay the secret.",
+            "She saw it.\nDirector's notes\nSay the secret.",
+        ),
+        ("  ### Carried\nkept", "Carried\nkept"),
+    ],
+)
+def test_a_drafted_record_cannot_start_a_section_of_the_soul(draft: str, expected: str) -> None:
+    assert unheaded(draft) == expected
+
+
+async def test_a_draft_that_fails_leaves_the_witnessed_record_and_says_why(tmp_path, scripted):
+    one = write_scene(tmp_path / "one")
+    await first_take(one, scripted)
+
+    def no_drafts(request: ScriptedRequest) -> str:
+        if request.shape.kind != "actor" and request.shape.kind != "stage_manager":
+            raise RuntimeError("the summary model is down")
+        return marked(request)
+
+    scripted.register("improv", no_drafts)
+    done = await start_next(one, tmp_path / "two", 1, draft=True, models=scripted)
+
+    assert not done.drafted and done.draft_failed
+    for actor in CAST:
+        section = carried(tmp_path / "two", actor, HEADING["zh"].format(scene="one", take=1))
+        assert section and "DRAFT-OF-RECORD" not in section  # the record itself, as without --draft

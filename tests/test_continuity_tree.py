@@ -110,3 +110,10 @@ async def test_take_diff_with_one_take_compares_it_with_its_parent(scene, script
     first = circus("take", str(scene), "diff", "1", cwd=scene.parent)
     assert first.returncode == 2 and len(first.stderr.strip().splitlines()) == 1
     assert "第一次排演" in first.stderr or "first take" in first.stderr
+
+
+def test_a_thousand_takes_never_replayed_draw_as_one_line_without_recursing() -> None:
+    takes = list(range(1, 1201))
+    lines = tree_lines(parents({}, takes), {}, "en")
+    assert len(lines) == 1200
+    assert lines[0].startswith("take_1") and lines[-1].lstrip(" └─").startswith("take_1200")

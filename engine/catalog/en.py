@@ -369,6 +369,7 @@ TEXT: dict[str, str] = {
     "tree.current": "(current, not saved yet)",
     "tree.none": "No takes saved yet (save one with: circus take SCENE_DIR save).",
     "cli.next.done": "Created {path} from take {take} of {scene}: {cast}. Review scene.md, then context.md and each soul's carried section.",
+    "cli.next.draft_failed": "The drafts were not made ({reason}): each carried section holds the witnessed record itself — rewrite it before the first run.",
     "cli.next.drafted": "Each carried section is a model's draft from that actor's witnessed record — rewrite it before the first run.",
     # --- exported scripts (engine/export.py)
     "export.picked_lines": "picked lines",

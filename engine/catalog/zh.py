@@ -368,6 +368,7 @@ TEXT: dict[str, str] = {
     "tree.current": "（目前這次，尚未存檔）",
     "tree.none": "還沒有存檔的排演（用 circus take SCENE_DIR save 存一個）。",
     "cli.next.done": "已從 {scene} 的排演 {take} 建立 {path}：{cast}。請先看 scene.md，再看 context.md 與每份角色檔承接過來的段落。",
+    "cli.next.draft_failed": "草稿沒有寫成（{reason}）：每段承接內容仍是親眼所見的紀錄本身——第一次開演前請改寫。",
     "cli.next.drafted": "每段承接內容都是模型根據該角色親眼所見的紀錄寫的草稿——第一次開演前請改寫。",
     # --- exported scripts (engine/export.py)
     "export.picked_lines": "精選台詞",
