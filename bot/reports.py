@@ -2,8 +2,8 @@
 
 Invariant: a report reaches only a scene's directors — as the private answer to `/report`
 (a director command, bot.harvest) or by DM through Backstage when a take is saved (bot.stage) — because it
-counts the stage manager's choices and the models' costs, which spectators never see. The
-embed is read from the engine's markdown (`report_numbers`, pure); the file is that markdown.
+counts the stage manager's choices and each model's cost per actor and call, which spectators
+never see (the thread's panel shows only the day's total spend, as #20 asks). The embed is read from the engine's markdown (`report_numbers`, pure); the file is that markdown.
 """
 
 from __future__ import annotations
