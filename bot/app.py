@@ -310,6 +310,9 @@ def main(config: Config) -> int:
     except discord.PrivilegedIntentsRequired:
         print(say("bot.start.intents_refused", "en"), file=sys.stderr)
         return 1
+    except CircusError as exc:  # a setting the operator must change (e.g. a taken metrics port)
+        print(f"circus bot: {exc}", file=sys.stderr)
+        return 2
     except KeyboardInterrupt:
         pass
     return 0

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from engine.config import Config
-from engine.errors import CircusError, ModelError
+from engine.errors import BadRequest, CircusError, ModelError
 
 if TYPE_CHECKING:
     from engine.events import Event
@@ -138,10 +138,14 @@ class Metrics:
         return prom.generate_latest(self.registry).decode("utf-8")
 
     def serve(self, port: int, addr: str = "0.0.0.0") -> Any:
-        """Serve /metrics on `port` from a thread (0: a free port); returns the server."""
+        """Serve /metrics on `port` from a thread (0: a free port); returns the server. A port
+        that cannot be had (taken, privileged) is the operator's to change: one line saying so."""
         import prometheus_client as prom
 
-        server, _thread = prom.start_http_server(port, addr=addr, registry=self.registry)
+        try:
+            server, _thread = prom.start_http_server(port, addr=addr, registry=self.registry)
+        except OSError as exc:
+            raise BadRequest("error.metrics_port", port=port, reason=exc.strerror or exc) from None
         return server
 
 

@@ -162,3 +162,18 @@ async def test_a_call_the_proxy_refuses_is_counted_as_an_error():
 def test_metrics_are_off_unless_a_port_is_set(models):
     assert metrics.process_metrics(Config()) is None
     assert metrics.metered(models, Config()) is models
+
+
+def test_a_metrics_port_already_taken_is_one_line_for_the_operator():
+    import socket
+
+    from engine import CircusError
+
+    with socket.socket() as held:
+        held.bind(("0.0.0.0", 0))
+        held.listen()
+        port = held.getsockname()[1]
+        with pytest.raises(CircusError) as refused:
+            metrics.Metrics().serve(port)
+    said = str(refused.value)
+    assert f"CIRCUS_METRICS_PORT {port}" in said and "\n" not in said

@@ -65,6 +65,7 @@ TEXT: dict[str, str] = {
     "sm.fallback": "fallback: longest silent (stage manager said: {said})",
     "sm.said_nothing": "nothing",
     # --- core: a run that stopped on something not a CircusError (a disk error, a bug): the event's fields are error (its repr) and kind (its type)
+    "error.metrics_port": "CIRCUS_METRICS_PORT {port} cannot be served ({reason}) — choose a free port, or unset it to run without metrics.",
     "error.run_crashed": "The run stopped: {error}",
     # --- setup: a scene's cast and context (engine/cast_commands.py, engine/templates.py)
     "error.ambiguous_actor": "{name!r} could mean {candidates} — write the full name; nothing was done.",

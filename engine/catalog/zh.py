@@ -66,6 +66,7 @@ TEXT: dict[str, str] = {
     "sm.fallback": "退而求其次：最久沒說話的人（場記說：{said}）",
     "sm.said_nothing": "什麼也沒說",
     # --- core: a run that stopped on something not a CircusError (a disk error, a bug): the event's fields are error (its repr) and kind (its type)
+    "error.metrics_port": "CIRCUS_METRICS_PORT {port} 無法使用（{reason}）——換一個空著的埠，或取消設定、不用 metrics。",
     "error.run_crashed": "排練中止：{error}",
     # --- setup: a scene's cast and context (engine/cast_commands.py, engine/templates.py)
     "error.ambiguous_actor": "「{name}」可能是 {candidates}——請寫全名；什麼都沒做。",
