@@ -311,7 +311,7 @@ def main(config: Config) -> int:
         print(say("bot.start.intents_refused", "en"), file=sys.stderr)
         return 1
     except CircusError as exc:  # a setting the operator must change (e.g. a taken metrics port)
-        print(f"circus bot: {exc}", file=sys.stderr)
+        print(exc, file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         pass
