@@ -109,6 +109,10 @@ class Config:
     gateway_url: str | None = None  # CIRCUS_GATEWAY_URL: a LiteLLM proxy for every hosted model
     gateway_key: str | None = field(default=None, repr=False)  # CIRCUS_GATEWAY_KEY (a secret)
     metrics_port: int | None = None  # CIRCUS_METRICS_PORT: serve /metrics here (None: off)
+    metrics_addr: str = "127.0.0.1"  # CIRCUS_METRICS_ADDR: the address /metrics listens on
+    # --- shards (#22): which Discord shards this `circus bot` connects (text, checked by the bot)
+    shards: str | None = None  # CIRCUS_SHARDS: "0-3" or "0,2,5-7" (None: every shard)
+    shard_count: str | None = None  # CIRCUS_SHARD_COUNT (None: Discord's recommended count)
 
     @classmethod
     def from_env(cls, env: Mapping[str, str]) -> Config:
@@ -143,6 +147,9 @@ class Config:
             gateway_url=_text(env, "CIRCUS_GATEWAY_URL"),
             gateway_key=_text(env, "CIRCUS_GATEWAY_KEY"),
             metrics_port=_port(env, "CIRCUS_METRICS_PORT"),
+            metrics_addr=_text(env, "CIRCUS_METRICS_ADDR") or "127.0.0.1",
+            shards=_text(env, "CIRCUS_SHARDS"),
+            shard_count=_text(env, "CIRCUS_SHARD_COUNT"),
         )
 
 

@@ -137,7 +137,7 @@ class Metrics:
 
         return prom.generate_latest(self.registry).decode("utf-8")
 
-    def serve(self, port: int, addr: str = "0.0.0.0") -> Any:
+    def serve(self, port: int, addr: str = "127.0.0.1") -> Any:
         """Serve /metrics on `port` from a thread (0: a free port); returns the server. A port
         that cannot be had (taken, privileged) is the operator's to change: one line saying so."""
         import prometheus_client as prom
@@ -198,7 +198,7 @@ def process_metrics(config: Config) -> Metrics | None:
     with _process_lock:
         if _process is None:
             _process = Metrics()
-            _process.serve(config.metrics_port)
+            _process.serve(config.metrics_port, config.metrics_addr)
     return _process
 
 

@@ -44,6 +44,10 @@ SAMPLES = {
     "CIRCUS_GATEWAY_URL": "http://localhost:4000",
     "CIRCUS_GATEWAY_KEY": "sk-circus",
     "CIRCUS_METRICS_PORT": "9464",
+    "CIRCUS_METRICS_ADDR": "0.0.0.0",
+    # --- shards (#22)
+    "CIRCUS_SHARDS": "0-3",
+    "CIRCUS_SHARD_COUNT": "16",
 }
 
 
