@@ -85,6 +85,7 @@ from engine.probe import check_model
 from engine.probe_report import probe_json, probe_lines
 from engine.probe_report import verdict as probe_verdict
 from engine.rehearsal import Rehearsal, RunResult
+from engine.relocate import move_ledger, move_scene
 from engine.reply import CAPS
 from engine.scene import is_scene, list_scenes
 from engine.scene_commands import ReplayResult, Status
@@ -167,6 +168,8 @@ __all__ = [
     "litellm_module",
     "load_view",
     "metered",
+    "move_ledger",
+    "move_scene",
     "new_scene",
     "parent_take",
     "picker_text",
