@@ -12,6 +12,7 @@ _.guilds  # discord.Intents flags (bot/app.py)
 _.guild_reactions
 _.BASE  # discord.http.Route (bot/app.py point_at)
 _.DEFAULT_GATEWAY
+_.initial  # discord.Client.before_identify_hook(shard_id, *, initial) (bot/app.py)
 _.translate  # app_commands.Translator (bot/i18n.py)
 _.transform  # app_commands.Transformer (bot/options.py)
 _.required  # argparse subparsers (circus/cli.py)

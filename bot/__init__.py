@@ -3,11 +3,13 @@ commands and receive the actors' thoughts by DM. `main()` is what `circus bot` r
 place the Discord frontend reads the environment (into a Config, passed down from there)."""
 
 
-def main() -> int:
+def main(*, shards: str | None = None, shard_count: str | None = None) -> int:
     """Run the Discord bot with the settings of the environment (DISCORD_TOKEN,
-    CIRCUS_SCENES_DIR, ...), read once here."""
+    CIRCUS_SCENES_DIR, ...), read once here; `circus bot --shards/--shard-count` win over
+    CIRCUS_SHARDS / CIRCUS_SHARD_COUNT."""
     import os
     import sys
+    from dataclasses import replace
 
     from bot.app import main as run
     from engine import CircusError, Config
@@ -17,4 +19,10 @@ def main() -> int:
     except CircusError as exc:
         print(str(exc), file=sys.stderr)
         return 2
+    if shards is not None or shard_count is not None:
+        config = replace(
+            config,
+            shards=shards if shards is not None else config.shards,
+            shard_count=shard_count if shard_count is not None else config.shard_count,
+        )
     return run(config)

@@ -25,12 +25,14 @@ from discord import app_commands
 
 from bot import cast, commands, continuity, harvest, panel_menus, scenes, stagecraft, votes
 from bot.backstage import Backstage
-from bot.binding import Binding, binding_or_none, scan_bindings, write_binding
+from bot.binding import Binding, binding_or_none, write_binding
 from bot.edge import on_tree_error
 from bot.i18n import CommandTranslator
 from bot.panel import EDIT_INTERVAL, Panels
 from bot.panel_controls import PanelButton, PanelSelect
 from bot.personas import Personas
+from bot.server_folders import bound_scenes, misplaced, scene_folder, scene_key
+from bot.shards import IdentifyPacer, ShardPlan, shard_plan
 from bot.stage import Stage
 from engine import (
     CircusError,
@@ -52,8 +54,8 @@ log = logging.getLogger("circus.bot")
 SHUTDOWN_GRACE = 7.0
 
 
-class CircusBot(discord.Client):
-    """Plays the scenes in `scenes_dir` in Discord threads."""
+class CircusBot(discord.AutoShardedClient):
+    """Plays the scenes of its shards' servers (`scenes_dir/<server id>/`) in Discord threads."""
 
     def __init__(
         self,
@@ -64,17 +66,24 @@ class CircusBot(discord.Client):
         models: Models | None = None,
         config: Config | None = None,
         panel_interval: float = EDIT_INTERVAL,
+        shards: ShardPlan | None = None,
         **options: object,
     ) -> None:
         """`config`: the operator's settings, read once at startup by `bot.main` (default: every
-        setting at its default); `models`: the model door every scene uses (default: litellm, per `config`)."""
+        setting at its default); `models`: the model door every scene uses (default: litellm,
+        per `config`); `shards`: which shards this process connects (default: all of them, as
+        many as Discord recommends)."""
         intents = discord.Intents.none()
         intents.guilds = True
         intents.guild_reactions = True  # ⭐ on an actor's line is a vote (not privileged)
         options.setdefault("guild_ready_timeout", 0.5)
         config = config or Config()
         options.setdefault("http_trace", discord_trace(config))  # scale: /metrics counts REST
+        self.shards_plan = shards or ShardPlan()
+        if self.shards_plan.ids is not None:
+            options.update(shard_ids=list(self.shards_plan.ids), shard_count=self.shards_plan.count)
         super().__init__(intents=intents, **options)  # type: ignore[arg-type]
+        self.pacer = IdentifyPacer()
         self.scenes_dir = Path(scenes_dir)
         self.config = config
         self.models: Models = metered(models or LiteLLMModels(self.config), self.config)
@@ -89,7 +98,7 @@ class CircusBot(discord.Client):
         self.stages: dict[str, Stage] = {}
         self.panels = Panels(self, panel_interval)  # each scene thread's control panel
         self._warming: asyncio.Task[None] | None = None
-        self._threads: dict[int, str] = {}
+        self._threads: dict[int, str] = {}  # thread id -> scene key (bot.server_folders)
         self.reactions_seen = 0  # raw reaction events handled (⭐ votes or ignored)
 
     # ------------------------------------------------------------------ startup
@@ -102,6 +111,8 @@ class CircusBot(discord.Client):
         for view in PERSISTENT_VIEWS:
             self.add_view(view(self))
         self.add_dynamic_items(PanelButton, PanelSelect)  # panels work across restarts
+        _count, _url, limits = await self.http.get_bot_gateway()
+        self.pacer.max_concurrency = max(1, int(limits.get("max_concurrency") or 1))
         await self.reattach()
         if not self.sync_commands:
             return
@@ -118,10 +129,16 @@ class CircusBot(discord.Client):
         except Exception:  # the first model call will say what is wrong, to a director
             log.warning("could not preload litellm", exc_info=True)
 
+    async def before_identify_hook(self, shard_id: int | None, *, initial: bool = False) -> None:
+        # Discord lets `max_concurrency` shards identify at once, one per bucket per 5 s;
+        # discord.py's default waits 5 s before every shard but the first, whatever the bucket.
+        await self.pacer.wait(shard_id or 0)
+
     async def reattach(self) -> None:
-        """Attach every scene bound on disk to its thread (after a restart)."""
-        for name, binding in scan_bindings(self.scenes_dir).items():
-            if name in self.stages:
+        """Attach every scene bound on disk in this process's servers to its thread (after a
+        restart). Other processes' servers are never read."""
+        for guild_id, name, binding in bound_scenes(self.scenes_dir, self.shards_plan):
+            if scene_key(guild_id, name) in self.stages:
                 continue
             try:
                 stage = self._attach(name, binding)
@@ -134,12 +151,16 @@ class CircusBot(discord.Client):
 
     # ------------------------------------------------------------------ scenes
     def stage_for_thread(self, thread_id: int | None) -> Stage | None:
-        name = self._threads.get(thread_id or 0)
-        return self.stages.get(name) if name else None
+        key = self._threads.get(thread_id or 0)
+        return self.stages.get(key) if key else None
+
+    def stage_named(self, guild_id: int, name: str) -> Stage | None:
+        """The server's scene `name`, if it is bound to a thread."""
+        return self.stages.get(scene_key(guild_id, name))
 
     def _attach(self, name: str, binding: Binding) -> Stage:
         stage = Stage(
-            self.scenes_dir / name,
+            scene_folder(self.scenes_dir, binding.guild_id, name),
             binding,
             self,
             self.personas,
@@ -147,20 +168,21 @@ class CircusBot(discord.Client):
             models=self.models,
             config=self.config,
         )
-        self.stages[name] = stage
-        self._threads[binding.thread_id] = name
+        self.stages[stage.key] = stage
+        self._threads[binding.thread_id] = stage.key
         return stage
 
     async def bind(self, name: str, binding: Binding) -> Stage:
-        """Bind a scene to a thread (replacing any earlier thread) and persist the binding."""
-        write_binding(self.scenes_dir / name, binding)
-        stage = self.stages.get(name)
+        """Bind the server's scene `name` (in its folder) to a thread, replacing any earlier
+        thread, and persist the binding."""
+        write_binding(scene_folder(self.scenes_dir, binding.guild_id, name), binding)
+        stage = self.stage_named(binding.guild_id, name)
         if stage is None:
             stage = self._attach(name, binding)
         else:
             self._threads.pop(stage.binding.thread_id, None)
             stage.binding = binding
-            self._threads[binding.thread_id] = name
+            self._threads[binding.thread_id] = stage.key
         await stage.refresh()
         return stage
 
@@ -168,9 +190,10 @@ class CircusBot(discord.Client):
         """Post the scene's control panel in its (new) thread (bot.panel)."""
         await self.panels.show(stage)
 
-    async def unbind(self, name: str) -> None:
-        self.panels.drop(name)
-        stage = self.stages.pop(name, None)
+    async def unbind(self, key: str) -> None:
+        """Forget the scene `key` (bot.server_folders.scene_key) and its thread."""
+        self.panels.drop(key)
+        stage = self.stages.pop(key, None)
         if stage is not None:
             self._threads.pop(stage.binding.thread_id, None)
             await stage.close()
@@ -180,7 +203,7 @@ class CircusBot(discord.Client):
     ) -> None:
         stage = self.stage_for_thread(interaction.channel_id)
         if stage is not None:  # a replay or a cast change: no event says so to the panel
-            self.panels.nudge(stage.name)
+            self.panels.nudge(stage.key)
 
     async def on_raw_reaction_add(self, event: discord.RawReactionActionEvent) -> None:
         try:
@@ -266,7 +289,9 @@ def point_at(api_base: str | None, gateway_url: str | None) -> None:
 
 async def serve(config: Config, guild_id: int | None) -> None:
     """Run the bot until Discord ends the session or SIGTERM/SIGINT asks for a clean stop."""
-    bot = CircusBot(config.scenes_dir, guild_id=guild_id, config=config)
+    plan = shard_plan(config.shards, config.shard_count)
+    log.info("connecting shards: %s", plan.label)
+    bot = CircusBot(config.scenes_dir, guild_id=guild_id, config=config, shards=plan)
     loop = asyncio.get_running_loop()
     stop = asyncio.Event()
     for signum in (signal.SIGTERM, signal.SIGINT):
@@ -290,6 +315,14 @@ def refusal(config: Config) -> str | None:
         return say("bot.start.bad_guild", "en", shown=shown_number(guild))
     if not config.scenes_dir.is_dir():
         return say("bot.start.no_scenes", "en", path=config.scenes_dir)
+    try:
+        shard_plan(config.shards, config.shard_count)
+    except CircusError as exc:
+        return str(exc)
+    old = misplaced(config.scenes_dir)
+    if old:
+        names = ", ".join(name for name, _guild in old[:5]) + (", …" if len(old) > 5 else "")
+        return say("bot.start.misplaced", "en", count=len(old), path=config.scenes_dir, names=names)
     return None
 
 

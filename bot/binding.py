@@ -130,17 +130,3 @@ def scan_bindings(scenes_dir: Path) -> dict[str, Binding]:
         if binding is not None:
             out[name] = binding
     return out
-
-
-def visible_scenes(scenes_dir: Path, guild_id: int | None) -> list[str]:
-    """Scenes this server may see: unbound ones and those bound to this server. A scene with
-    an unreadable binding is nobody's to see: it may belong to another server."""
-    names = []
-    for name in list_scenes(scenes_dir):
-        try:
-            binding = read_binding(scenes_dir / name)
-        except BadSceneFile:
-            continue
-        if binding is None or binding.guild_id == guild_id:
-            names.append(name)
-    return names

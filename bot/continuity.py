@@ -25,6 +25,7 @@ from bot.i18n import t, words
 from bot.render import LIMIT, split_message
 from bot.replies import defer, reply
 from bot.scenes import open_thread
+from bot.server_folders import scene_key
 from bot.stage import Stage
 from engine import Actor, check_name, secrets_lines, start_next
 
@@ -54,7 +55,7 @@ class EditSouls(discord.ui.View):
     def _edit(self, actor: str) -> Callable[[discord.Interaction], Awaitable[None]]:
         async def callback(interaction: discord.Interaction) -> None:
             try:
-                stage = host_of(interaction).stages.get(self.stage.name, self.stage)
+                stage = host_of(interaction).stages.get(self.stage.key, self.stage)
                 text = await stage.rehearsal.souls.soul_text(Actor(actor))
                 if len(text) > MODAL_LIMIT:
                     await defer(interaction)
@@ -79,9 +80,10 @@ async def scene_next(
     bot = host_of(interaction)
     await defer(interaction)
     name = check_name(name, "Scene")
-    done = await start_next(old.rehearsal.root, bot.scenes_dir / name, take, config=bot.config)
+    dest = old.rehearsal.root.parent / name  # the same server's folder
+    done = await start_next(old.rehearsal.root, dest, take, config=bot.config)
     thread = await open_thread(interaction, name, old.binding.directors)
-    stage = bot.stages[name]
+    stage = bot.stages[scene_key(old.binding.guild_id, name)]
     lang = stage.lang
     head = t("next.created", lang, scene=name, old=old.name, take=done.take, thread=thread.mention)
     await reply(interaction, head)

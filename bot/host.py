@@ -26,13 +26,15 @@ class Host(Protocol):
     config: Config
     personas: Personas
     backstage: Backstage
-    stages: dict[str, Stage]
+    stages: dict[str, Stage]  # by Stage.key: its server and name
 
     def stage_for_thread(self, thread_id: int | None) -> Stage | None: ...
 
+    def stage_named(self, guild_id: int, name: str) -> Stage | None: ...
+
     async def bind(self, name: str, binding: Binding) -> Stage: ...
 
-    async def unbind(self, name: str) -> None: ...
+    async def unbind(self, key: str) -> None: ...
 
     async def show_panel(self, stage: Stage) -> None: ...  # post the scene's control panel
 

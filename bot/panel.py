@@ -148,11 +148,11 @@ class Panels:
         self.by_scene: dict[str, Panel] = {}
 
     def _panel(self, stage: Stage) -> Panel:
-        panel = self.by_scene.get(stage.name)
+        panel = self.by_scene.get(stage.key)
         if panel is None or panel.stage is not stage:
             if panel is not None:
                 panel.close()
-            panel = self.by_scene[stage.name] = Panel(stage, self.client, self.interval)
+            panel = self.by_scene[stage.key] = Panel(stage, self.client, self.interval)
         return panel
 
     async def show(self, stage: Stage) -> None:
@@ -164,14 +164,15 @@ class Panels:
         (a scene bound before panels existed gets one)."""
         await self._panel(stage).edit()
 
-    def nudge(self, name: str) -> None:
-        """A command changed the scene in a way no event tells (a replay, a new actor)."""
-        panel = self.by_scene.get(name)
+    def nudge(self, key: str) -> None:
+        """A command changed the scene `key` (its Stage.key) in a way no event tells (a replay,
+        a new actor)."""
+        panel = self.by_scene.get(key)
         if panel is not None:
             panel.nudge()
 
-    def drop(self, name: str) -> None:
-        panel = self.by_scene.pop(name, None)
+    def drop(self, key: str) -> None:
+        panel = self.by_scene.pop(key, None)
         if panel is not None:
             panel.close()
 
@@ -180,5 +181,5 @@ class Panels:
             await panel.settled()
 
     def close(self) -> None:
-        for name in list(self.by_scene):
-            self.drop(name)
+        for key in list(self.by_scene):
+            self.drop(key)

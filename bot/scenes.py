@@ -24,20 +24,14 @@ import discord
 from discord import app_commands
 
 from bot import backstory, context
-from bot.binding import (
-    Binding,
-    binding_or_none,
-    list_scenes,
-    opening,
-    read_binding,
-    visible_scenes,
-)
+from bot.binding import Binding, binding_or_none, opening, read_binding
 from bot.errors import BotProblem, MissingPermission, NotDirector
 from bot.gate import language
 from bot.host import host_of
 from bot.i18n import t, words
 from bot.render import autocomplete_names, render_scene_list, scene_card, split_message
 from bot.replies import defer, reply
+from bot.server_folders import claim, home_of, scene_folder, scene_key, visible_scenes
 from engine import DEFAULT_TEMPLATE, Rehearsal, check_name, is_zh, new_scene, split_cast
 
 log = logging.getLogger("circus.bot")
@@ -137,7 +131,9 @@ async def create_scene(
     names = split_cast(cast or "")
     if names and template:
         raise BotProblem("scene_cast_or_template")
-    dest = bot.scenes_dir / name
+    guild = parent_channel(interaction).guild.id
+    dest = scene_folder(bot.scenes_dir, guild, name)
+    await asyncio.to_thread(dest.parent.mkdir, parents=True, exist_ok=True)
     if names:  # a blank scene: its souls and context wait for /actor add and /scene context
         locale = str(interaction.locale.value if interaction.locale else "")
         lang = blank_language(language, locale)
@@ -148,10 +144,10 @@ async def create_scene(
     try:
         thread = await open_thread(interaction, name, (interaction.user.id,))
     except BaseException:
-        await bot.unbind(name)
+        await bot.unbind(scene_key(guild, name))
         await asyncio.to_thread(shutil.rmtree, folder, True)
         raise
-    lang = bot.stages[name].lang
+    lang = bot.stages[scene_key(guild, name)].lang
     key = "scene_created_blank" if names else "scene_created"
     await reply(interaction, t(key, lang, scene=name, thread=thread.mention))
 
@@ -159,9 +155,13 @@ async def create_scene(
 async def list_scenes_here(interaction: discord.Interaction) -> None:
     """/scene list: the scenes this server may see, and where each plays."""
     bot = host_of(interaction)
+    guild = interaction.guild_id or 0
     scenes = [
-        (name, getattr(binding_or_none(bot.scenes_dir / name), "thread_id", None))
-        for name in visible_scenes(bot.scenes_dir, interaction.guild_id)
+        (
+            name,
+            getattr(binding_or_none(scene_folder(bot.scenes_dir, guild, name)), "thread_id", None),
+        )
+        for name in visible_scenes(bot.scenes_dir, guild)
     ]
     await reply(interaction, render_scene_list(scenes, language(interaction)))
 
@@ -169,16 +169,19 @@ async def list_scenes_here(interaction: discord.Interaction) -> None:
 async def open_scene(interaction: discord.Interaction, name: str) -> None:
     """/scene open: an existing scene in a new thread (its opener directs it from now on)."""
     bot = host_of(interaction)
-    parent_channel(interaction)
-    if name not in list_scenes(bot.scenes_dir):
+    guild = parent_channel(interaction).guild.id
+    folder = home_of(bot.scenes_dir, guild, name)
+    if folder is None:
         raise BotProblem("scene_unknown", scene=name)
-    directors = may_open(interaction, name, read_binding(bot.scenes_dir / name))
+    directors = may_open(interaction, name, read_binding(folder))
     await defer(interaction)
     # Load it before anything is made: a broken scene gets no thread, and its opener (a
     # director from now on) reads what to fix.
-    await Rehearsal(bot.scenes_dir / name, config=bot.config).view()
+    await Rehearsal(folder, config=bot.config).view()
+    if folder != scene_folder(bot.scenes_dir, guild, name):  # a loose scene: this server's now
+        await asyncio.to_thread(claim, bot.scenes_dir, guild, name)
     thread = await open_thread(interaction, name, directors)
-    lang = bot.stages[name].lang
+    lang = bot.stages[scene_key(guild, name)].lang
     await reply(interaction, t("scene_opened", lang, scene=name, thread=thread.mention))
 
 
@@ -187,7 +190,7 @@ async def scene_names(
 ) -> list[app_commands.Choice[str]]:
     """Autocomplete for /scene open: the scenes this server may see."""
     try:
-        scenes = visible_scenes(host_of(interaction).scenes_dir, interaction.guild_id)
+        scenes = visible_scenes(host_of(interaction).scenes_dir, interaction.guild_id or 0)
         names = autocomplete_names(current, scenes)
     except Exception:  # autocomplete answers, always: an empty list at worst
         log.exception("autocomplete of scene names failed")

@@ -35,6 +35,7 @@ from bot.render import (
 )
 from bot.reports import report_message
 from bot.serial import Serial
+from bot.server_folders import scene_key
 from bot.votes import Votes
 from engine import (
     CircusError,
@@ -98,6 +99,11 @@ class Stage:
         self._unlisten: Callable[[], None] = self.rehearsal.events.listen(self._on_event)
 
     # ------------------------------------------------------------------ binding
+    @property
+    def key(self) -> str:
+        """Which of the bot's scenes this is: its server and name (bot.server_folders)."""
+        return scene_key(self.binding.guild_id, self.name)
+
     def rebind(self, binding: Binding) -> None:
         """Replace the binding and persist it in the scene folder."""
         write_binding(self.rehearsal.root, binding)

@@ -221,7 +221,11 @@ COMMANDS: tuple[Command, ...] = (
         arg("--dry-run", action="store_true", help="cli.arg.summarize.dry_run"),
     ), "commands.cmd_summarize"),
     Command("console", "cli.help.console", (SCENE, BACKSTAGE), "commands.cmd_console"),
-    Command("bot", "cli.help.bot", (), "commands.cmd_bot"),
+    Command("bot", "cli.help.bot", (
+        arg("--shards", metavar="IDS", help="cli.arg.bot.shards"),
+        arg("--shard-count", metavar="N", help="cli.arg.bot.shard_count"),
+    ), "commands.cmd_bot"),
+    Command("sort-scenes", "cli.help.sort_scenes", (), "commands.cmd_sort_scenes"),
     Command("demo", "cli.help.demo", (
         arg("-n", "--turns", type=_turns, default=DEMO_TURNS, metavar="N"),
         arg("--template", "-t", default=DEMO_TEMPLATE, metavar="NAME",

@@ -319,4 +319,17 @@ def cmd_bot(args: argparse.Namespace) -> int:
     except ImportError as exc:  # discord.py is missing from this install
         print_error(t("cli.no_bot", why=exc))
         return EXIT_FAILURE
-    return run_bot()
+    return run_bot(shards=args.shards, shard_count=args.shard_count)
+
+
+async def cmd_sort_scenes(args: argparse.Namespace) -> int:
+    from bot.server_folders import sort_scenes
+
+    moved, ledgers = sort_scenes(args.config.scenes_dir)
+    for scene, dest in moved:
+        print(t("cli.sort.moved", scene=scene, dest=dest))
+    for guild, days in ledgers:
+        print(t("cli.sort.ledger", guild=guild, days=days))
+    if not moved and not ledgers:
+        print(t("cli.sort.nothing"))
+    return EXIT_OK

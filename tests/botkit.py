@@ -53,6 +53,8 @@ class Room:
     def __init__(self, fake: FakeDiscord, scenes_dir: Path, models: Models | None = None) -> None:
         self.fake = fake
         self.scenes_dir = scenes_dir
+        self.home = scenes_dir / str(fake.guild_id)  # the server's own scenes (bot.server_folders)
+        self.home.mkdir(parents=True, exist_ok=True)
         self.models = models  # the bot's model door (None: the default, as `circus bot`)
         self.bot: CircusBot | None = None
         self._stack = contextlib.AsyncExitStack()
@@ -64,6 +66,14 @@ class Room:
         )
         await self._stack.enter_async_context(self.fake.connected(self.bot))
         return self.bot
+
+    def stage(self, name: str) -> Any:
+        """The bot's Stage of this server's scene `name` (KeyError if it is not bound)."""
+        assert self.bot is not None
+        found = self.bot.stage_named(self.fake.guild_id, name)
+        if found is None:
+            raise KeyError(name)
+        return found
 
     async def stop_bot(self) -> None:
         await self._stack.aclose()

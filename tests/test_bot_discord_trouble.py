@@ -20,7 +20,7 @@ def scripted_model(monkeypatch):
 
 
 def transcript(r, scene: str) -> str:
-    return (r.scenes_dir / scene / "transcript.md").read_text(encoding="utf-8")
+    return (r.home / scene / "transcript.md").read_text(encoding="utf-8")
 
 
 async def test_closed_dms_are_explained_once_and_nothing_goes_to_the_thread(tmp_path):
@@ -38,7 +38,7 @@ async def test_closed_dms_are_explained_once_and_nothing_goes_to_the_thread(tmp_
         await second.wait_followups(1)
         assert not any("backstage/" in c for c in second.contents)
         assert "weighs" not in r.everything_public()
-        backstage = r.scenes_dir / "審訊室" / "backstage"
+        backstage = r.home / "審訊室" / "backstage"
         assert "weighs" in "".join(p.read_text("utf-8") for p in backstage.glob("*.log"))
 
 
@@ -69,7 +69,7 @@ async def test_an_archived_thread_is_revived_and_a_deleted_one_is_reported(tmp_p
         assert "▶" in await r.ask("run", {"turns": 1}, channel=thread)  # back after a week
         await finished(r, thread)
 
-        context = r.scenes_dir / "審訊室" / "context.md"
+        context = r.home / "審訊室" / "context.md"
         context.write_text(
             context.read_text("utf-8").replace("---\n", "---\nmodel: scripted/gate\n", 1),
             encoding="utf-8",
@@ -111,8 +111,8 @@ async def test_long_lines_are_split_under_2000_characters(tmp_path, scripted):
 
     scripted.register("long", long_script)
     async with room(tmp_path, models=scripted) as r:
-        copy_template("wake", r.scenes_dir / "wake")
-        context = r.scenes_dir / "wake" / "context.md"
+        copy_template("wake", r.home / "wake")
+        context = r.home / "wake" / "context.md"
         context.write_text(
             context.read_text("utf-8").replace("---\n", "---\nmodel: scripted/long\n", 1),
             encoding="utf-8",
@@ -143,11 +143,11 @@ async def test_a_missing_permission_gives_an_actionable_message(tmp_path):
         r.fake.set_bot_permissions(P.BOT_DEFAULT & ~P.MANAGE_WEBHOOKS)
         text = await r.ask("scene new", {"name": "審訊室", "template": "interrogation"})
         assert "Manage Webhooks" in text or "管理 Webhook" in text
-        assert not (r.scenes_dir / "審訊室").exists() and not r.fake.threads
+        assert not (r.home / "審訊室").exists() and not r.fake.threads
 
         r.fake.set_bot_permissions(P.BOT_DEFAULT & ~P.CREATE_PUBLIC_THREADS)
         everyone = r.fake.roles[r.fake.guild_id]
         everyone["permissions"] = str(P.EVERYONE_DEFAULT & ~P.CREATE_PUBLIC_THREADS)
         text = await r.ask("scene new", {"name": "審訊室", "template": "interrogation"})
         assert "Create Public Threads" in text
-        assert not (r.scenes_dir / "審訊室").exists()
+        assert not (r.home / "審訊室").exists()

@@ -21,7 +21,7 @@ def scripted_model(monkeypatch):
 
 
 def transcript(r, scene: str) -> str:
-    return (r.scenes_dir / scene / "transcript.md").read_text(encoding="utf-8")
+    return (r.home / scene / "transcript.md").read_text(encoding="utf-8")
 
 
 async def test_a_whole_rehearsal_from_scene_new_to_take_save(tmp_path):
@@ -32,7 +32,7 @@ async def test_a_whole_rehearsal_from_scene_new_to_take_save(tmp_path):
         assert "偵訊室" in card and "林小姐, 刑警, 律師" in card
         assert "角色小傳" not in card  # souls are never on the card
 
-        soul = r.scenes_dir / "審訊室" / "actors" / "刑警" / "soul.md"
+        soul = r.home / "審訊室" / "actors" / "刑警" / "soul.md"
         soul.write_text(
             "---\navatar_url: https://example.com/cop.png\n---\n" + soul.read_text("utf-8"),
             encoding="utf-8",
@@ -64,7 +64,7 @@ async def test_a_whole_rehearsal_from_scene_new_to_take_save(tmp_path):
         assert "4 輪" in await r.ask("take list", channel=thread)
         status = await r.ask("status", channel=thread)
         assert "4 輪" in status and "林小姐, 刑警, 律師" in status
-        assert (r.scenes_dir / "審訊室" / "takes" / "take_1" / "transcript.md").is_file()
+        assert (r.home / "審訊室" / "takes" / "take_1" / "transcript.md").is_file()
 
 
 WALL_THOUGHT = "THOUGHT-SECRET"
@@ -87,7 +87,7 @@ def walls_script(request: ScriptedRequest) -> str:
 async def test_private_text_never_reaches_the_thread_only_directors_dms(tmp_path, scripted):
     scripted.register("walls", walls_script)
     async with room(tmp_path, models=scripted) as r:
-        write_scene(r.scenes_dir / "密室", model="scripted/walls")
+        write_scene(r.home / "密室", model="scripted/walls")
         r.let_open_scenes("bob")
         await r.ask("scene open", {"name": "密室"}, user="bob")
         thread = int(r.fake.thread_by_name("🎭 密室")["id"])
@@ -128,7 +128,7 @@ async def test_a_non_director_is_refused_privately_and_nothing_changes(tmp_path)
             assert "/director add" in text and "導演" in text, command
         await r.drain()
         assert r.lines(thread) == [] and transcript(r, "審訊室").count("## ") == 0
-        assert not (r.scenes_dir / "審訊室" / "takes").exists()
+        assert not (r.home / "審訊室" / "takes").exists()
         assert "0 輪" in await r.ask("status", user="dave", channel=thread)  # watching is fine
 
         # Manage Threads overrides; a co-director added by a director may direct.
@@ -147,7 +147,7 @@ async def test_cut_during_a_run_stops_it_and_nothing_half_made_lands(tmp_path, s
     scripted.register("gate", gate)
     async with room(tmp_path, models=scripted) as r:
         thread = await r.new_scene("審訊室")
-        context = r.scenes_dir / "審訊室" / "context.md"
+        context = r.home / "審訊室" / "context.md"
         context.write_text(
             context.read_text("utf-8").replace("---\n", "---\nmodel: scripted/gate\n", 1),
             encoding="utf-8",
@@ -207,7 +207,7 @@ async def test_two_scenes_run_at_once_each_in_its_own_thread(tmp_path, scripted)
 async def test_soul_edit_through_a_modal_and_as_a_file_when_too_long(tmp_path):
     async with room(tmp_path) as r:
         thread = await r.new_scene("審訊室")
-        soul = r.scenes_dir / "審訊室" / "actors" / "刑警" / "soul.md"
+        soul = r.home / "審訊室" / "actors" / "刑警" / "soul.md"
 
         shown = await r.slash("soul edit", {"actor": "刑警"}, channel=thread)
         (field,) = shown.modal["components"][0]["components"]
@@ -348,7 +348,7 @@ async def test_scene_open_refuses_someone_elses_scene_and_autocomplete_caps_at_2
         text = await r.ask("scene open", {"name": "審訊室"}, user="dave")
         assert "/director add" in text and len(r.fake.threads) == 1
 
-        big = write_scene(r.scenes_dir / "群戲")
+        big = write_scene(r.home / "群戲")
         for i in range(30):
             (big / "actors" / f"路人{i:02d}").mkdir()
             (big / "actors" / f"路人{i:02d}" / "soul.md").write_text("路人。", encoding="utf-8")
@@ -380,5 +380,5 @@ async def test_a_servers_daily_budget_stops_a_run_and_status_shows_what_is_left(
 
         status = await r.ask("status", channel=thread)
         assert "本伺服器今天的預算" in status and "CIRCUS_DAILY_BUDGET_TOKENS" in status
-        spend = r.scenes_dir / ".circus" / "spend" / f"discord-{r.fake.guild_id}"
+        spend = r.home / ".circus" / "spend" / f"discord-{r.fake.guild_id}"
         assert len(list(spend.glob("*.jsonl"))) == 1

@@ -45,7 +45,7 @@ async def star(r, message_id: int, user: str, *, emoji: str = "⭐", remove: boo
 
 
 def picks_md(r, scene: str) -> list[Pick]:
-    path = r.scenes_dir / scene / "picks.md"
+    path = r.home / scene / "picks.md"
     return parse_picks(path.read_text(encoding="utf-8")) if path.exists() else []
 
 
@@ -165,7 +165,7 @@ async def test_stars_from_two_members_vote_and_taking_a_star_back_takes_the_vote
         posts = actor_posts(r, thread)
         assert len(posts) == 3
         second = parse_transcript(
-            (r.scenes_dir / "審訊室" / "transcript.md").read_text(encoding="utf-8")
+            (r.home / "審訊室" / "transcript.md").read_text(encoding="utf-8")
         )[1]
 
         await star(r, posts[1]["id"], "bob")
@@ -202,7 +202,7 @@ async def test_stars_on_anything_but_an_actors_line_change_nothing(tmp_path):
         await star(r, line["id"], "bob", emoji="👍")  # another emoji on a line
         await star(r, line["id"], "bob", emoji="🌟")
         assert picks_md(r, "審訊室") == []
-        assert not (r.scenes_dir / "審訊室" / "picks.md").exists()
+        assert not (r.home / "審訊室" / "picks.md").exists()
 
         await star(r, actor_posts(r, other)[0]["id"], "bob")  # another scene's line
         assert picks_md(r, "審訊室") == []
@@ -239,7 +239,7 @@ async def test_every_post_of_a_long_line_is_that_turn(tmp_path, scripted):
 
     scripted.register("long", script)
     async with room(tmp_path, models=scripted) as r:
-        write_scene(r.scenes_dir / "長台詞", model="scripted/long")
+        write_scene(r.home / "長台詞", model="scripted/long")
         await r.ask("scene open", {"name": "長台詞"})
         thread = int(r.fake.thread_by_name("🎭 長台詞")["id"])
         await r.ask("cue", {"actor": "律師"}, channel=thread)
@@ -293,12 +293,12 @@ async def test_take_compare_is_private_and_long_ones_come_as_a_file(tmp_path):
         await finished(r, thread, 2)
         # a spectator may compare; r.ask asserts the answer is private
         text = await r.ask("take compare", {"a": "1", "b": "current"}, channel=thread, user="bob")
-        expected = await r.bot.stages["審訊室"].rehearsal.harvest.diff(1, "current")
+        expected = await r.stage("審訊室").rehearsal.harvest.diff(1, "current")
         assert text == expected and "3" in text
 
         handle = await r.slash("take compare", {"a": "1", "full": True}, user="bob", channel=thread)
         text = await r.answer(handle)
-        full = await r.bot.stages["審訊室"].rehearsal.harvest.diff(1, "current", full=True)
+        full = await r.stage("審訊室").rehearsal.harvest.diff(1, "current", full=True)
         files = attached(r, handle)
         assert text == full or files["take_1-vs-take_2.md"].decode("utf-8") == full
 
@@ -319,7 +319,7 @@ def wordy(request: ScriptedRequest) -> str:
 async def test_a_long_comparison_comes_as_a_file(tmp_path, scripted):
     scripted.register("wordy", wordy)
     async with room(tmp_path, models=scripted) as r:
-        write_scene(r.scenes_dir / "長", model="scripted/wordy")
+        write_scene(r.home / "長", model="scripted/wordy")
         await r.ask("scene open", {"name": "長"})
         thread = int(r.fake.thread_by_name("🎭 長")["id"])
         await r.ask("run", {"turns": 4}, channel=thread)
@@ -330,7 +330,7 @@ async def test_a_long_comparison_comes_as_a_file(tmp_path, scripted):
         await finished(r, thread, 2)
         handle = await r.slash("take compare", {"a": "1", "b": "2", "full": True}, channel=thread)
         text = await r.answer(handle)
-        full = await r.bot.stages["長"].rehearsal.harvest.diff(1, 2, full=True)
+        full = await r.stage("長").rehearsal.harvest.diff(1, 2, full=True)
         assert len(full) > 2000
         assert attached(r, handle) == {"take_1-vs-take_2.md": full.encode("utf-8")}
         assert "1" in text and "2" in text
@@ -339,9 +339,7 @@ async def test_a_long_comparison_comes_as_a_file(tmp_path, scripted):
 async def test_export_attaches_files_a_screenwriter_opens(tmp_path):
     async with room(tmp_path) as r:
         thread = await rehearsed(r)
-        turns = parse_transcript(
-            (r.scenes_dir / "審訊室" / "transcript.md").read_text(encoding="utf-8")
-        )
+        turns = parse_transcript((r.home / "審訊室" / "transcript.md").read_text(encoding="utf-8"))
         text, files = await ask_for_files(r, "export", {}, user="bob", channel=thread)
         assert set(files) == {
             "screenplay.fountain",
@@ -366,11 +364,11 @@ async def test_export_attaches_files_a_screenwriter_opens(tmp_path):
         rows = list(csv.reader(io.StringIO(data.decode("utf-8-sig"), newline="")))
         assert rows[0][0] == "鏡號" and len(rows) == 1 + len(turns)
         # ...and are exactly what `circus export` writes for the same take.
-        stage = r.bot.stages["審訊室"]
+        stage = r.stage("審訊室")
         for path in await stage.rehearsal.harvest.export(out=tmp_path / "cli"):
             assert files[path.name] == path.read_bytes(), path.name
         assert "weighs what was said" not in fountain  # no thoughts unless asked
-        assert not (r.scenes_dir / "審訊室" / "exports").exists()  # nothing left behind
+        assert not (r.home / "審訊室" / "exports").exists()  # nothing left behind
 
         _, one = await ask_for_files(r, "export", {"format": "csv"}, user="bob", channel=thread)
         assert set(one) == {"storyboard.csv"}
@@ -401,9 +399,7 @@ async def test_export_of_the_picked_lines(tmp_path):
         )
         rows = list(csv.reader(io.StringIO(files["storyboard.csv"].decode("utf-8-sig"))))
         assert [row[0] for row in rows[1:]] == ["S001", "S002"]
-        turns = parse_transcript(
-            (r.scenes_dir / "審訊室" / "transcript.md").read_text(encoding="utf-8")
-        )
+        turns = parse_transcript((r.home / "審訊室" / "transcript.md").read_text(encoding="utf-8"))
         lines = [row for row in rows[1:]]
         assert turns[2].dialogue in lines[0] and turns[0].dialogue in lines[1]  # pick order
 
@@ -440,7 +436,7 @@ async def test_a_replay_waits_for_a_vote_in_progress(tmp_path):
     async with room(tmp_path) as r:
         thread = await rehearsed(r)
         await r.ask("take save", channel=thread)
-        votes = r.bot.stages["審訊室"].votes
+        votes = r.stage("審訊室").votes
         async with votes.lock:  # a vote is being counted
             handle = await r.slash("replay", {"take": 1, "until": 1}, channel=thread)
             assert handle.deferred and handle.followups == []
@@ -450,4 +446,4 @@ async def test_a_replay_waits_for_a_vote_in_progress(tmp_path):
 
 
 def transcript_of(r, scene: str) -> str:
-    return (r.scenes_dir / scene / "transcript.md").read_text(encoding="utf-8")
+    return (r.home / scene / "transcript.md").read_text(encoding="utf-8")

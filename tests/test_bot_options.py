@@ -16,7 +16,7 @@ def scripted_model(monkeypatch):
 
 
 def transcript(r, scene: str) -> str:
-    return (r.scenes_dir / scene / "transcript.md").read_text(encoding="utf-8")
+    return (r.home / scene / "transcript.md").read_text(encoding="utf-8")
 
 
 async def test_a_cue_by_alias_is_performed_by_the_actor_it_means(tmp_path, scripted):

@@ -83,7 +83,7 @@ async def test_a_scene_built_only_through_discord_rehearses_saves_and_exports(tm
     async with room(tmp_path) as r:
         text = await r.ask("scene new", {"name": "午夜", "cast": "林小姐, 刑警", "language": "zh"})
         thread = thread_of(r, "午夜")
-        folder = r.scenes_dir / "午夜"
+        folder = r.home / "午夜"
         assert f"<#{thread}>" in text and "/actor add" in text
         assert sorted(p.name for p in (folder / "actors").iterdir()) == ["刑警", "林小姐"]
         assert "林小姐, 刑警" in r.thread(thread)[0]["content"]  # the card names the cast
@@ -156,7 +156,7 @@ SET_UP = [
 async def test_a_spectator_is_refused_every_set_up_command_privately_and_nothing_changes(tmp_path):
     async with room(tmp_path) as r:
         thread = await r.new_scene("審訊室")
-        folder = r.scenes_dir / "審訊室"
+        folder = r.home / "審訊室"
         before, shown_before = snapshot(folder), len(r.thread(thread))
 
         # Discord itself offers /scene only to members allowed to open scenes...
@@ -187,7 +187,7 @@ async def test_outside_a_scene_thread_the_set_up_commands_say_where_to_go(tmp_pa
 async def test_a_form_sent_by_someone_who_stopped_directing_meanwhile_writes_nothing(tmp_path):
     async with room(tmp_path) as r:
         thread = await r.new_scene("審訊室")
-        folder = r.scenes_dir / "審訊室"
+        folder = r.home / "審訊室"
         await r.ask("director add", {"user": "bob"}, channel=thread)
         shown = await r.slash("actor add", {"name": "路人"}, user="bob", channel=thread)
         await r.ask("director remove", {"user": "bob"}, channel=thread)
@@ -229,10 +229,10 @@ async def test_a_bad_set_up_input_is_one_private_line_and_nothing_is_written(
     tmp_path, command, options, says
 ):
     async with room(tmp_path) as r:
-        write_scene(r.scenes_dir / "密室")  # 林小姐 (林, 林曉雯), 刑警 (王警官), 律師 (張律師)
+        write_scene(r.home / "密室")  # 林小姐 (林, 林曉雯), 刑警 (王警官), 律師 (張律師)
         await r.ask("scene open", {"name": "密室"})
         thread = thread_of(r, "密室")
-        folder = r.scenes_dir / "密室"
+        folder = r.home / "密室"
         before, shown_before = snapshot(folder), len(r.thread(thread))
         handle = await r.slash(command, options, channel=thread)
         assert handle.modal is None  # refused before any form opens
@@ -255,7 +255,7 @@ async def test_a_bad_cast_for_a_new_scene_makes_no_folder_and_no_thread(tmp_path
     async with room(tmp_path) as r:
         refusal = await r.ask("scene new", {"name": "新戲", **options})
         assert says in refusal and "\n" not in refusal.strip()
-        assert not (r.scenes_dir / "新戲").exists()
+        assert not (r.home / "新戲").exists()
         assert not any(t["name"] == "🎭 新戲" for t in r.fake.threads.values())
 
 
@@ -264,7 +264,7 @@ async def test_a_thirteenth_actor_is_refused_before_any_form_opens(tmp_path):
         cast = ", ".join(f"角色{i}" for i in range(12))
         await r.ask("scene new", {"name": "群戲", "cast": cast, "language": "zh"})
         thread = thread_of(r, "群戲")
-        folder = r.scenes_dir / "群戲"
+        folder = r.home / "群戲"
         before = snapshot(folder)
         for options in ({"name": "第十三"}, {"name": "第十三", "file": soul_upload("")}):
             shown = await r.slash("actor add", options, channel=thread)
@@ -277,7 +277,7 @@ async def test_a_thirteenth_actor_is_refused_before_any_form_opens(tmp_path):
 async def test_a_form_refused_on_submit_hands_back_what_was_typed(tmp_path):
     async with room(tmp_path) as r:
         thread = await r.new_scene("審訊室")
-        folder = r.scenes_dir / "審訊室"
+        folder = r.home / "審訊室"
         shown = await r.slash("actor add", {"name": "證人"}, channel=thread)
         upload = ("soul.md", "## 角色小傳\n先到的證人。\n".encode())
         await r.ask("actor add", {"name": "證人", "file": upload}, channel=thread)
@@ -294,7 +294,7 @@ async def test_a_form_refused_on_submit_hands_back_what_was_typed(tmp_path):
 async def test_a_rename_after_the_first_turn_is_refused(tmp_path):
     async with room(tmp_path) as r:
         thread = await r.new_scene("審訊室")
-        folder = r.scenes_dir / "審訊室"
+        folder = r.home / "審訊室"
         await r.ask("run", {"turns": 1}, channel=thread)
         await finished(r, thread)
         before = snapshot(folder)
@@ -305,7 +305,7 @@ async def test_a_rename_after_the_first_turn_is_refused(tmp_path):
         thread = await r.new_scene("新審訊室")
         said = await r.ask("actor rename", {"actor": "刑警", "new_name": "警官"}, channel=thread)
         assert "警官" in said
-        assert (r.scenes_dir / "新審訊室" / "actors" / "警官" / "soul.md").is_file()
+        assert (r.home / "新審訊室" / "actors" / "警官" / "soul.md").is_file()
         await r.ask("cue", {"actor": "警官"}, channel=thread)  # posts under the new name at once
         await finished(r, thread)
         assert r.lines(thread)[-1].startswith("警官:")
@@ -314,7 +314,7 @@ async def test_a_rename_after_the_first_turn_is_refused(tmp_path):
 async def test_a_soul_edit_form_the_engine_refuses_hands_back_what_was_typed(tmp_path):
     async with room(tmp_path) as r:
         thread = await r.new_scene("審訊室")
-        soul = r.scenes_dir / "審訊室" / "actors" / "刑警" / "soul.md"
+        soul = r.home / "審訊室" / "actors" / "刑警" / "soul.md"
         before = soul.read_bytes()
         shown = await r.slash("soul edit", {"actor": "刑警"}, channel=thread)
         typed = "---\ntemprature: 0.4\n---\n## 角色小傳\n改了一整晚的刑警。\n"
@@ -330,7 +330,7 @@ async def test_a_soul_edit_form_the_engine_refuses_hands_back_what_was_typed(tmp
 async def test_an_oversized_form_field_is_refused_and_nothing_is_written(tmp_path, field):
     async with room(tmp_path) as r:
         thread = await r.new_scene("審訊室")
-        folder = r.scenes_dir / "審訊室"
+        folder = r.home / "審訊室"
         before = snapshot(folder)
         shown = await r.slash("actor add", {"name": "證人"}, channel=thread)
         values = {"bio": "證人。", field: "字" * 4001}
@@ -342,7 +342,7 @@ async def test_an_oversized_form_field_is_refused_and_nothing_is_written(tmp_pat
 async def test_an_oversized_context_form_is_refused_and_nothing_is_written(tmp_path):
     async with room(tmp_path) as r:
         thread = await r.new_scene("審訊室")
-        folder = r.scenes_dir / "審訊室"
+        folder = r.home / "審訊室"
         before = snapshot(folder)
         shown = await r.slash("scene context", channel=thread)
         refusal = await submit(r, shown, {"context": "字" * 4001})
@@ -367,10 +367,10 @@ async def test_backstory_drafts_reach_the_director_alone_and_are_written_only_wh
 ):
     models = ScriptedModels({"sift": sifter})
     async with room(tmp_path, models=models) as r:
-        write_scene(r.scenes_dir / "密室", model="scripted/sift")
+        write_scene(r.home / "密室", model="scripted/sift")
         await r.ask("scene open", {"name": "密室"})
         thread = thread_of(r, "密室")
-        folder = r.scenes_dir / "密室"
+        folder = r.home / "密室"
         souls = {a: (folder / "actors" / a / "soul.md") for a in SOUL_MARKER}
         before = snapshot(folder)
 
@@ -429,7 +429,7 @@ async def test_backstory_drafts_reach_the_director_alone_and_are_written_only_wh
 async def test_a_draft_for_an_actor_removed_meanwhile_is_refused_naming_the_cast(tmp_path):
     models = ScriptedModels({"sift": sifter})
     async with room(tmp_path, models=models) as r:
-        write_scene(r.scenes_dir / "密室", model="scripted/sift")
+        write_scene(r.home / "密室", model="scripted/sift")
         await r.ask("scene open", {"name": "密室"})
         thread = thread_of(r, "密室")
         upload = ("story.txt", BACKSTORY.encode())
@@ -437,18 +437,18 @@ async def test_a_draft_for_an_actor_removed_meanwhile_is_refused_naming_the_cast
         messages = await handle.wait_followups(4, timeout=WAIT)
         draft = next(m for m in messages[1:] if "律師只記得" in m["content"])
         await r.ask("actor remove", {"actor": "律師"}, channel=thread)
-        before = snapshot(r.scenes_dir / "密室")
+        before = snapshot(r.home / "密室")
         press = await r.fake.click(int(draft["id"]), "backstory:accept")
         await press.response(timeout=WAIT)
         refusal = await r.answer(press)
         assert "律師" in refusal and "林小姐, 刑警" in refusal
-        assert snapshot(r.scenes_dir / "密室") == before
+        assert snapshot(r.home / "密室") == before
 
 
 # ---------------------------------------------------------------------- /status warnings
 async def test_status_shows_directors_what_a_hand_built_scene_should_fix(tmp_path):
     async with room(tmp_path) as r:
-        folder = write_scene(r.scenes_dir / "密室")
+        folder = write_scene(r.home / "密室")
         (folder / "actors" / "律師" / "soul.md").write_text(
             "律師。只寫了一行。\n", encoding="utf-8"
         )

@@ -58,14 +58,14 @@ async def test_scene_is_for_members_with_manage_threads_unless_admins_widen_it(t
             )
         with pytest.raises(CommandUnavailable):
             await r.fake.autocomplete("scene open", {"name": ""}, focused="name", user="bob")
-        assert not (r.scenes_dir / "偷開").exists() and not r.fake.threads
+        assert not (r.home / "偷開").exists() and not r.fake.threads
 
         # Server Settings → Integrations: the admins allow a "Writers" role to use /scene.
         writers = r.fake.add_role("Writers", 0)
         r.fake.add_user("erin", roles=[writers])
         r.fake.set_command_permissions("scene", roles={writers: True})
         thread = await r.new_scene("審訊室", user="erin")
-        assert read_binding(r.scenes_dir / "審訊室").directors == (r.fake.user("erin").id,)
+        assert read_binding(r.home / "審訊室").directors == (r.fake.user("erin").id,)
         with pytest.raises(CommandUnavailable):  # still not bob
             await r.fake.slash("scene list", user="bob")
 
@@ -87,23 +87,23 @@ async def test_scene_is_for_members_with_manage_threads_unless_admins_widen_it(t
 
 async def test_an_unbound_console_scene_is_opened_only_by_members_allowed_to(tmp_path):
     async with room(tmp_path) as r:
-        write_scene(r.scenes_dir / "密室")  # made in the console: no binding yet
+        write_scene(r.home / "密室")  # made in the console: no binding yet
         with pytest.raises(CommandUnavailable):
             await r.fake.slash("scene open", {"name": "密室"}, user="bob")
-        assert read_binding(r.scenes_dir / "密室") is None and not r.fake.threads
+        assert read_binding(r.home / "密室") is None and not r.fake.threads
 
         assert "密室" in await r.ask("scene open", {"name": "密室"}, user="alice")
         thread = thread_of(r, "密室")
-        assert read_binding(r.scenes_dir / "密室").directors == (r.fake.user("alice").id,)
+        assert read_binding(r.home / "密室").directors == (r.fake.user("alice").id,)
         refused = await r.ask("soul show", {"actor": "刑警"}, user="bob", channel=thread)
         assert "/director add" in refused and "SOUL-SECRET" not in refused
 
         # A scene bound in another server is not this server's to open, Manage Threads or not.
-        write_scene(r.scenes_dir / "別處")
-        write_binding(r.scenes_dir / "別處", Binding(1, 2, 3, (), None))
+        write_scene(r.home / "別處")
+        write_binding(r.home / "別處", Binding(1, 2, 3, (), None))
         assert "別處" not in await r.ask("scene list", user="alice")
         text = await r.ask("scene open", {"name": "別處"}, user="alice")
-        assert "another server" in text and read_binding(r.scenes_dir / "別處").guild_id == 1
+        assert "another server" in text and read_binding(r.home / "別處").guild_id == 1
         unknown = await r.ask("scene open", {"name": "../密室"}, user="alice")
         assert "/scene list" in unknown and str(tmp_path) not in unknown
         assert len(r.fake.threads) == 1
@@ -142,7 +142,7 @@ async def test_a_soul_from_discord_cannot_redirect_requests_or_pick_models(tmp_p
     async with Attacker() as attacker, room(tmp_path) as r:
         thread = await r.new_scene("審訊室")
         await r.ask("director add", {"user": "bob"}, channel=thread)  # a member-director
-        soul = r.scenes_dir / "審訊室" / "actors" / "刑警" / "soul.md"
+        soul = r.home / "審訊室" / "actors" / "刑警" / "soul.md"
         before = soul.read_bytes()
 
         stolen = (ATTACKS / "discord_soul_api_base.md").read_text("utf-8")
@@ -181,7 +181,7 @@ async def test_an_upload_that_is_not_utf8_is_refused_naming_the_file(tmp_path):
     big5 = (ATTACKS / "discord_upload_big5.md").read_bytes()
     async with room(tmp_path) as r:
         thread = await r.new_scene("審訊室")
-        soul = r.scenes_dir / "審訊室" / "actors" / "刑警" / "soul.md"
+        soul = r.home / "審訊室" / "actors" / "刑警" / "soul.md"
         before = soul.read_bytes()
         text = await r.ask(
             "soul edit", {"actor": "刑警", "file": ("舊檔.md", big5)}, channel=thread
@@ -195,7 +195,7 @@ async def test_an_upload_that_is_not_utf8_is_refused_naming_the_file(tmp_path):
 # ---------------------------------------------------------------------- autocomplete
 async def test_autocomplete_offers_aliases_to_directors_only_and_never_fails(tmp_path):
     async with room(tmp_path) as r:
-        write_scene(r.scenes_dir / "密室")  # 刑警's soul has the alias 王警官
+        write_scene(r.home / "密室")  # 刑警's soul has the alias 王警官
         await r.ask("scene open", {"name": "密室"})
         thread = thread_of(r, "密室")
 
@@ -211,7 +211,7 @@ async def test_autocomplete_offers_aliases_to_directors_only_and_never_fails(tmp
         assert await offered("bob", "") == ["林小姐", "刑警", "律師"]
         assert await offered("bob", "刑") == ["刑警"]
 
-        (r.scenes_dir / "密室" / "actors" / "ANY").mkdir()  # a folder name the engine refuses
+        (r.home / "密室" / "actors" / "ANY").mkdir()  # a folder name the engine refuses
         assert await offered("alice", "") == []  # answered, with nothing
         assert await offered("bob", "") == []
         text = await r.ask("cue", {"actor": "刑警"}, channel=thread)
@@ -221,10 +221,10 @@ async def test_autocomplete_offers_aliases_to_directors_only_and_never_fails(tmp
 # ---------------------------------------------------------------------- broken scenes
 async def test_a_broken_scene_answers_everyone_and_only_directors_learn_why(tmp_path):
     async with room(tmp_path) as r:
-        write_scene(r.scenes_dir / "密室")
+        write_scene(r.home / "密室")
         await r.ask("scene open", {"name": "密室"})
         thread = thread_of(r, "密室")
-        soul = r.scenes_dir / "密室" / "actors" / "律師" / "soul.md"
+        soul = r.home / "密室" / "actors" / "律師" / "soul.md"
         soul.write_text(
             "---\ntemperature: FRONT-MATTER-SECRET\n---\n## 角色小傳\n律師。\n", encoding="utf-8"
         )
@@ -251,20 +251,20 @@ async def test_a_broken_scene_answers_everyone_and_only_directors_learn_why(tmp_
 
 async def test_a_scene_that_fails_to_load_gets_no_thread_and_its_opener_learns_why(tmp_path):
     async with room(tmp_path) as r:
-        write_scene(r.scenes_dir / "密室")
-        (r.scenes_dir / "密室" / "context.md").write_text(
+        write_scene(r.home / "密室")
+        (r.home / "密室" / "context.md").write_text(
             "---\nneglect_turns: -1\n---\n背景。\n", encoding="utf-8"
         )
         text = await r.ask("scene open", {"name": "密室"})
         assert "context.md" in text and str(tmp_path) not in text
-        assert not r.fake.threads and read_binding(r.scenes_dir / "密室") is None
+        assert not r.fake.threads and read_binding(r.home / "密室") is None
 
 
 async def test_a_bound_scene_with_a_non_utf8_file_does_not_stop_the_bot(tmp_path):
     async with room(tmp_path) as r:
         thread = await r.new_scene("審訊室")
         await r.stop_bot()
-        soul = r.scenes_dir / "審訊室" / "actors" / "刑警" / "soul.md"
+        soul = r.home / "審訊室" / "actors" / "刑警" / "soul.md"
         soul.write_bytes((ATTACKS / "discord_upload_big5.md").read_bytes())
         await r.start_bot()
         assert await r.ask("status", user="bob", channel=thread)  # answered
@@ -325,7 +325,7 @@ async def test_sigterm_cuts_running_scenes_cleanly_and_tells_their_directors(tmp
             log.close()
         assert process.returncode == 0, (tmp_path / "bot.log").read_text("utf-8")[-3000:]
 
-    scene = scenes_dir / "審訊室"
+    scene = scenes_dir / str(fake.guild_id) / "審訊室"
     turns = parse_transcript((scene / "transcript.md").read_text("utf-8"))
     assert 2 <= len(turns) < 50
     assert [t.number for t in turns] == list(range(1, len(turns) + 1))

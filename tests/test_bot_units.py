@@ -228,17 +228,17 @@ def test_every_command_and_option_description_has_chinese():
 
 
 def test_a_server_sees_only_its_own_scenes_and_unbound_ones(tmp_path):
-    from bot.binding import visible_scenes
+    from bot.server_folders import visible_scenes
 
-    for name in ("ours", "theirs", "loose"):
-        (tmp_path / name).mkdir()
-        (tmp_path / name / "context.md").write_text("x", encoding="utf-8")
-    write_binding(tmp_path / "ours", Binding(guild_id=1, channel_id=2, thread_id=3, directors=(7,)))
-    write_binding(
-        tmp_path / "theirs", Binding(guild_id=9, channel_id=8, thread_id=6, directors=(5,))
-    )
+    for folder in ("1/ours", "9/theirs", "loose", "1/copied"):
+        (tmp_path / folder).mkdir(parents=True)
+        (tmp_path / folder / "context.md").write_text("x", encoding="utf-8")
+    write_binding(tmp_path / "1/ours", Binding(guild_id=1, channel_id=2, thread_id=3))
+    write_binding(tmp_path / "9/theirs", Binding(guild_id=9, channel_id=8, thread_id=6))
+    write_binding(tmp_path / "1/copied", Binding(guild_id=9, channel_id=8, thread_id=4))
     assert visible_scenes(tmp_path, 1) == ["loose", "ours"]
     assert visible_scenes(tmp_path, 9) == ["loose", "theirs"]
+    assert visible_scenes(tmp_path, 5) == ["loose"]
 
 
 @pytest.mark.parametrize(

@@ -24,8 +24,8 @@ def operator_env(monkeypatch):
 
 async def test_scene_next_secrets_and_the_take_tree_from_a_thread(tmp_path):
     async with room(tmp_path, models=ScriptedModels()) as r:
-        write_scene(r.scenes_dir / "一")
-        soul = r.scenes_dir / "一/actors/刑警/soul.md"
+        write_scene(r.home / "一")
+        soul = r.home / "一/actors/刑警/soul.md"
         soul.write_text(soul.read_text("utf-8").replace("---\n## ", "secrets: [二十萬]\n---\n## "))
         await r.ask("scene open", {"name": "一"})
         thread = thread_of(r, "一")
@@ -55,7 +55,7 @@ async def test_scene_next_secrets_and_the_take_tree_from_a_thread(tmp_path):
             )
             assert "### 承接自 一，排演 2" in shown
         assert THOUGHT not in r.everything_public()  # the carried thoughts stayed private
-        assert r.bot.stages["二"].binding.directors == r.bot.stages["一"].binding.directors
+        assert r.stage("二").binding.directors == r.stage("一").binding.directors
 
         # Each soul opens in the soul form from its button; what is sent is written.
         buttons = messages[-1]
@@ -64,12 +64,12 @@ async def test_scene_next_secrets_and_the_take_tree_from_a_thread(tmp_path):
         text = inputs(press.modal)["soul"]
         assert "### 承接自 一，排演 2" in text
         rewritten = text.split("### 承接自")[0] + "律師記得那通電話。\n\n## 導戲筆記\n拖延。\n"
-        old_soul = (r.scenes_dir / "一/actors/律師/soul.md").read_bytes()
+        old_soul = (r.home / "一/actors/律師/soul.md").read_bytes()
         submitted = await r.fake.submit_modal(press, {"soul": rewritten})
         await submitted.response(timeout=WAIT)
         assert "律師" in await r.answer(submitted)  # written to the new scene's soul
-        assert (r.scenes_dir / "一/actors/律師/soul.md").read_bytes() == old_soul
-        assert "律師記得那通電話。" in (r.scenes_dir / "二/actors/律師/soul.md").read_text("utf-8")
+        assert (r.home / "一/actors/律師/soul.md").read_bytes() == old_soul
+        assert "律師記得那通電話。" in (r.home / "二/actors/律師/soul.md").read_text("utf-8")
         status = await r.ask("status", channel=new_thread)
         assert "actors/刑警/soul.md" in status and "actors/律師/soul.md" not in status
 

@@ -44,7 +44,7 @@ SKIP = {
     r"^cp \.env\.example \.env": "makes the operator's own .env",
     r"^export ": "sets a provider key or a real model for the reader's own shell",
     r"^(set -a|\. \.venv/bin/activate)": "changes the reader's own shell",
-    r"^circus bot$": "connects to Discord (the bot's tests use tests/fakediscord)",
+    r"^circus bot( --|$)": "connects to Discord (the bot's tests use tests/fakediscord)",
     r"^circus check-model (?!scripted/)": "needs a live model server or a provider's key",
     r"^ollama ": "needs Ollama",
 }

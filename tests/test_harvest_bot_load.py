@@ -60,7 +60,7 @@ async def test_status_pings_elsewhere_are_answered_while_a_long_report_is_built(
         async with room(tmp_path) as r:
             big = await r.new_scene("長戲")
             other = await r.new_scene("密室")
-            transcript = r.scenes_dir / "長戲" / "transcript.md"
+            transcript = r.home / "長戲" / "transcript.md"
             transcript.write_text(long_take(1000), encoding="utf-8")
 
             report = await r.slash("report", {}, user="alice", channel=big)

@@ -26,7 +26,7 @@ async def test_an_unreadable_binding_is_refused_never_taken_over(tmp_path, broke
         r.fake.add_user("dave")
         r.let_open_scenes("bob", "dave")
         await r.new_scene("審訊室", user="bob")
-        binding = r.scenes_dir / "審訊室" / ".circus" / "discord.json"
+        binding = r.home / "審訊室" / ".circus" / "discord.json"
         binding.write_text(broken, encoding="utf-8")
 
         text = await r.ask("scene open", {"name": "審訊室"}, user="dave")
@@ -44,10 +44,10 @@ async def test_a_bot_restarted_on_an_unreadable_binding_starts_and_leaves_that_s
         await r.new_scene("審訊室")
         await r.new_scene("雨夜")
         await r.stop_bot()
-        (r.scenes_dir / "審訊室" / ".circus" / "discord.json").write_text("[]", encoding="utf-8")
+        (r.home / "審訊室" / ".circus" / "discord.json").write_text("[]", encoding="utf-8")
         bot = await r.start_bot()
-        assert sorted(bot.stages) == ["雨夜"]
-        bound = json.loads((r.scenes_dir / "雨夜" / ".circus" / "discord.json").read_text("utf-8"))
+        assert [stage.name for stage in bot.stages.values()] == ["雨夜"]
+        bound = json.loads((r.home / "雨夜" / ".circus" / "discord.json").read_text("utf-8"))
         assert int(bound["thread_id"]) in bot._threads
 
 

@@ -17,7 +17,7 @@ def scripted_model(monkeypatch):
 
 
 def players(r) -> dict[str, str]:
-    path = r.scenes_dir / "審訊室" / ".circus" / "players.json"
+    path = r.home / "審訊室" / ".circus" / "players.json"
     return json.loads(path.read_text(encoding="utf-8"))
 
 

@@ -86,7 +86,7 @@ def actor_posts(r: Room, thread: int) -> list[dict]:
 
 
 def gated(r: Room) -> None:
-    context = r.scenes_dir / SCENE / "context.md"
+    context = r.home / SCENE / "context.md"
     text = context.read_text("utf-8").replace("---\n", "---\nmodel: scripted/gate\n", 1)
     context.write_text(text, encoding="utf-8")
 
@@ -100,7 +100,7 @@ async def test_a_scene_gets_one_pinned_panel_that_says_its_state(tmp_path):
         assert "⏸" in panel["content"] and "第 1 條" in panel["content"]
         assert "台上：" in panel["content"]
         assert not usable(r, thread, "cut") and usable(r, thread, "run")
-        bound = (r.scenes_dir / SCENE / ".circus" / "discord.json").read_text("utf-8")
+        bound = (r.home / SCENE / ".circus" / "discord.json").read_text("utf-8")
         assert panel["id"] in bound
 
 
@@ -131,7 +131,7 @@ async def test_a_director_runs_cuts_cues_notes_saves_and_reports_by_buttons_only
         await until(lambda: len(actor_posts(r, thread)) == 2, what="the cued line")
         assert actor_posts(r, thread)[-1]["username"] == "刑警"
         on_disk = "\n".join(
-            p.read_text("utf-8") for p in (r.scenes_dir / SCENE).rglob("*.md") if p.is_file()
+            p.read_text("utf-8") for p in (r.home / SCENE).rglob("*.md") if p.is_file()
         )
         assert "拍桌子" in on_disk  # the direction went to the actor, logged privately
         assert "拍桌子" not in r.everything_public()
@@ -140,7 +140,7 @@ async def test_a_director_runs_cuts_cues_notes_saves_and_reports_by_buttons_only
         assert "耳語" in await fill(r, note, {"note": "慢一點"})
 
         assert "🎬" in await r.answer(await press(r, thread, "save"))
-        assert (r.scenes_dir / SCENE / "takes").is_dir()
+        assert (r.home / SCENE / "takes").is_dir()
         shown = await press(r, thread, "report")
         assert "📊" in await r.answer(shown)
         assert shown.followups[-1]["attachments"]
@@ -154,7 +154,7 @@ async def test_a_spectator_presses_every_control_and_nothing_changes(tmp_path):
         await finished(r, thread)
         await until(lambda: usable(r, thread, "save"), what="the panel to settle")
         await r.bot.panels.settled()
-        folder = r.scenes_dir / SCENE
+        folder = r.home / SCENE
         before, public = folder_state(folder), [m["content"] for m in r.thread(thread)]
         line = actor_posts(r, thread)[0]
 
@@ -194,7 +194,7 @@ async def test_thought_is_for_directors_only_and_pick_is_a_vote_for_anyone_else(
         assert "已精選" in await r.answer(await menu(r, "⭐ Pick line", int(line["id"])))
         assert "已計入" in await r.answer(await menu(r, "⭐ Pick line", int(line["id"]), "bob"))
         assert "已經投過" in await r.answer(await menu(r, "⭐ Pick line", int(line["id"]), "bob"))
-        picks = (r.scenes_dir / SCENE / "picks.md").read_text("utf-8")
+        picks = (r.home / SCENE / "picks.md").read_text("utf-8")
         assert picks.count("(discord:") == 2
 
         cue = await menu(r, "🎬 Cue this actor", int(line["id"]))
@@ -212,7 +212,7 @@ async def test_the_menus_on_a_message_that_is_no_line_say_what_they_work_on(tmp_
         for name in ("⭐ Pick line", "💭 Thought", "🎬 Cue this actor"):
             text = await r.answer(await menu(r, name, int(card["id"])))
             assert "不是" in text and "台詞" in text, text
-        assert not (r.scenes_dir / SCENE / "picks.md").exists()
+        assert not (r.home / SCENE / "picks.md").exists()
 
 
 async def test_the_panel_works_after_a_restart_without_being_posted_again(tmp_path):
@@ -254,12 +254,12 @@ async def test_the_panel_of_a_deleted_scene_answers_privately(tmp_path):
     async with room(tmp_path) as r:
         thread = await r.new_scene(SCENE)
         await r.stop_bot()
-        shutil.rmtree(r.scenes_dir / SCENE)
+        shutil.rmtree(r.home / SCENE)
         await r.start_bot()
         handle = await press(r, thread, "run")
         assert handle.modal is None
         assert "gone" in await r.answer(handle)
-        assert not (r.scenes_dir / SCENE).exists()
+        assert not (r.home / SCENE).exists()
 
 
 async def test_a_replay_typed_as_a_command_shows_on_the_panel(tmp_path):

@@ -39,7 +39,7 @@ async def test_spectators_are_refused_privately_and_nothing_changes(tmp_path):
         text = await r.ask("say", {"line": "冒名頂替。"}, user="dave", channel=thread)
         assert "沒有扮演任何角色" in text
         await r.drain()
-        scene = r.scenes_dir / "審訊室"
+        scene = r.home / "審訊室"
         assert stage_posts(r, thread) == [] and r.lines(thread) == []
         assert "## " not in (scene / "transcript.md").read_text(encoding="utf-8")
         assert not (scene / ".circus" / "players.json").exists()
@@ -51,7 +51,7 @@ async def test_entrances_events_and_a_member_playing_a_character(tmp_path):
         dave = r.fake.users["dave"].id
         r.let_open_scenes("bob")
         thread = await r.new_scene("審訊室", user="bob")
-        scene = r.scenes_dir / "審訊室"
+        scene = r.home / "審訊室"
 
         assert "律師" in await r.ask("exit", {"actor": "律師"}, user="bob", channel=thread)
         refusal = await r.ask("cue", {"actor": "律師"}, user="bob", channel=thread)

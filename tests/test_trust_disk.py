@@ -244,7 +244,7 @@ async def test_a_member_cannot_send_the_operators_key_to_their_own_server(tmp_pa
     try:
         async with room(tmp_path) as r:
             thread = await r.new_scene("審訊室")
-            soul = r.scenes_dir / "審訊室" / "actors" / "刑警" / "soul.md"
+            soul = r.home / "審訊室" / "actors" / "刑警" / "soul.md"
             before = soul.read_bytes()
             evil = attack("api_base_soul.md").replace(b"127.0.0.1:9", f"127.0.0.1:{port}".encode())
             text = await r.ask(
@@ -282,9 +282,9 @@ async def test_a_big5_scene_never_stops_the_bot_from_starting(tmp_path, monkeypa
         broken = await r.new_scene("審訊室")
         fine = await r.new_scene("夜班")
         await r.stop_bot()
-        soul = r.scenes_dir / "審訊室" / "actors" / "律師" / "soul.md"
+        soul = r.home / "審訊室" / "actors" / "律師" / "soul.md"
         soul.write_bytes(attack("big5_soul.md"))
-        (r.scenes_dir / ".obsidian").mkdir()
+        (r.home / ".obsidian").mkdir()
         await r.start_bot()
         assert "0 輪" in await r.ask("status", channel=fine)
         answer = await r.ask("status", channel=broken)

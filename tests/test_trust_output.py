@@ -344,7 +344,7 @@ async def test_in_discord_a_nested_thought_stays_in_the_directors_dm(tmp_path, s
 
     scripted.register("improv", once_then_ordinary(attack("nested_thought_reply.txt")))
     async with room(tmp_path, models=scripted) as r:
-        write_scene(r.scenes_dir / "密室")
+        write_scene(r.home / "密室")
         r.let_open_scenes("bob")
         await r.ask("scene open", {"name": "密室"}, user="bob")
         thread = int(r.fake.thread_by_name("🎭 密室")["id"])
@@ -363,7 +363,7 @@ async def test_in_discord_a_fallback_turn_is_marked_in_the_directors_dm(tmp_path
 
     scripted.register("improv", lambda request: "no tags at all")
     async with room(tmp_path, models=scripted) as r:
-        write_scene(r.scenes_dir / "密室")
+        write_scene(r.home / "密室")
         r.let_open_scenes("bob")
         await r.ask("scene open", {"name": "密室"}, user="bob")
         thread = int(r.fake.thread_by_name("🎭 密室")["id"])

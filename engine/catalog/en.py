@@ -984,4 +984,16 @@ TEXT: dict[str, str] = {
     "bot.start.no_scenes": "{path} does not exist — create it or set CIRCUS_SCENES_DIR.",
     "bot.start.login_refused": "Discord refused DISCORD_TOKEN — copy the bot token again.",
     "bot.start.intents_refused": "Discord refused an intent; the bot needs none beyond Guilds and Guild Message Reactions (neither is privileged).",
+    # --- shards (#22): sharded bot processes, scenes kept by server
+    "error.shards.bad": "CIRCUS_SHARDS / --shards must be shard numbers and ranges such as 0-3 or 0,2,5-7, not {text!r}.",
+    "error.shards.bad_count": "CIRCUS_SHARD_COUNT / --shard-count must be a whole number from 1 to 65536, not {text!r}.",
+    "error.shards.no_count": "--shards {shards} needs the total number of shards too: add --shard-count N (or CIRCUS_SHARD_COUNT), the same in every process.",
+    "error.shards.past_count": "--shards {shards} goes past the shard count {count}: shards are numbered 0 to {last}.",
+    "bot.start.misplaced": "{count} bound scene(s) in {path} are not in their server's folder ({names}) — stop every bot using this folder, then run `circus sort-scenes` once (docs/operators-guide.md, 'Sharded bot processes').",
+    "cli.help.sort_scenes": "move the scenes bound to a Discord server into scenes/<server id>/ (once, after upgrading; stop the bot first)",
+    "cli.arg.bot.shards": "connect only these shards: 0-3, or 0,2,5-7 (needs --shard-count)",
+    "cli.arg.bot.shard_count": "how many shards the bot has in all, across every process",
+    "cli.sort.moved": "moved {scene} → {dest}",
+    "cli.sort.ledger": "moved server {guild}'s spend ledger ({days} day file(s))",
+    "cli.sort.nothing": "Nothing to move: every bound scene is in its server's folder.",
 }

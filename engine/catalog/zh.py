@@ -983,4 +983,16 @@ TEXT: dict[str, str] = {
     "bot.start.no_scenes": "{path} 不存在——建立它，或設定 CIRCUS_SCENES_DIR。",
     "bot.start.login_refused": "Discord 拒絕了 DISCORD_TOKEN——請重新複製機器人的 token。",
     "bot.start.intents_refused": "Discord 拒絕了一項 intent；機器人只需要 Guilds 和 Guild Message Reactions（兩者都不是特權 intent）。",
+    # --- shards (#22): sharded bot processes, scenes kept by server
+    "error.shards.bad": "CIRCUS_SHARDS / --shards 必須是分片編號或範圍，例如 0-3 或 0,2,5-7，而不是 {text!r}。",
+    "error.shards.bad_count": "CIRCUS_SHARD_COUNT / --shard-count 必須是 1 到 65536 的整數，而不是 {text!r}。",
+    "error.shards.no_count": "--shards {shards} 還需要分片總數：加上 --shard-count N（或 CIRCUS_SHARD_COUNT），每個行程都一樣。",
+    "error.shards.past_count": "--shards {shards} 超過了分片總數 {count}：分片編號是 0 到 {last}。",
+    "bot.start.misplaced": "{path} 裡有 {count} 場已綁定的戲不在所屬伺服器的資料夾（{names}）——先停掉所有使用這個資料夾的機器人，再執行一次 `circus sort-scenes`（見 docs/operators-guide.md〈Sharded bot processes〉）。",
+    "cli.help.sort_scenes": "把綁定到 Discord 伺服器的戲移到 scenes/<伺服器 id>/（升級後做一次；先停掉機器人）",
+    "cli.arg.bot.shards": "只連這些分片：0-3，或 0,2,5-7（需要 --shard-count）",
+    "cli.arg.bot.shard_count": "機器人全部的分片數（所有行程合計）",
+    "cli.sort.moved": "已移動 {scene} → {dest}",
+    "cli.sort.ledger": "已移動伺服器 {guild} 的花費帳本（{days} 個日檔）",
+    "cli.sort.nothing": "沒有要移動的：每場已綁定的戲都在所屬伺服器的資料夾裡。",
 }

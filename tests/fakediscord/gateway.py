@@ -137,6 +137,7 @@ class GatewayMixin:
                 await conn.ws.close(code=4004, message=b"Authentication failed.")
                 return
             session = GatewaySession(secrets.token_hex(16), int(d.get("intents", 0)))
+            session.shard = list(d.get("shard") or [0, 1])
             self._sessions[session.session_id] = session
             session.conn = conn
             conn.session = session
@@ -185,6 +186,7 @@ class GatewayMixin:
             "user": user,
             "guilds": [{"id": str(self.guild_id), "unavailable": True}],
             "session_id": session.session_id,
+            "shard": getattr(session, "shard", [0, 1]),
             "session_type": "normal",
             "resume_gateway_url": self.gateway_url,
             "application": {"id": str(self.application_id), "flags": self.application_flags},
