@@ -18,6 +18,7 @@ from typing import Any
 from engine.catalog import say
 from engine.config import Config, default_config
 from engine.errors import BadSceneFile, CircusError, ModelError
+from engine.gateway import base_for, proxied
 from engine.llm import (
     LiteLLMModels,
     ModelCall,
@@ -222,8 +223,10 @@ async def check_model(
     No retries (the probe shows the model as it answers) and no spend gate; nothing is written.
     """
     config = dataclasses.replace(config or default_config(), model_retries=0)
-    base = api_base or config.api_base
-    result = ProbeResult(model.strip(), base, timeout)
+    # As a run sends it: through the LiteLLM proxy when CIRCUS_GATEWAY_URL is set (its name
+    # `litellm_proxy/<model>`, its address), so the proxy's own model names can be probed.
+    base = base_for(model.strip(), api_base or config.api_base, config)
+    result = ProbeResult(proxied(model, config), base, timeout)
     try:  # the checks a scene file makes
         scenes = [probe_scene(lang, result.model, base, timeout) for lang in LANGUAGES]
     except BadSceneFile as exc:

@@ -3,7 +3,8 @@
 Docker cannot run here, so this checks everything the files reference: the Dockerfile, the
 `circus bot` command, named volumes, healthchecks, and every environment variable — each one
 the compose file uses is documented in .env.example and actually read by the code. The
-one-shot pull script is run with a fake `ollama` to see what it pulls."""
+one-shot pull script is run with a fake `ollama` to see what it pulls. The `scale` profile's
+shard bots together cover every Discord shard once, and Prometheus scrapes exactly them."""
 
 from __future__ import annotations
 
@@ -233,27 +234,129 @@ def test_env_example_can_be_exported_for_the_console_as_it_is(compose: dict) -> 
 PROXY_CONFIG = REPO / "deploy" / "litellm" / "config.yaml"
 
 
+PROMETHEUS_CONFIG = REPO / "deploy" / "prometheus" / "prometheus.yml"
+BOT_COMMAND = ["circus", "bot"]
+
+
+def profile(compose: dict, name: str) -> dict[str, dict]:
+    return {n: s for n, s in compose["services"].items() if name in (s.get("profiles") or [])}
+
+
+def shard_bots(compose: dict) -> dict[str, dict]:
+    """The scale profile's bot processes: every service of it that runs `circus bot`."""
+    return {n: s for n, s in profile(compose, "scale").items() if s.get("command") == BOT_COMMAND}
+
+
+def shard_set(text: str) -> set[int]:
+    """The shards a CIRCUS_SHARDS text names: ranges and single shards, "0-1" or "0,2,5-7".
+    A small stand-in for the product's own parser (the bot checks the same text at start)."""
+    out: set[int] = set()
+    for part in text.split(","):
+        low, dash, high = part.strip().partition("-")
+        first, last = int(low), int(high) if dash else int(low)
+        if first < 0 or last < first:
+            raise ValueError(f"not a shard range: {part!r}")
+        out |= set(range(first, last + 1))
+    return out
+
+
+@pytest.mark.parametrize(
+    "text, shards",
+    [
+        ("0-1", {0, 1}),
+        ("2-3", {2, 3}),
+        ("5", {5}),
+        ("0,2,5-7", {0, 2, 5, 6, 7}),
+        (" 0 , 3-4 ", {0, 3, 4}),
+        ("3-1", ValueError),
+        ("-1", ValueError),
+        ("a-b", ValueError),
+        ("", ValueError),
+    ],
+)
+def test_the_shard_text_names_ranges_and_single_shards(text: str, shards) -> None:
+    if shards is ValueError:
+        with pytest.raises(ValueError):
+            shard_set(text)
+    else:
+        assert shard_set(text) == shards
+
+
 def test_the_scale_profile_sends_every_model_call_through_the_litellm_proxy(compose: dict) -> None:
     services = compose["services"]
-    scale = {name for name, s in services.items() if "scale" in (s.get("profiles") or [])}
-    assert scale == {"litellm", "bot-scale"}
+    bots = shard_bots(compose)
+    assert len(bots) >= 2 and all(name.startswith("bot-shard-") for name in bots)
+    assert set(profile(compose, "scale")) == {"litellm", "prometheus", *bots}
     proxy = services["litellm"]
     assert proxy["image"].startswith("ghcr.io/berriai/litellm")
     assert "./deploy/litellm/config.yaml:/app/config.yaml:ro" in proxy["volumes"]
     assert proxy["command"][:2] == ["--config", "/app/config.yaml"]
     port = proxy["command"][proxy["command"].index("--port") + 1]
-    bot = services["bot-scale"]
-    assert bot["command"] == services["bot"]["command"]
-    assert bot["environment"]["CIRCUS_GATEWAY_URL"] == f"http://litellm:{port}"
-    assert "litellm" in bot["depends_on"]
-    # the bot asks for the proxy's own model names, and the proxy has Ollama behind it
     config = yaml.safe_load(PROXY_CONFIG.read_text("utf-8"))
     served = {m["model_name"]: m["litellm_params"] for m in config["model_list"]}
-    for key in ("CIRCUS_MODEL", "CIRCUS_STAGE_MANAGER_MODEL"):
-        assert bot["environment"][key] in served
+    for bot in bots.values():
+        assert bot["command"] == services["bot"]["command"]
+        assert bot["environment"]["CIRCUS_GATEWAY_URL"] == f"http://litellm:{port}"
+        assert "litellm" in bot["depends_on"]
+        # the bot asks for the proxy's own model names, and the proxy has Ollama behind it
+        for key in ("CIRCUS_MODEL", "CIRCUS_STAGE_MANAGER_MODEL"):
+            assert bot["environment"][key] in served
     assert any(p.get("api_base") == "http://ollama:11434" for p in served.values())
     assert config["general_settings"]["master_key"] == "os.environ/CIRCUS_GATEWAY_KEY"
     assert "CIRCUS_GATEWAY_KEY" in env_example()
+
+
+def test_the_shard_bots_cover_every_shard_exactly_once_with_one_count(compose: dict) -> None:
+    bots = shard_bots(compose)
+    counts = {bot["environment"]["CIRCUS_SHARD_COUNT"] for bot in bots.values()}
+    assert len(counts) == 1, f"every shard bot must be given the same count, not {counts}"
+    count = int(counts.pop())
+    ranges = [shard_set(bot["environment"]["CIRCUS_SHARDS"]) for bot in bots.values()]
+    assert sorted(s for shards in ranges for s in shards) == list(range(count))
+
+
+def test_the_shard_bots_share_one_scenes_folder_and_each_serves_metrics(compose: dict) -> None:
+    """One ./scenes for all (scenes are kept by server inside it); each process's /metrics
+    listens on every interface of its container, for Prometheus, and is published nowhere."""
+    plain = compose["services"]["bot"]
+    for name, bot in shard_bots(compose).items():
+        env = bot["environment"]
+        assert bot["volumes"] == ["./scenes:/app/scenes"] == plain["volumes"], name
+        assert env["CIRCUS_SCENES_DIR"] == "/app/scenes", name
+        assert 1 <= int(env["CIRCUS_METRICS_PORT"]) <= 65535, name
+        assert env["CIRCUS_METRICS_ADDR"] == "0.0.0.0", name
+        assert "ports" not in bot, name
+        assert bot["restart"] == "unless-stopped" and bot["user"] == plain["user"], name
+
+
+def test_prometheus_scrapes_exactly_the_shard_bots_at_their_metrics_port(compose: dict) -> None:
+    prometheus = compose["services"]["prometheus"]
+    assert prometheus["image"].startswith("prom/prometheus")
+    mount = f"./{PROMETHEUS_CONFIG.relative_to(REPO).as_posix()}:/etc/prometheus/prometheus.yml:ro"
+    assert mount in prometheus["volumes"]
+    assert all(p.startswith("127.0.0.1:") for p in prometheus.get("ports", []))  # no password
+    config = yaml.safe_load(PROMETHEUS_CONFIG.read_text("utf-8"))
+    targets = [
+        target
+        for job in config["scrape_configs"]
+        for group in job["static_configs"]
+        for target in group["targets"]
+    ]
+    expected = [
+        f"{name}:{bot['environment']['CIRCUS_METRICS_PORT']}"
+        for name, bot in shard_bots(compose).items()
+    ]
+    assert sorted(targets) == sorted(expected)
+
+
+def test_plain_compose_up_still_starts_exactly_one_bot(compose: dict) -> None:
+    """Without a profile, one `circus bot` connects every shard, as before: no shard settings."""
+    plain = {n: s for n, s in compose["services"].items() if not s.get("profiles")}
+    bots = [name for name, s in plain.items() if s.get("command") == BOT_COMMAND]
+    assert bots == ["bot"]
+    env = plain["bot"]["environment"]
+    assert not {"CIRCUS_SHARDS", "CIRCUS_SHARD_COUNT"} & set(env)
+    assert "prometheus" not in plain and "litellm" not in plain
 
 
 def test_the_proxys_config_is_an_example_of_models_and_limits() -> None:
