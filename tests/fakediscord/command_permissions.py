@@ -121,7 +121,8 @@ class CommandPermissionsMixin:
         if channel.get("type") == 1:  # a DM: only global commands allowed in bot DMs
             contexts = command.get("contexts")
             return not command.get("guild_id") and (contexts is None or 1 in contexts)
-        member = self.members.get(u.id)
+        guild = self._guild(channel_id)
+        member = guild.members.get(u.id)
         if member is None:
             return False
         channel_ids = (int(channel_id),)
@@ -129,11 +130,11 @@ class CommandPermissionsMixin:
             channel_ids += (int(channel["parent_id"]),)
         return command_allowed(
             default_member_permissions=command.get("default_member_permissions"),
-            member_permissions=self.permissions_of(u),
+            member_permissions=self.permissions_of(u, guild.id),
             user_id=u.id,
             role_ids=[int(r) for r in member["roles"]],
             channel_ids=channel_ids,
-            guild_id=self.guild_id,
+            guild_id=guild.id,
             command_level=self.command_permissions.get(int(command["id"]), ()),
             app_level=self.command_permissions.get(self.application_id, ()),
         )
@@ -153,6 +154,6 @@ class CommandPermissionsMixin:
         return {
             "id": str(command_id),
             "application_id": str(self.application_id),
-            "guild_id": str(self.guild_id),
+            "guild_id": str(self.guild_id),  # Integrations entries: set for the first guild
             "permissions": [e.to_dict() for e in entries],
         }

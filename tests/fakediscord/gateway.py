@@ -142,7 +142,9 @@ class GatewayMixin:
             session.conn = conn
             conn.session = session
             await self._send_dispatch(session, "READY", self._ready_payload(session))
-            await self._send_dispatch(session, "GUILD_CREATE", self._guild_create_payload(session))
+            for guild in list(self.guilds.values()):
+                payload = self._guild_create_payload(session, guild)
+                await self._send_dispatch(session, "GUILD_CREATE", payload)
             self._identified.set()
         elif op == 6:  # resume
             session = self._sessions.get(d.get("session_id"))
@@ -158,7 +160,8 @@ class GatewayMixin:
         elif op == 8:  # request guild members
             if conn.session is None:
                 return
-            members = list(self.members.values())
+            guild = self._guild(int(d.get("guild_id") or self.guild_id))
+            members = list(guild.members.values())
             if d.get("user_ids"):
                 wanted = {
                     int(u)
@@ -168,7 +171,7 @@ class GatewayMixin:
             elif d.get("query"):
                 members = [m for m in members if m["user"]["username"].startswith(d["query"])]
             chunk = {
-                "guild_id": str(self.guild_id),
+                "guild_id": str(guild.id),
                 "members": members,
                 "chunk_index": 0,
                 "chunk_count": 1,
@@ -184,7 +187,7 @@ class GatewayMixin:
         return {
             "v": 10,
             "user": user,
-            "guilds": [{"id": str(self.guild_id), "unavailable": True}],
+            "guilds": [{"id": str(g), "unavailable": True} for g in self.guilds],
             "session_id": session.session_id,
             "shard": getattr(session, "shard", [0, 1]),
             "session_type": "normal",
@@ -197,36 +200,44 @@ class GatewayMixin:
             "_trace": ["fakediscord"],
         }
 
-    def _guild_create_payload(self, session: GatewaySession) -> dict[str, Any]:
+    def _guild_create_payload(self, session: GatewaySession, guild: Any = None) -> dict[str, Any]:
+        guild = guild or self._guild()
+        gid = str(guild.id)
         if session.intents & INTENT_GUILD_MEMBERS:
-            members = list(self.members.values())
+            members = list(guild.members.values())
         else:  # without GUILD_MEMBERS, Discord only sends the bot's own member
-            members = [self.members[self.bot_user.id]]
+            members = [guild.members[self.bot_user.id]]
         channels = []
         for c in self.channels.values():
+            if c["guild_id"] != gid:
+                continue
             c = dict(c)
             c.pop("guild_id", None)
             channels.append(c)
-        threads = [t for t in self.threads.values() if not t["thread_metadata"]["archived"]]
+        threads = [
+            t
+            for t in self.threads.values()
+            if not t["thread_metadata"]["archived"] and t["guild_id"] == gid
+        ]
         return {
-            "id": str(self.guild_id),
-            "name": self.guild_name,
+            "id": gid,
+            "name": guild.name,
             "icon": None,
             "splash": None,
             "discovery_splash": None,
-            "owner_id": str(self.owner_id),
+            "owner_id": str(guild.owner_id),
             "afk_channel_id": None,
             "afk_timeout": 300,
             "verification_level": 0,
             "default_message_notifications": 0,
             "explicit_content_filter": 0,
-            "roles": list(self.roles.values()),
+            "roles": list(guild.roles.values()),
             "emojis": [],
             "stickers": [],
             "features": [],
             "mfa_level": 0,
             "application_id": None,
-            "system_channel_id": str(self.channel_id),
+            "system_channel_id": str(guild.channel_id),
             "system_channel_flags": 0,
             "rules_channel_id": None,
             "vanity_url_code": None,
@@ -241,10 +252,10 @@ class GatewayMixin:
             "safety_alerts_channel_id": None,
             "max_members": 500000,
             "max_video_channel_users": 25,
-            "joined_at": self.members[self.bot_user.id]["joined_at"],
+            "joined_at": guild.members[self.bot_user.id]["joined_at"],
             "large": False,
             "unavailable": False,
-            "member_count": len(self.members),
+            "member_count": len(guild.members),
             "voice_states": [],
             "members": members,
             "channels": channels,

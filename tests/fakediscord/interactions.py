@@ -38,32 +38,33 @@ class InteractionsMixin:
             "locale": "en-US",
             "entitlements": [],
             "attachment_size_limit": 10 * 1024 * 1024,
-            "app_permissions": str(self.permissions_of(self.bot_user)),
+            "app_permissions": str(self.permissions_of(self.bot_user, channel_id)),
         }
         if channel["type"] == 1:  # DM
             payload["user"] = u.to_dict()
             payload["context"] = 1
             payload["authorizing_integration_owners"] = {"0": str(self.guild_id)}
         else:
-            member = self.members.get(u.id)
+            guild = self._guild(channel_id)  # the interaction is in the channel's guild
+            member = guild.members.get(u.id)
             if member is None:
                 raise ValueError(f"{u.username} is not a member of the guild")
             m = copy.deepcopy(member)
-            m["permissions"] = str(self.permissions_of(u))
+            m["permissions"] = str(self.permissions_of(u, guild.id))
             payload.update(
-                guild_id=str(self.guild_id),
+                guild_id=str(guild.id),
                 member=m,
                 context=0,
                 guild_locale="en-US",
-                guild={"id": str(self.guild_id), "locale": "en-US", "features": []},
-                authorizing_integration_owners={"0": str(self.guild_id)},
+                guild={"id": str(guild.id), "locale": "en-US", "features": []},
+                authorizing_integration_owners={"0": str(guild.id)},
             )
         return payload
 
     def _interaction_channel(self, channel: dict[str, Any]) -> dict[str, Any]:
         c = copy.deepcopy(channel)
         if c["type"] != 1:
-            c["permissions"] = str(self.permissions_of(self.bot_user))
+            c["permissions"] = str(self.permissions_of(self.bot_user, int(c["id"])))
         return c
 
     async def inject_interaction(
@@ -86,9 +87,13 @@ class InteractionsMixin:
         await self.dispatch("INTERACTION_CREATE", payload)
         return handle
 
-    def find_command(self, name: str, *, type: int = 1) -> dict[str, Any]:
-        for pool in (self.guild_commands, self.global_commands):
-            for cmd in pool.values():
+    def find_command(self, name: str, *, type: int = 1, where: int | None = None) -> dict[str, Any]:
+        """The command ``name`` as registered for the guild of ``where`` (a guild or channel
+        id; default the first guild), else globally."""
+        gid = str(self._guild(where).id)
+        mine = [c for c in self.guild_commands.values() if c.get("guild_id") == gid]
+        for pool in (mine, self.global_commands.values()):
+            for cmd in pool:
                 if cmd["name"] == name and cmd.get("type", 1) == type:
                     return cmd
         raise LookupError(
@@ -97,10 +102,14 @@ class InteractionsMixin:
         )
 
     def _build_command_data(
-        self, command: str, options: dict[str, Any] | None, focused: str | None = None
+        self,
+        command: str,
+        options: dict[str, Any] | None,
+        focused: str | None = None,
+        where: int | None = None,
     ) -> dict[str, Any]:
         parts = command.split()
-        cmd = self.find_command(parts[0])
+        cmd = self.find_command(parts[0], where=where)
         data: dict[str, Any] = {"id": cmd["id"], "name": cmd["name"], "type": 1}
         if cmd.get("guild_id"):
             data["guild_id"] = cmd["guild_id"]
@@ -133,7 +142,7 @@ class InteractionsMixin:
                 entry["value"] = str(value)
                 entry["focused"] = True
             else:
-                entry["value"] = self._option_value(definition, value, resolved)
+                entry["value"] = self._option_value(definition, value, resolved, where)
             leaf_opts.append(entry)
         if options:
             raise ValueError(
@@ -149,9 +158,15 @@ class InteractionsMixin:
         return data
 
     def _option_value(
-        self, definition: dict[str, Any], value: Any, resolved: dict[str, dict[str, Any]]
+        self,
+        definition: dict[str, Any],
+        value: Any,
+        resolved: dict[str, dict[str, Any]],
+        where: int | None = None,
     ) -> Any:
+        """One option's value; users resolve to members and roles to roles of ``where``'s guild."""
         t = definition["type"]
+        guild = self._guild(where)
         if t == 3:
             value = str(value)
         elif t == 4:
@@ -165,14 +180,14 @@ class InteractionsMixin:
         ):
             u = self._user(value)
             resolved.setdefault("users", {})[str(u.id)] = u.to_dict()
-            if u.id in self.members:
-                m = copy.deepcopy(self.members[u.id])
+            if u.id in guild.members:
+                m = copy.deepcopy(guild.members[u.id])
                 m.pop("user")
-                m["permissions"] = str(self.permissions_of(u))
+                m["permissions"] = str(self.permissions_of(u, guild.id))
                 resolved.setdefault("members", {})[str(u.id)] = m
             value = str(u.id)
         elif t in (8, 9):
-            role = self.roles[int(value)]
+            role = guild.roles[int(value)]
             resolved.setdefault("roles", {})[role["id"]] = role
             value = role["id"]
         elif t == 7:
@@ -184,12 +199,12 @@ class InteractionsMixin:
                 for k in ("id", "name", "type", "parent_id", "thread_metadata")
                 if ch.get(k) is not None
             }
-            c["permissions"] = str(self.permissions_of(self.bot_user))
+            c["permissions"] = str(self.permissions_of(self.bot_user, int(c["id"])))
             resolved.setdefault("channels", {})[c["id"]] = c
             value = c["id"]
         elif t == 11:
             filename, content = value
-            att = self._make_attachment(self.channel_id, filename, content, None)
+            att = self._make_attachment(where or self.channel_id, filename, content, None)
             resolved.setdefault("attachments", {})[att["id"]] = att
             value = att["id"]
         choices = definition.get("choices")
@@ -212,8 +227,9 @@ class InteractionsMixin:
         The payload (ids, nested options, resolved) is built from the command the bot registered.
         Raises ``CommandUnavailable`` (nothing is delivered) if Discord would not offer the
         command to ``user`` there (``default_member_permissions``, Integrations overrides)."""
-        data = self._build_command_data(command, options)
-        self._require_usable(self.find_command(data["name"]), user, channel_id or self.channel_id)
+        where = channel_id or self.channel_id
+        data = self._build_command_data(command, options, where=where)
+        self._require_usable(self.find_command(data["name"], where=where), user, where)
         return await self.inject_interaction(2, data, user=user, channel_id=channel_id)
 
     async def autocomplete(
@@ -228,8 +244,9 @@ class InteractionsMixin:
         """Type-4 interaction; ``options[focused]`` is the partial text typed so far."""
         options = dict(options or {})
         options.setdefault(focused, "")
-        data = self._build_command_data(command, options, focused=focused)
-        self._require_usable(self.find_command(data["name"]), user, channel_id or self.channel_id)
+        where = channel_id or self.channel_id
+        data = self._build_command_data(command, options, focused=focused, where=where)
+        self._require_usable(self.find_command(data["name"], where=where), user, where)
         return await self.inject_interaction(4, data, user=user, channel_id=channel_id)
 
     async def submit_modal(
@@ -291,7 +308,7 @@ class InteractionsMixin:
                 values = []
                 for v in value:
                     if t in (5, 6, 7, 8):
-                        values.append(self._resolve_select_value(t, v, resolved))
+                        values.append(self._resolve_select_value(t, v, resolved, channel_id))
                     elif t == 19:
                         filename, content = v
                         att = self._make_attachment(
@@ -344,16 +361,19 @@ class InteractionsMixin:
         )
 
     def _resolve_select_value(
-        self, ctype: int, value: Any, resolved: dict[str, dict[str, Any]]
+        self,
+        ctype: int,
+        value: Any,
+        resolved: dict[str, dict[str, Any]],
+        where: int | None = None,
     ) -> str:
         """Resolve one value of a user(5)/role(6)/mentionable(7)/channel(8) select."""
-        if ctype == 6 or (
-            ctype == 7 and not isinstance(value, UserRef) and int(value) in self.roles
-        ):
-            return self._option_value({"type": 8, "name": "values"}, value, resolved)
+        roles = self._guild(where).roles
+        if ctype == 6 or (ctype == 7 and not isinstance(value, UserRef) and int(value) in roles):
+            return self._option_value({"type": 8, "name": "values"}, value, resolved, where)
         if ctype == 8:
-            return self._option_value({"type": 7, "name": "values"}, value, resolved)
-        return self._option_value({"type": 6, "name": "values"}, value, resolved)
+            return self._option_value({"type": 7, "name": "values"}, value, resolved, where)
+        return self._option_value({"type": 6, "name": "values"}, value, resolved, where)
 
     async def click(
         self,
@@ -394,7 +414,9 @@ class InteractionsMixin:
         if values is not None:
             resolved: dict[str, dict[str, Any]] = {}
             if comp_type in (5, 6, 7, 8):
-                values = [self._resolve_select_value(comp_type, v, resolved) for v in values]
+                values = [
+                    self._resolve_select_value(comp_type, v, resolved, channel_id) for v in values
+                ]
             data["values"] = [str(v) for v in values]
             if resolved:
                 data["resolved"] = resolved
@@ -407,8 +429,8 @@ class InteractionsMixin:
     ) -> InteractionHandle:
         """A member runs the message command ``name`` (long-press a message → Apps): type 2
         with command type 3, ``target_id`` and the message in ``resolved.messages``."""
-        cmd = self.find_command(name, type=3)
         msg, channel_id = self._find_message(int(message_id))
+        cmd = self.find_command(name, type=3, where=channel_id)
         self._require_usable(cmd, user, channel_id)
         data: dict[str, Any] = {
             "id": cmd["id"],

@@ -28,7 +28,7 @@ class MessagesMixin:
         author = msg["author"]
         username = author.get("global_name") or author["username"]
         if not msg.get("webhook_id"):
-            member = self.members.get(int(author["id"]))
+            member = self._guild(msg.get("guild_id")).members.get(int(author["id"]))
             if member and member.get("nick") and msg.get("guild_id"):
                 username = member["nick"]
         out["username"] = username
@@ -167,8 +167,9 @@ class MessagesMixin:
             msg["message_reference"] = body["message_reference"]
         if channel is not None and channel.get("guild_id"):
             msg["guild_id"] = channel["guild_id"]
-            if webhook_id is None and int(author["id"]) in self.members:
-                member = copy.deepcopy(self.members[int(author["id"])])
+            members = self._guild(int(channel["guild_id"])).members
+            if webhook_id is None and int(author["id"]) in members:
+                member = copy.deepcopy(members[int(author["id"])])
                 member.pop("user", None)
                 msg["member"] = member
         if webhook_id is not None:

@@ -70,6 +70,17 @@ class SnowflakeGen:
         self._last = value
         return value
 
+    def for_shard(self, shard_id: int, shard_count: int) -> int:
+        """A fresh snowflake on shard ``shard_id`` of ``shard_count``: its timestamp bits
+        (above bit 22, what Discord shards by) are nudged forward a few ms until they fit."""
+        if not 0 <= shard_id < shard_count:
+            raise ValueError(f"shard {shard_id} of {shard_count}")
+        ms = max(int(time.time() * 1000) - DISCORD_EPOCH_MS, (self._last >> 22) + 1)
+        ms += (shard_id - ms) % shard_count
+        value = (ms << 22) | (next(self._inc) & 0xFFF)
+        self._last = value
+        return value
+
 
 def iso_from_snowflake(snowflake: int) -> str:
     ms = (int(snowflake) >> 22) + DISCORD_EPOCH_MS

@@ -47,7 +47,7 @@ def register_channel_routes(fake: FakeDiscord, route: Route) -> None:
         thread = {
             "id": str(thread_id),
             "type": ttype,
-            "guild_id": str(fake.guild_id),
+            "guild_id": fake.channels[parent_id]["guild_id"],
             "parent_id": str(parent_id),
             "owner_id": str(fake.bot_user.id),
             "name": body["name"],
@@ -94,7 +94,7 @@ def register_channel_routes(fake: FakeDiscord, route: Route) -> None:
         ttype = int(
             body.get("type") or 12
         )  # Discord defaults to a private thread without a message
-        fake._require_bot(P.CREATE_PRIVATE_THREADS if ttype == 12 else P.CREATE_PUBLIC_THREADS)
+        fake._require_bot(P.CREATE_PRIVATE_THREADS if ttype == 12 else P.CREATE_PUBLIC_THREADS, cid)
         thread = await register_thread(thread_payload(fake.snowflake(), cid, body, ttype))
         if ttype == 11:
             await fake._create_message(
@@ -105,7 +105,7 @@ def register_channel_routes(fake: FakeDiscord, route: Route) -> None:
                 extra={
                     "message_reference": {
                         "channel_id": thread["id"],
-                        "guild_id": str(fake.guild_id),
+                        "guild_id": thread["guild_id"],
                     }
                 },
             )
@@ -121,7 +121,7 @@ def register_channel_routes(fake: FakeDiscord, route: Route) -> None:
             raise DiscordHTTPError(
                 400, 160004, "A thread has already been created for this message"
             )
-        fake._require_bot(P.CREATE_PUBLIC_THREADS)
+        fake._require_bot(P.CREATE_PUBLIC_THREADS, cid)
         thread = thread_payload(int(msg["id"]), cid, ctx.body or {}, 11)
         thread["type"] = 11
         await register_thread(thread)
@@ -148,7 +148,7 @@ def register_channel_routes(fake: FakeDiscord, route: Route) -> None:
                 raise DiscordHTTPError(400, 50083, "Thread is archived")
             if (
                 ("locked" in body or "archived" in body)
-                and not fake._bot_has(P.MANAGE_THREADS)
+                and not fake._bot_has(P.MANAGE_THREADS, cid)
                 and int(ch["owner_id"]) != fake.bot_user.id
             ):
                 raise forbidden()
@@ -164,7 +164,7 @@ def register_channel_routes(fake: FakeDiscord, route: Route) -> None:
         else:
             if ch["type"] == 1:
                 raise DiscordHTTPError(400, 50024, "Cannot execute action on this channel type")
-            fake._require_bot(P.MANAGE_CHANNELS)
+            fake._require_bot(P.MANAGE_CHANNELS, cid)
             for key in (
                 "name",
                 "topic",
@@ -183,14 +183,14 @@ def register_channel_routes(fake: FakeDiscord, route: Route) -> None:
     async def delete_channel(ctx):
         cid = int(ctx.params["channel_id"])
         if cid in fake.threads:
-            fake._require_bot(P.MANAGE_THREADS)
+            fake._require_bot(P.MANAGE_THREADS, cid)
             thread = fake.threads.pop(cid)
             await fake.dispatch(
                 "THREAD_DELETE", {k: thread[k] for k in ("id", "guild_id", "parent_id", "type")}
             )
             return thread
         if cid in fake.channels:
-            fake._require_bot(P.MANAGE_CHANNELS)
+            fake._require_bot(P.MANAGE_CHANNELS, cid)
             ch = fake.channels.pop(cid)
             await fake.dispatch("CHANNEL_DELETE", ch)
             return ch
@@ -261,7 +261,7 @@ def register_channel_routes(fake: FakeDiscord, route: Route) -> None:
         cid = int(ctx.params["channel_id"])
         msg = fake._get_message(cid, int(ctx.params["message_id"]))
         if int(msg["author"]["id"]) != fake.bot_user.id:
-            fake._require_bot(P.MANAGE_MESSAGES)
+            fake._require_bot(P.MANAGE_MESSAGES, cid)
         await fake._delete_message(cid, msg)
         return None
 
@@ -304,8 +304,12 @@ def register_channel_routes(fake: FakeDiscord, route: Route) -> None:
 
     @route("GET", "/guilds/{guild_id}/threads/active")
     async def active_threads(ctx):
-        fake._check_guild(ctx)
-        threads = [t for t in fake.threads.values() if not t["thread_metadata"]["archived"]]
+        gid = str(fake._check_guild(ctx).id)
+        threads = [
+            t
+            for t in fake.threads.values()
+            if not t["thread_metadata"]["archived"] and t["guild_id"] == gid
+        ]
         return {"threads": threads, "members": [], "has_more": False}
 
     @route("GET", "/channels/{channel_id}/threads/archived/public")

@@ -24,9 +24,10 @@ def register_command_routes(fake: FakeDiscord, route: Route) -> None:
     def pool_for(ctx) -> dict[int, dict[str, Any]]:
         check_app(ctx)
         if "guild_id" in ctx.params:
-            if int(ctx.params["guild_id"]) != fake.guild_id:
+            pool = fake.guild_command_pools.get(int(ctx.params["guild_id"]))
+            if pool is None:  # not a guild the bot is in
                 raise forbidden(50001, "Missing Access")
-            return fake.guild_commands
+            return pool
         return fake.global_commands
 
     def normalize_command(ctx, body, existing: dict[str, Any] | None) -> dict[str, Any]:

@@ -21,7 +21,7 @@ MAX_PINS = 250
 def register_pin_routes(fake: FakeDiscord, route: Route) -> None:
     async def changed(cid: int, msg: dict) -> None:
         await fake.dispatch("MESSAGE_UPDATE", msg)
-        data = {"channel_id": str(cid), "guild_id": str(fake.guild_id)}
+        data = {"channel_id": str(cid), "guild_id": str(fake._guild(cid).id)}
         data["last_pin_timestamp"] = iso_now()
         await fake.dispatch("CHANNEL_PINS_UPDATE", data)
 
@@ -30,7 +30,7 @@ def register_pin_routes(fake: FakeDiscord, route: Route) -> None:
     async def pin(ctx):
         cid = int(ctx.params["channel_id"])
         msg = fake._get_message(cid, int(ctx.params["message_id"]))
-        fake._require_bot(P.MANAGE_MESSAGES)
+        fake._require_bot(P.MANAGE_MESSAGES, cid)
         if msg.get("pinned"):
             return None
         msg["pinned"] = True
@@ -49,7 +49,7 @@ def register_pin_routes(fake: FakeDiscord, route: Route) -> None:
     async def unpin(ctx):
         cid = int(ctx.params["channel_id"])
         msg = fake._get_message(cid, int(ctx.params["message_id"]))
-        fake._require_bot(P.MANAGE_MESSAGES)
+        fake._require_bot(P.MANAGE_MESSAGES, cid)
         if msg.get("pinned"):
             msg["pinned"] = False
             fake.pins[cid].remove(int(msg["id"]))

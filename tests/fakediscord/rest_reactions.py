@@ -121,8 +121,9 @@ class ReactionsMixin:
         data["user_id"] = str(user_id)
         data["burst_colors"] = []
         data["message_author_id"] = msg["author"]["id"]
-        if msg.get("guild_id") and user_id in self.members:
-            data["member"] = copy.deepcopy(self.members[user_id])
+        members = self._guild(msg.get("guild_id")).members
+        if msg.get("guild_id") and user_id in members:
+            data["member"] = copy.deepcopy(members[user_id])
         await self.dispatch("MESSAGE_REACTION_ADD", data)
         return True
 
@@ -157,10 +158,10 @@ def register_reaction_routes(fake: FakeDiscord, route: Route) -> None:
     async def add_own_reaction(ctx):
         msg, cid = target(ctx)
         emoji = emoji_of(ctx)
-        fake._require_bot(P.READ_MESSAGE_HISTORY)
+        fake._require_bot(P.READ_MESSAGE_HISTORY, cid)
         existing = fake.reactors.get(int(msg["id"]), {}).get(emoji_key(emoji))
         if not (existing and existing["ids"]):  # only a new reaction needs Add Reactions
-            fake._require_bot(P.ADD_REACTIONS)
+            fake._require_bot(P.ADD_REACTIONS, cid)
         await fake._add_reaction(msg, cid, emoji, fake.bot_user.id)
         return None
 
@@ -177,7 +178,7 @@ def register_reaction_routes(fake: FakeDiscord, route: Route) -> None:
         msg, cid = target(ctx)
         uid = int(ctx.params["user_id"])
         if uid != fake.bot_user.id:
-            fake._require_bot(P.MANAGE_MESSAGES)
+            fake._require_bot(P.MANAGE_MESSAGES, cid)
         await fake._remove_reaction(msg, cid, emoji_of(ctx), uid)
         return None
 
@@ -194,7 +195,7 @@ def register_reaction_routes(fake: FakeDiscord, route: Route) -> None:
     @route("DELETE", "/channels/{channel_id}/messages/{message_id}/reactions/{emoji_name}")
     async def clear_emoji(ctx):
         msg, cid = target(ctx)
-        fake._require_bot(P.MANAGE_MESSAGES)
+        fake._require_bot(P.MANAGE_MESSAGES, cid)
         emoji = emoji_of(ctx)
         slot = fake.reactors.get(int(msg["id"]), {}).pop(emoji_key(emoji), None)
         fake._sync_reactions(msg)
@@ -208,7 +209,7 @@ def register_reaction_routes(fake: FakeDiscord, route: Route) -> None:
     @route("DELETE", "/channels/{channel_id}/messages/{message_id}/reactions")
     async def clear_all(ctx):
         msg, cid = target(ctx)
-        fake._require_bot(P.MANAGE_MESSAGES)
+        fake._require_bot(P.MANAGE_MESSAGES, cid)
         had = fake.reactors.pop(int(msg["id"]), {})
         fake._sync_reactions(msg)
         if any(slot["ids"] for slot in had.values()):

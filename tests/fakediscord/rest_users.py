@@ -73,7 +73,7 @@ def register_user_routes(fake: FakeDiscord, route: Route) -> None:
             "redirect_uris": [],
             "tags": [],
             "integration_types_config": {"0": {}},
-            "approximate_guild_count": 1,
+            "approximate_guild_count": len(fake.guilds),
             "bot": fake.bot_user.to_dict(),
         }
 
@@ -110,8 +110,8 @@ def register_guild_routes(fake: FakeDiscord, route: Route) -> None:
 
     @route("GET", "/guilds/{guild_id}")
     async def get_guild(ctx):
-        fake._check_guild(ctx)
-        data = fake._guild_create_payload(GatewaySession("x", 0))
+        guild = fake._check_guild(ctx)
+        data = fake._guild_create_payload(GatewaySession("x", 0), guild)
         for key in (
             "members",
             "channels",
@@ -132,26 +132,24 @@ def register_guild_routes(fake: FakeDiscord, route: Route) -> None:
 
     @route("GET", "/guilds/{guild_id}/channels")
     async def get_guild_channels(ctx):
-        fake._check_guild(ctx)
-        return list(fake.channels.values())
+        gid = str(fake._check_guild(ctx).id)
+        return [c for c in fake.channels.values() if c["guild_id"] == gid]
 
     @route("GET", "/guilds/{guild_id}/roles")
     async def get_roles(ctx):
-        fake._check_guild(ctx)
-        return list(fake.roles.values())
+        return list(fake._check_guild(ctx).roles.values())
 
     @route("GET", "/guilds/{guild_id}/members/{user_id}")
     async def get_member(ctx):
-        fake._check_guild(ctx)
-        member = fake.members.get(int(ctx.params["user_id"]))
+        member = fake._check_guild(ctx).members.get(int(ctx.params["user_id"]))
         if member is None:
             raise not_found(10007, "Member")
         return member
 
     @route("GET", "/guilds/{guild_id}/members")
     async def list_members(ctx):
-        fake._check_guild(ctx)
+        guild = fake._check_guild(ctx)
         limit = int(ctx.query.get("limit", 1))
         after = int(ctx.query.get("after", 0))
-        members = sorted(fake.members.values(), key=lambda m: int(m["user"]["id"]))
+        members = sorted(guild.members.values(), key=lambda m: int(m["user"]["id"]))
         return [m for m in members if int(m["user"]["id"]) > after][:limit]

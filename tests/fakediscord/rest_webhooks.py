@@ -29,7 +29,7 @@ class WebhooksMixin:
         hook = self.webhooks.pop(int(webhook_id))
         self.deleted_webhooks[int(webhook_id)] = hook
         await self.dispatch(
-            "WEBHOOKS_UPDATE", {"guild_id": str(self.guild_id), "channel_id": hook["channel_id"]}
+            "WEBHOOKS_UPDATE", {"guild_id": hook["guild_id"], "channel_id": hook["channel_id"]}
         )
 
 
@@ -168,14 +168,14 @@ def register_webhook_routes(fake: FakeDiscord, route: Route) -> None:
         cid = int(ctx.params["channel_id"])
         if cid not in fake.channels:
             raise not_found(10003, "Channel")
-        fake._require_bot(P.MANAGE_WEBHOOKS)
+        fake._require_bot(P.MANAGE_WEBHOOKS, cid)
         return [public_hook(h) for h in fake.webhooks_in(cid)]
 
     @route("GET", "/guilds/{guild_id}/webhooks")
     async def list_guild_webhooks(ctx):
-        fake._check_guild(ctx)
-        fake._require_bot(P.MANAGE_WEBHOOKS)
-        return [public_hook(h) for h in fake.webhooks.values()]
+        gid = fake._check_guild(ctx).id
+        fake._require_bot(P.MANAGE_WEBHOOKS, gid)
+        return [public_hook(h) for h in fake.webhooks.values() if int(h["guild_id"]) == gid]
 
     @route("POST", "/channels/{channel_id}/webhooks")
     async def create_webhook(ctx):
@@ -184,14 +184,14 @@ def register_webhook_routes(fake: FakeDiscord, route: Route) -> None:
             if cid in fake.threads:
                 raise DiscordHTTPError(400, 50024, "Cannot execute action on this channel type")
             raise not_found(10003, "Channel")
-        fake._require_bot(P.MANAGE_WEBHOOKS)
+        fake._require_bot(P.MANAGE_WEBHOOKS, cid)
         if len(fake.webhooks_in(cid)) >= 15:
             raise DiscordHTTPError(400, 30007, "Maximum number of webhooks reached (15)")
         wid = fake.snowflake()
         hook = {
             "id": str(wid),
             "type": 1,
-            "guild_id": str(fake.guild_id),
+            "guild_id": fake.channels[cid]["guild_id"],
             "channel_id": str(cid),
             "name": ctx.body["name"],
             "avatar": None,
@@ -201,6 +201,6 @@ def register_webhook_routes(fake: FakeDiscord, route: Route) -> None:
         }
         fake.webhooks[wid] = hook
         await fake.dispatch(
-            "WEBHOOKS_UPDATE", {"guild_id": str(fake.guild_id), "channel_id": str(cid)}
+            "WEBHOOKS_UPDATE", {"guild_id": hook["guild_id"], "channel_id": str(cid)}
         )
         return public_hook(hook)

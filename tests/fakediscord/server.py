@@ -16,7 +16,7 @@ from aiohttp import web
 
 from .command_permissions import CommandPermissionsMixin, Entry
 from .gateway import GatewayConn, GatewayMixin, GatewaySession
-from .guild import GuildMixin
+from .guild import GuildMixin, GuildRecord
 from .interactions import InteractionsMixin
 from .messages import MessagesMixin
 from .models import InteractionHandle, P, RecordedRequest, SnowflakeGen, UserRef
@@ -104,10 +104,12 @@ class FakeDiscord(
         self.application_id = self.bot_user.id  # modern apps: application id == bot user id
         self.application_flags = 0
         self.guild_id = self.snowflake()
-        self.guild_name = "Circus Test Guild"
-        self.owner_id: int = 0
-        self.roles: dict[int, dict[str, Any]] = {}
-        self.members: dict[int, dict[str, Any]] = {}
+        first = GuildRecord(self.guild_id, "Circus Test Guild", 0)
+        self.guilds: dict[int, GuildRecord] = {self.guild_id: first}  # add_guild() adds more
+        # guild id -> command id -> command (each guild's own commands; see guild_commands)
+        self.guild_command_pools: dict[int, dict[int, dict[str, Any]]] = {self.guild_id: {}}
+        self.roles: dict[int, dict[str, Any]] = first.roles  # the first guild's (as before)
+        self.members: dict[int, dict[str, Any]] = first.members
         self.channels: dict[int, dict[str, Any]] = {}  # guild text channels
         self.threads: dict[int, dict[str, Any]] = {}
         self.thread_members: dict[int, set] = {}
@@ -121,7 +123,6 @@ class FakeDiscord(
         self.deleted_webhooks: dict[int, dict[str, Any]] = {}
         self.attachments_data: dict[int, bytes] = {}
         self.global_commands: dict[int, dict[str, Any]] = {}
-        self.guild_commands: dict[int, dict[str, Any]] = {}
         # command id (or the application id: app-level) -> Integrations entries
         self.command_permissions: dict[int, list[Entry]] = {}
         self.typing: list[tuple[int, float]] = []  # (channel id, loop time)
@@ -148,13 +149,14 @@ class FakeDiscord(
         self.moderator_role_id = self._add_role(
             "Ringmaster", P.MANAGE_THREADS | P.MANAGE_MESSAGES, position=1
         )
+        first.bot_role_id, first.moderator_role_id = self.bot_role_id, self.moderator_role_id
         self._add_member(self.bot_user, [self.bot_role_id])
         owner = self.add_user("owner", roles=[self.moderator_role_id])
         self.owner_id = owner.id
         self.add_user("alice", manage_threads=True)
         self.add_user("bob")
         self.add_user("carol", dms_closed=True)
-        self.channel_id = self.add_text_channel("general")
+        self.channel_id = first.channel_id = self.add_text_channel("general")
 
         # server
         self._app: web.Application | None = None
@@ -163,6 +165,11 @@ class FakeDiscord(
         self._conns: list[GatewayConn] = []
         self._identified = asyncio.Event()
         self._routes = self._build_routes()
+
+    @property
+    def guild_commands(self) -> dict[int, dict[str, Any]]:
+        """Every guild's registered commands (id -> command; each carries its guild_id)."""
+        return {k: v for pool in self.guild_command_pools.values() for k, v in pool.items()}
 
     # ================================================================ lifecycle
     @property
