@@ -64,11 +64,14 @@ class IdentifyPacer:
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
 
     async def wait(self, shard_id: int) -> None:
+        # The slot is reserved under the lock and slept for outside it: a shard waiting for
+        # its own bucket must not hold up a shard of another bucket.
         async with self.lock:
-            delay = identify_delay(shard_id, self.max_concurrency, self.last, time.monotonic())
-            if delay:
-                await asyncio.sleep(delay)
-            self.last[shard_id % max(1, self.max_concurrency)] = time.monotonic()
+            now = time.monotonic()
+            delay = identify_delay(shard_id, self.max_concurrency, self.last, now)
+            self.last[shard_id % max(1, self.max_concurrency)] = now + delay
+        if delay:
+            await asyncio.sleep(delay)
 
 
 def shard_of(guild_id: int, count: int) -> int:

@@ -19,6 +19,8 @@ from pathlib import Path
 import pytest
 import yaml
 
+from bot.shards import parse_shard_ids
+
 REPO = Path(__file__).resolve().parent.parent
 CODE_DIRS = ("engine", "bot", "circus")
 # Read by docker compose itself (the uid the bot runs as), never by the code.
@@ -248,38 +250,8 @@ def shard_bots(compose: dict) -> dict[str, dict]:
 
 
 def shard_set(text: str) -> set[int]:
-    """The shards a CIRCUS_SHARDS text names: ranges and single shards, "0-1" or "0,2,5-7".
-    A small stand-in for the product's own parser (the bot checks the same text at start)."""
-    out: set[int] = set()
-    for part in text.split(","):
-        low, dash, high = part.strip().partition("-")
-        first, last = int(low), int(high) if dash else int(low)
-        if first < 0 or last < first:
-            raise ValueError(f"not a shard range: {part!r}")
-        out |= set(range(first, last + 1))
-    return out
-
-
-@pytest.mark.parametrize(
-    "text, shards",
-    [
-        ("0-1", {0, 1}),
-        ("2-3", {2, 3}),
-        ("5", {5}),
-        ("0,2,5-7", {0, 2, 5, 6, 7}),
-        (" 0 , 3-4 ", {0, 3, 4}),
-        ("3-1", ValueError),
-        ("-1", ValueError),
-        ("a-b", ValueError),
-        ("", ValueError),
-    ],
-)
-def test_the_shard_text_names_ranges_and_single_shards(text: str, shards) -> None:
-    if shards is ValueError:
-        with pytest.raises(ValueError):
-            shard_set(text)
-    else:
-        assert shard_set(text) == shards
+    """The shards a CIRCUS_SHARDS text names, read by the bot's own parser."""
+    return set(parse_shard_ids(text))
 
 
 def test_the_scale_profile_sends_every_model_call_through_the_litellm_proxy(compose: dict) -> None:

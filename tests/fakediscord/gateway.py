@@ -20,6 +20,7 @@ import aiohttp
 from aiohttp import web
 
 from .rest_reactions import reaction_intent
+from .sharding import GUILD_OBJECT_EVENTS, identify_shard, owns
 
 INTENT_GUILD_MEMBERS = 1 << 1
 INTENT_MESSAGE_CONTENT = 1 << 15
@@ -48,9 +49,10 @@ class GatewayConn:
 
 
 class GatewaySession:
-    def __init__(self, session_id: str, intents: int) -> None:
+    def __init__(self, session_id: str, intents: int, shard: tuple[int, int] = (0, 1)) -> None:
         self.session_id = session_id
         self.intents = intents
+        self.shard = shard
         self.seq = 0
         self.buffer: list[dict[str, Any]] = []
         self.conn: GatewayConn | None = None
@@ -74,8 +76,16 @@ class GatewayMixin:
         await asyncio.wait_for(self._identified.wait(), timeout)
 
     @contextlib.asynccontextmanager
-    async def connected(self, client: Any, *, timeout: float = 60.0, patch_discord: bool = True):
-        """Run ``client.start(token)`` against this fake until the guild is in its cache.
+    async def connected(
+        self,
+        client: Any,
+        *,
+        timeout: float = 60.0,
+        patch_discord: bool = True,
+        guild_id: int | None = None,
+    ):
+        """Run ``client.start(token)`` against this fake until the guild (``guild_id``, else
+        the first) is in its cache.
 
         Restores discord.py's URLs and closes the client on exit."""
         from . import point_discord_py_at
@@ -85,7 +95,7 @@ class GatewayMixin:
         try:
             loop = asyncio.get_running_loop()
             deadline = loop.time() + timeout
-            while client.get_guild(self.guild_id) is None:
+            while client.get_guild(guild_id or self.guild_id) is None:
                 if task.done():
                     task.result()  # raise the login/connect error
                     raise RuntimeError("client stopped before connecting")
@@ -136,13 +146,23 @@ class GatewayMixin:
             if d.get("token") != self.token:
                 await conn.ws.close(code=4004, message=b"Authentication failed.")
                 return
-            session = GatewaySession(secrets.token_hex(16), int(d.get("intents", 0)))
-            session.shard = list(d.get("shard") or [0, 1])
+            shard = identify_shard(d)
+            if shard is None:
+                await conn.ws.close(code=4010, message=b"Invalid shard.")
+                return
+            per_shard = sum(owns(shard, g) for g in self.guilds)
+            if per_shard > self.guilds_per_shard:
+                await conn.ws.close(code=4011, message=b"Sharding required.")
+                return
+            if not self.session_starts.identify(shard[0]):
+                await conn.send({"op": 9, "s": None, "t": None, "d": False})
+                return
+            session = GatewaySession(secrets.token_hex(16), int(d.get("intents", 0)), shard)
             self._sessions[session.session_id] = session
             session.conn = conn
             conn.session = session
             await self._send_dispatch(session, "READY", self._ready_payload(session))
-            for guild in list(self.guilds.values()):
+            for guild in [g for g in self.guilds.values() if owns(shard, g.id)]:
                 payload = self._guild_create_payload(session, guild)
                 await self._send_dispatch(session, "GUILD_CREATE", payload)
             self._identified.set()
@@ -187,9 +207,11 @@ class GatewayMixin:
         return {
             "v": 10,
             "user": user,
-            "guilds": [{"id": str(g), "unavailable": True} for g in self.guilds],
+            "guilds": [
+                {"id": str(g), "unavailable": True} for g in self.guilds if owns(session.shard, g)
+            ],
             "session_id": session.session_id,
-            "shard": getattr(session, "shard", [0, 1]),
+            "shard": list(session.shard),
             "session_type": "normal",
             "resume_gateway_url": self.gateway_url,
             "application": {"id": str(self.application_id), "flags": self.application_flags},
@@ -280,15 +302,35 @@ class GatewayMixin:
             await session.conn.send(payload)
 
     async def dispatch(self, event: str, data: dict[str, Any]) -> None:
-        """Send a gateway dispatch to every identified session."""
+        """Send a gateway dispatch to every identified session of the event's shard."""
         needed = reaction_intent(event, data)
+        guild_id = self._event_guild(event, data)
         for session in list(self._sessions.values()):
+            if not owns(session.shard, guild_id):
+                continue  # Discord sends a guild's events to its shard only, DMs to shard 0
             if needed is not None and not session.intents & needed:
                 continue  # Discord only sends reaction events to sessions with the intent
             d = data
             if event in ("MESSAGE_CREATE", "MESSAGE_UPDATE"):
                 d = self._apply_content_intent(session, data)
             await self._send_dispatch(session, event, copy.deepcopy(d))
+
+    def _event_guild(self, event: str, data: dict[str, Any]) -> int | None:
+        """The guild an event belongs to (None: a DM or no guild at all)."""
+        if event in GUILD_OBJECT_EVENTS:
+            return int(data["id"])
+        if data.get("guild_id"):
+            return int(data["guild_id"])
+        channel = data.get("channel_id") or (data.get("id") if "type" in data else None)
+        return self.guild_of(int(channel)) if channel else None
+
+    def shard_sessions(self) -> dict[tuple[int, int], int]:
+        """(shard id, count) -> how many of its sessions have a live connection."""
+        out: dict[tuple[int, int], int] = {}
+        for session in self._sessions.values():
+            live = session.conn is not None and not session.conn.ws.closed
+            out[session.shard] = out.get(session.shard, 0) + live
+        return out
 
     def _apply_content_intent(self, session: GatewaySession, msg: dict[str, Any]) -> dict[str, Any]:
         if session.intents & INTENT_MESSAGE_CONTENT:

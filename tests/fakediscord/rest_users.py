@@ -27,13 +27,8 @@ def register_user_routes(fake: FakeDiscord, route: Route) -> None:
     async def get_gateway_bot(ctx):
         return {
             "url": fake.gateway_url.rstrip("/"),
-            "shards": 1,
-            "session_start_limit": {
-                "total": 1000,
-                "remaining": 999,
-                "reset_after": 0,
-                "max_concurrency": 1,
-            },
+            "shards": fake.recommended_shards,
+            "session_start_limit": fake.session_starts.as_json(),
         }
 
     @route("GET", "/users/@me")

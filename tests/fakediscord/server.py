@@ -30,6 +30,7 @@ from .rest_users import register_guild_routes, register_user_routes
 from .rest_webhooks import WebhooksMixin, register_webhook_routes
 from .routing import Handler, HttpMixin
 from .rules import RulesMixin
+from .sharding import SessionStarts
 from .spec import SpecValidator
 
 log = logging.getLogger("fakediscord")
@@ -64,7 +65,8 @@ class FakeDiscord(
 
     Construction parameters are also attributes that tests may change at any time:
     ``interaction_deadline`` (seconds for the initial interaction callback),
-    ``heartbeat_interval`` (ms, sent in HELLO), ``validate_spec``.
+    ``heartbeat_interval`` (ms, sent in HELLO), ``validate_spec``, and the sharding knobs
+    ``recommended_shards``, ``guilds_per_shard``, ``session_starts`` (see sharding.py).
     """
 
     def __init__(
@@ -87,6 +89,12 @@ class FakeDiscord(
         self.host = host
         self.port = port
         self.snowflake = SnowflakeGen()
+        # sharding (tests may change these before the client connects): what GET /gateway/bot
+        # recommends, how many guilds one connection may hold before IDENTIFY is closed 4011,
+        # and the session start limit with its IDENTIFY buckets
+        self.recommended_shards = 1
+        self.guilds_per_shard = 2500
+        self.session_starts = SessionStarts()
 
         # observability
         self.requests: list[RecordedRequest] = []
