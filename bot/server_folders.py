@@ -134,5 +134,6 @@ def sort_scenes(scenes_dir: Path) -> tuple[list[tuple[str, Path]], list[tuple[in
         guild = whole_number(account.name.removeprefix("discord-"), ID_DIGITS)
         if account.name.startswith("discord-") and guild is not None:
             days = move_ledger(scenes_dir, server_folder(scenes_dir, guild), account.name)
-            ledgers.append((guild, days))
+            if days:  # a folder kept by a stray file of the operator's has nothing to move
+                ledgers.append((guild, days))
     return moved, ledgers
