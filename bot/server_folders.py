@@ -11,6 +11,7 @@ versions: `sort_scenes` (`circus sort-scenes`) moves them once, with their serve
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from pathlib import Path
 
 from bot.binding import ID_DIGITS, Binding, binding_or_none, read_binding, scan_bindings
@@ -121,19 +122,25 @@ def claim(scenes_dir: Path, guild_id: int, name: str) -> Path:
     return move_scene(Path(scenes_dir) / name, scene_folder(scenes_dir, guild_id, name))
 
 
-def sort_scenes(scenes_dir: Path) -> tuple[list[tuple[str, Path]], list[tuple[int, int]]]:
+def sort_scenes(
+    scenes_dir: Path, on_moved: Callable[[str, Path], None] | None = None
+) -> tuple[list[tuple[str, Path]], list[tuple[int, int]]]:
     """Move every bound scene at the top into its server's folder, and every server's spend
-    ledger with it: ([(scene, new folder)], [(server, day files moved)]). Safe to repeat."""
-    moved = [
-        (name, move_scene(Path(scenes_dir) / name, scene_folder(scenes_dir, guild, name)))
-        for name, guild in misplaced(scenes_dir)
-    ]
+    ledger with it: ([(scene, new folder)], [(server, day files moved)]). Safe to repeat.
+    Stops at the first scene it cannot move (SceneExists, SceneBusy): `on_moved(scene, new
+    folder)` is told of each move as it is made, so the ones before it are not kept quiet."""
+    moved: list[tuple[str, Path]] = []
+    for name, guild in misplaced(scenes_dir):
+        dest = move_scene(Path(scenes_dir) / name, scene_folder(scenes_dir, guild, name))
+        moved.append((name, dest))
+        if on_moved is not None:
+            on_moved(name, dest)
     ledgers = []
     spend = Path(scenes_dir) / ".circus" / "spend"
     for account in sorted(spend.iterdir()) if spend.is_dir() else []:
-        guild = whole_number(account.name.removeprefix("discord-"), ID_DIGITS)
-        if account.name.startswith("discord-") and guild is not None:
-            days = move_ledger(scenes_dir, server_folder(scenes_dir, guild), account.name)
+        server = whole_number(account.name.removeprefix("discord-"), ID_DIGITS)
+        if account.name.startswith("discord-") and server is not None:
+            days = move_ledger(scenes_dir, server_folder(scenes_dir, server), account.name)
             if days:  # a folder kept by a stray file of the operator's has nothing to move
-                ledgers.append((guild, days))
+                ledgers.append((server, days))
     return moved, ledgers

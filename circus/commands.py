@@ -325,9 +325,12 @@ def cmd_bot(args: argparse.Namespace) -> int:
 async def cmd_sort_scenes(args: argparse.Namespace) -> int:
     from bot.server_folders import sort_scenes
 
-    moved, ledgers = sort_scenes(args.config.scenes_dir)
-    for scene, dest in moved:
-        print(t("cli.sort.moved", scene=scene, dest=dest))
+    # Each move is printed as it is made: a scene that cannot move stops the sort with an
+    # error, and the ones moved before it must not go unsaid.
+    moved, ledgers = sort_scenes(
+        args.config.scenes_dir,
+        lambda scene, dest: print(t("cli.sort.moved", scene=scene, dest=dest), flush=True),
+    )
     for guild, days in ledgers:
         print(t("cli.sort.ledger", guild=guild, days=days))
     if not moved and not ledgers:

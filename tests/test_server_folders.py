@@ -484,3 +484,28 @@ def test_circus_bot_refuses_bad_shard_settings_naming_them(tmp_path, argv, names
     for name in names:
         assert name in result.stderr, result.stderr
     assert len(result.stderr.strip().splitlines()) == 1
+
+
+def test_circus_sort_scenes_stopped_by_a_name_taken_still_says_what_it_moved(cli_scenes, tmp_path):
+    # G0 already has a scene called `龍` in its folder (a newer bot made it), and the
+    # older layout has one of the same name bound to G0 at the top.
+    scene_at(cli_scenes / str(G0) / "龍", G0)
+    scene_at(cli_scenes / "龍", G0)
+    env = cli_env(CIRCUS_SCENES_DIR=str(cli_scenes))
+    result = circus("sort-scenes", cwd=tmp_path, env=env)
+    assert result.returncode == 2, (result.stdout, result.stderr)
+    assert result.stdout.splitlines() == [f"moved 審訊室 → {cli_scenes / str(G0) / '審訊室'}"]
+    assert result.stderr.strip() == (
+        f"circus: {cli_scenes / str(G0) / '龍'} already exists — choose another name; "
+        "nothing was written."
+    )
+    assert (cli_scenes / "龍" / "context.md").is_file()  # left where it was, nothing replaced
+
+    (cli_scenes / "龍").rename(cli_scenes / "龍舊")  # the operator renames it, and reruns
+    again = circus("sort-scenes", cwd=tmp_path, env=env)
+    assert again.returncode == 0, again.stderr
+    assert again.stdout.splitlines() == [
+        f"moved 龍舊 → {cli_scenes / str(G0) / '龍舊'}",
+        f"moved server {G0}'s spend ledger (1 day file(s))",
+    ]
+    assert markers(cli_scenes, G0, DAY) == ["s"]
