@@ -143,6 +143,7 @@ class CircusBot(discord.AutoShardedClient):
             try:
                 stage = self._attach(name, binding)
                 await stage.refresh()
+                await stage.catch_up()
                 await self.panels.adopt(stage)
             except CircusError as exc:  # a broken scene still answers, with the reason
                 log.warning("scene %s: %s", name, exc)
@@ -184,6 +185,7 @@ class CircusBot(discord.AutoShardedClient):
             stage.binding = binding
             self._threads[binding.thread_id] = stage.key
         await stage.refresh()
+        await stage.mark_all_posted()
         return stage
 
     async def show_panel(self, stage: Stage) -> None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
 import time
 from collections import deque
@@ -22,11 +23,22 @@ import discord
 from bot.backstage import Backstage
 from bot.binding import Binding, write_binding
 from bot.blocks import block_message, mention_of, say_text
+from bot.delivery import (
+    Mark,
+    already_there,
+    fingerprint,
+    mark_of,
+    read_mark,
+    turn_fingerprint,
+    unposted,
+    write_mark,
+)
 from bot.errors import BotProblem
 from bot.i18n import lang_of, t
 from bot.personas import Personas, Post
 from bot.render import (
     render_turn_message,
+    sanitise_webhook_name,
     scrub,
     split_message,
     stage_manager_dm,
@@ -51,6 +63,7 @@ from engine import (
     StageManagerDecided,
     StillWaiting,
     TakeSaved,
+    Turn,
     TurnCompleted,
     TurnStarted,
     WaitingForPlayer,
@@ -178,6 +191,8 @@ class Stage:
             )
             self._watch(post, event.turn)
             self.votes.remember(post, event.take, event.turn)
+        mark = Mark(event.turn, fingerprint(event.actor, event.action, event.dialogue))
+        post.done.add_done_callback(functools.partial(self._delivered, mark))
         if event.played and not event.thought:  # a person's line may carry no thought
             return
         marks = turn_marks(event.repaired, event.fallback, event.cut, self.lang)
@@ -248,6 +263,66 @@ class Stage:
 
     def _whisper(self, text: str) -> None:
         self.backstage.send(self.binding.directors, self.name, self.lang, text)
+
+    # ------------------------------------------------------------------ delivery
+    def _delivered(self, mark: Mark, fut: asyncio.Future[None]) -> None:
+        """A turn's last message landed: the thread has it (bot.delivery)."""
+        if fut.cancelled() or fut.exception() is not None:
+            return
+        self._write_mark(mark)
+
+    def _write_mark(self, mark: Mark) -> None:
+        try:
+            write_mark(self.rehearsal.root, mark)
+        except OSError as exc:  # the turn is posted either way; a restart may post it again
+            log.warning("scene %s: could not mark turn %s as posted: %s", self.name, mark.turn, exc)
+
+    async def mark_all_posted(self) -> None:
+        """The thread is new to the scene: what is on the record now is not for it."""
+        self._write_mark(mark_of((await self.rehearsal.state()).turns))
+
+    async def catch_up(self) -> int:
+        """Post the turns a killed bot left unposted, once each (bot.delivery); how many."""
+        turns = (await self.rehearsal.state()).turns
+        mark = read_mark(self.rehearsal.root)
+        if mark is None:  # bound before marks were kept: nothing to go on, so nothing posted
+            self._write_mark(mark_of(turns))
+            return 0
+        pending = unposted(turns, mark)
+        if not pending:
+            return 0
+        pending = pending[already_there(pending, await self._last_message(), self._messages_of) :]
+        for turn in pending:
+            for persona, chunk in self._messages_of(turn):
+                post = self.personas.post(
+                    self.binding.channel_id,
+                    self.binding.thread_id,
+                    persona,
+                    self.avatars.get(turn.actor),
+                    chunk,
+                )
+                self._watch(post, turn.number)
+            post.done.add_done_callback(
+                functools.partial(self._delivered, Mark(turn.number, turn_fingerprint(turn)))
+            )
+        log.info("scene %s: posted %d turn(s) a stopped bot had not", self.name, len(pending))
+        return len(pending)
+
+    def _messages_of(self, turn: Turn) -> list[tuple[str, str]]:
+        text = render_turn_message(turn.action, turn.dialogue, turn.cue, self.lang)
+        persona = sanitise_webhook_name(turn.actor)
+        return [(persona, chunk) for chunk in split_message(text)]
+
+    async def _last_message(self) -> tuple[str, str] | None:
+        channel = self.client.get_partial_messageable(
+            self.binding.thread_id, guild_id=self.binding.guild_id
+        )
+        try:
+            async for message in channel.history(limit=1):
+                return (message.author.name, message.content)
+        except discord.HTTPException:
+            return None
+        return None
 
     # ------------------------------------------------------------------ failures
     def _watch(self, post: Post, turn: int | None) -> None:

@@ -102,6 +102,7 @@ from engine.templates import (
     template_summary,
     templates_dir,
 )
+from engine.turns import Turn
 from engine.view import Actor, LastTurn, SceneView, load_view
 
 __all__ = [
@@ -148,6 +149,7 @@ __all__ = [
     "StillWaiting",
     "TakeInfo",
     "TakeSaved",
+    "Turn",
     "TurnCompleted",
     "TurnStarted",
     "UnknownActor",
