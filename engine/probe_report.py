@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from engine.catalog import Phrase, say
+from engine.gateway import PROXY
 from engine.probe import CallSample, ProbeResult
 from engine.prompts import HISTORY_BUDGET
 
@@ -64,6 +65,8 @@ def verdict(result: ProbeResult) -> Verdict:
         values = {"detail": failure.detail, "model": result.model[:80], "closest": closest}
         values["timeout"] = f"{result.timeout:g}"
         key = FAILURE_KEYS.get(failure.kind, "probe.verdict.error")
+        if failure.kind == "auth" and result.model.startswith(f"{PROXY}/"):
+            key = "probe.verdict.auth_gateway"  # the proxy refused Circus's key, not a provider
         return Verdict(False, failure.kind, Phrase(key, **values))
     turns = len(result.turns)
     if not turns:

@@ -139,7 +139,8 @@ async def test_a_key_the_proxy_refuses_is_one_clear_line_and_a_failed_exit(
     proxy = KeyedProxy("sk-circus")
     code, out, err = await check_model(proxy, key, tmp_path, "writers-room")
     assert code == 1
-    assert "the provider refused the credentials" in one_line(err)
+    assert "the model gateway refused Circus's key" in one_line(err)
+    assert "CIRCUS_GATEWAY_KEY" in one_line(err)
     assert "Invalid proxy server token passed" in err  # the proxy's own reason, kept
     assert "reachable: no" in out and "Traceback" not in out
     assert len(proxy.requests) == 1  # the first failure ends the probe, with no retry

@@ -659,6 +659,7 @@ TEXT: dict[str, str] = {
     "probe.verdict.timeout": "unusable — no answer within {timeout} s. A slow local model may need a longer --timeout (and CIRCUS_TURN_TIMEOUT for rehearsals)",
     "probe.verdict.unreachable": "unusable — nothing answered ({detail}). Is the server running, and is its address right (--api-base, CIRCUS_API_BASE)?",
     "probe.verdict.auth": "unusable — the provider refused the credentials ({detail}). Set its API key (e.g. OPENAI_API_KEY) in the environment",
+    "probe.verdict.auth_gateway": "unusable — the model gateway refused Circus's key ({detail}). Set CIRCUS_GATEWAY_KEY to the proxy's master key or one of its virtual keys",
     "probe.verdict.not_found": "unusable — the provider does not know this model ({detail}). Check the name against the provider's list (`ollama list` for Ollama)",
     "probe.verdict.rate_limited": "unusable right now — rate limited ({detail}). Try again later, or raise the limit with the provider",
     "probe.verdict.no_turns": "unusable — the probe played no turn",

@@ -658,6 +658,7 @@ TEXT: dict[str, str] = {
     "probe.verdict.timeout": "不能用——{timeout} 秒內沒有回覆。慢的本機模型可能需要更長的 --timeout（排演時用 CIRCUS_TURN_TIMEOUT）",
     "probe.verdict.unreachable": "不能用——沒有任何回應（{detail}）。伺服器有在跑嗎？位址對嗎（--api-base、CIRCUS_API_BASE）？",
     "probe.verdict.auth": "不能用——供應商拒絕了憑證（{detail}）。請在環境變數中設定它的 API 金鑰（例如 OPENAI_API_KEY）",
+    "probe.verdict.auth_gateway": "不能用——模型閘道拒絕了 Circus 的金鑰（{detail}）。請把 CIRCUS_GATEWAY_KEY 設成代理的主金鑰或它的虛擬金鑰",
     "probe.verdict.not_found": "不能用——供應商不認得這個模型（{detail}）。請對照供應商的模型清單檢查名稱（Ollama 用 `ollama list`）",
     "probe.verdict.rate_limited": "暫時不能用——被限流了（{detail}）。稍後再試，或請供應商提高上限",
     "probe.verdict.no_turns": "不能用——探測一輪都沒演成",
