@@ -291,7 +291,10 @@ class Stage:
         pending = unposted(turns, mark)
         if not pending:
             return 0
-        pending = pending[already_there(pending, await self._last_message(), self._messages_of) :]
+        skip = already_there(pending, await self._last_message(), self._messages_of)
+        pending = pending[skip:]
+        if not pending:
+            return 0
         for turn in pending:
             for persona, chunk in self._messages_of(turn):
                 post = self.personas.post(

@@ -10,6 +10,7 @@ is a 400, as the proxy answers. `requests` keeps every body and `keys` every bea
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -27,10 +28,13 @@ class FakeLiteLLMProxy:
         model_list: Mapping[str, float],
         *,
         cost_header: str | None = None,
+        latency: float = 0.0,
     ) -> None:
         """`model_list`: the proxy's model names, each with its price per token (prompt and
-        reply alike). `cost_header`: send this text as the cost instead (a broken proxy)."""
+        reply alike). `cost_header`: send this text as the cost instead (a broken proxy).
+        `latency`: seconds each reply takes (the model behind the proxy thinking)."""
         self.improv = Improv(cast)
+        self.latency = latency
         self.model_list = dict(model_list)
         self.cost_header = cost_header
         self.requests: list[dict[str, Any]] = []
@@ -45,6 +49,8 @@ class FakeLiteLLMProxy:
         if model not in self.model_list:
             error = {"message": f"Invalid model name passed in model={model}", "code": "400"}
             return web.json_response({"error": error}, status=400)
+        if self.latency:
+            await asyncio.sleep(self.latency)
         messages = body.get("messages") or []
         system = next((str(m.get("content")) for m in messages if m.get("role") == "system"), "")
         json_mode = (body.get("response_format") or {}).get("type") in (
