@@ -29,6 +29,11 @@ log = logging.getLogger("circus.bot")
 # Errors that mean "this scene's files can't be read as a scene" (a broken front matter, an
 # actor folder the engine refuses): their text quotes file contents, so only directors see it.
 LOAD_ERRORS = (BadSceneFile, BadName, SceneNotFound)
+ALREADY_ACKNOWLEDGED = 40060  # Discord: "Interaction has already been acknowledged"
+ANSWERED_ELSEWHERE = (
+    "interaction %s was already answered by another process: is a second circus bot connected "
+    "with the same shards? (each shard must be in one process's --shards)"
+)
 
 
 async def describe(interaction: discord.Interaction, error: BaseException) -> str:
@@ -67,6 +72,11 @@ async def report(interaction: discord.Interaction, error: BaseException) -> None
         error = error.original
     elif isinstance(error, app_commands.TransformerError) and error.__cause__ is not None:
         error = error.__cause__  # e.g. the engine's UnknownActor from ActorOption
+    if isinstance(error, discord.HTTPException) and error.code == ALREADY_ACKNOWLEDGED:
+        # Someone else answered: another process on the same shard (an overlapping --shards).
+        # The member has their answer from it; there is nobody here to tell.
+        log.warning(ANSWERED_ELSEWHERE, interaction.id)
+        return
     text = await describe(interaction, error)
     try:
         await reply(interaction, text)

@@ -151,3 +151,40 @@ async def test_two_processes_share_the_servers_and_a_killed_one_comes_back_whole
             for sample in family.samples:
                 for value in sample.labels.values():
                     assert not any(n in value for n in names) and not any(c in value for c in CAST)
+
+
+async def test_a_second_process_given_the_same_shards_by_mistake_corrupts_nothing(tmp_path):
+    """Both processes get every event of the server (Discord lets two sessions share a shard):
+    one runs the scene, the other is refused by the scene's lock, and the thread and the
+    transcript hold each turn once."""
+    scenes_dir = tmp_path / "scenes"
+    scenes_dir.mkdir()
+    proxy = FakeLiteLLMProxy(CAST, {MODEL: 1e-6}, latency=0.02)
+    async with FakeDiscord() as fake, proxy as gateway:
+        env = bot_env(fake, scenes_dir, gateway)
+        first = BotProcess("0", 1, env, tmp_path / "first.log")
+        twin = BotProcess("0", 1, env, tmp_path / "twin.log")
+        studio = Studio(fake)
+        try:
+            async with running([first]):
+                await until(lambda: fake.shard_sessions().get((0, 1)) and fake.global_commands)
+                await studio.new_scene(fake.guild_id, "審訊室")
+                async with running([twin]):
+                    await until(lambda: fake.shard_sessions().get((0, 1)) == 2, what="the twin")
+                    handle = await fake.slash(
+                        "run", {"turns": TURNS}, channel_id=studio.threads["審訊室"]
+                    )
+                    await handle.response(timeout=180)
+                    await until(lambda: studio.ended("審訊室"), what="the run to finish")
+                    assert first.process.returncode is None and twin.process.returncode is None
+        except BaseException:
+            print("--- first ---\n" + first.tail() + "\n--- twin ---\n" + twin.tail())
+            raise
+    scene = scenes_dir / str(fake.guild_id) / "審訊室"
+    turns = parse_transcript((scene / "transcript.md").read_text("utf-8"))
+    assert [t.number for t in turns] == list(range(1, TURNS + 1))
+    assert [m["username"] for m in studio.lines("審訊室")] == [t.actor for t in turns]
+    assert studio.ended("審訊室") == 1
+    # the process that lost the race says why, in one line, for the operator
+    logs = first.log.read_text("utf-8") + twin.log.read_text("utf-8")
+    assert "already answered by another process" in logs and "Traceback" not in logs
