@@ -279,11 +279,11 @@ class Stage:
 
     async def mark_all_posted(self) -> None:
         """The thread is new to the scene: what is on the record now is not for it."""
-        self._write_mark(mark_of((await self.rehearsal.state()).turns))
+        self._write_mark(mark_of(list(await self.rehearsal.record())))
 
     async def catch_up(self) -> int:
         """Post the turns a killed bot left unposted, once each (bot.delivery); how many."""
-        turns = (await self.rehearsal.state()).turns
+        turns = list(await self.rehearsal.record())
         mark = read_mark(self.rehearsal.root)
         if mark is None:  # bound before marks were kept: nothing to go on, so nothing posted
             self._write_mark(mark_of(turns))

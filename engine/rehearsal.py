@@ -29,6 +29,7 @@ from engine.soul_commands import Souls
 from engine.spending import Spending
 from engine.stage_commands import Stage
 from engine.take_commands import Takes
+from engine.turns import Turn
 from engine.view import SceneView, view_of
 from engine.whisper_commands import Notes
 
@@ -79,6 +80,10 @@ class Rehearsal:
     async def view(self) -> SceneView:
         """The scene as a frontend may read it: a frozen snapshot (engine.view)."""
         return view_of(await self.files.load(), self.config)
+
+    async def record(self) -> tuple[Turn, ...]:
+        """The working take's turns as the public record has them (what a thread shows)."""
+        return tuple((await self.scene.state()).turns)
 
     async def resolve_actor(self, name: str) -> Actor:
         """The cast member `name` means (SceneAccess.resolve_actor)."""
