@@ -97,6 +97,7 @@ class CircusBot(discord.AutoShardedClient):
         track_queue(self.config, "backstage", self.backstage.queued)
         self.stages: dict[str, Stage] = {}
         self.panels = Panels(self, panel_interval)  # each scene thread's control panel
+        track_queue(self.config, "panel", self.panels.queued)
         self._warming: asyncio.Task[None] | None = None
         self._threads: dict[int, str] = {}  # thread id -> scene key (bot.server_folders)
         self.reactions_seen = 0  # raw reaction events handled (⭐ votes or ignored)

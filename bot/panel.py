@@ -147,6 +147,10 @@ class Panels:
         self.interval = interval
         self.by_scene: dict[str, Panel] = {}
 
+    def queued(self) -> int:
+        """Panels with an edit waiting (their coalescing window open): /metrics' depth."""
+        return sum(1 for p in self.by_scene.values() if p._task is not None and not p._task.done())
+
     def _panel(self, stage: Stage) -> Panel:
         panel = self.by_scene.get(stage.key)
         if panel is None or panel.stage is not stage:

@@ -27,6 +27,8 @@ async def test_a_bot_with_a_metrics_port_serves_what_its_scenes_did(tmp_path, mo
         assert "▶" in await r.ask("run", {"turns": 3}, channel=thread)
         await finished(r, thread)
         await r.drain()
+        for panel in r.bot.panels.by_scene.values():  # its last edit, at most 2 s later
+            await panel.settled()
         with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=10) as reply:
             text = reply.read().decode("utf-8")
     got = {
@@ -36,7 +38,7 @@ async def test_a_bot_with_a_metrics_port_serves_what_its_scenes_did(tmp_path, mo
     }
     assert got[("circus_turns_total", (("kind", "model"),))] >= 3
     assert got[("circus_scenes_running", ())] == 0
-    for queue in ("personas", "backstage"):  # everything was delivered before the scrape
+    for queue in ("personas", "backstage", "panel"):  # everything was delivered before the scrape
         assert got[("circus_queue_depth", (("queue", queue),))] == 0
     assert got[("circus_discord_requests_total", (("status", "2xx"),))] > 0
     calls = [v for (name, labels), v in got.items() if name == "circus_model_calls_total"]
