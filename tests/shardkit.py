@@ -12,41 +12,33 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import os
 import signal
 import socket
 import sys
 import urllib.request
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from tests import botkit
 from tests.fakediscord import FakeDiscord
+
+__all__ = ["BotProcess", "Studio", "bot_env", "guilds_over_shards", "running", "until"]
 
 REPO = Path(__file__).resolve().parent.parent
 CAST = ("林小姐", "刑警", "律師")  # the interrogation template's
 MODEL = "writers-room"  # the proxy's own model name, as its config.yaml would list it
 WAIT = 180.0  # bounds a hang only: a loaded 2-core machine starts Python and litellm slowly
 STATUS = "Circus"
+until = functools.partial(botkit.until, timeout=WAIT)  # botkit's wait, with room for subprocesses
 
 
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
-
-
-async def until(predicate: Callable[[], Any], timeout: float = WAIT, what: str = "") -> Any:
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while True:
-        value = predicate()
-        if value:
-            return value
-        if loop.time() > deadline:
-            raise AssertionError(f"gave up waiting for {what or predicate}")
-        await asyncio.sleep(0.02)
 
 
 def guilds_over_shards(fake: FakeDiscord, count: int, per_shard: int) -> list[int]:

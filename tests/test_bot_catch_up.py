@@ -38,6 +38,17 @@ def lose_posts_after(r, thread: int, keep: int) -> None:
     r.fake.messages[thread] = [m for m in r.fake.messages[thread] if m["id"] not in gone]
 
 
+async def played(r, turns: int):
+    """A scene rehearsed `turns` turns, everything posted, the bot stopped: (its thread, the
+    actors' lines there, its folder)."""
+    thread = await r.new_scene("審訊室")
+    await r.ask("run", {"turns": turns}, channel=thread)
+    await finished(r, thread)
+    everything = r.lines(thread)
+    await r.stop_bot()
+    return thread, everything, r.home / "審訊室"
+
+
 async def test_the_turns_a_killed_bot_never_posted_are_posted_once_when_it_is_back(tmp_path):
     async with room(tmp_path) as r:
         thread = await r.new_scene("審訊室")
@@ -65,12 +76,7 @@ async def test_the_turns_a_killed_bot_never_posted_are_posted_once_when_it_is_ba
 
 async def test_a_turn_that_landed_just_before_the_kill_is_not_posted_twice(tmp_path):
     async with room(tmp_path) as r:
-        thread = await r.new_scene("審訊室")
-        await r.ask("run", {"turns": 5}, channel=thread)
-        await finished(r, thread)
-        everything = r.lines(thread)
-        scene = r.home / "審訊室"
-        await r.stop_bot()
+        thread, everything, scene = await played(r, 5)
 
         lose_posts_after(r, thread, 3)  # turn 3 reached Discord…
         marked = mark_of(turns_of(scene)[:2])  # …but the bot died before marking it
@@ -82,11 +88,7 @@ async def test_a_turn_that_landed_just_before_the_kill_is_not_posted_twice(tmp_p
 
 async def test_a_scene_bound_before_marks_were_kept_posts_nothing_old(tmp_path):
     async with room(tmp_path) as r:
-        thread = await r.new_scene("審訊室")
-        await r.ask("run", {"turns": 3}, channel=thread)
-        await finished(r, thread)
-        scene = r.home / "審訊室"
-        await r.stop_bot()
+        thread, _, scene = await played(r, 3)
 
         mark_file(scene).unlink()
         lose_posts_after(r, thread, 1)  # whatever the thread lacks, nothing says it was ours
