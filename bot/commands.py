@@ -109,6 +109,7 @@ async def replay_take(
     await defer(interaction)
     async with stage.votes.lock:  # a replay re-files picks: never beside a ⭐ vote (bot.votes)
         result = await stage.rehearsal.takes.replay(take, until)
+    await stage.mark_all_posted()  # the record was cut back to turns the thread has had
     values = dict(from_take=result.from_take, kept=result.kept_turns, take=result.take)
     stage.status_line(t("line_replay", stage.lang, **values))
     text = t("replay_done", stage.lang, **values)

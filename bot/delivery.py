@@ -1,18 +1,18 @@
 """Which of a scene's turns reached its thread, so a bot killed mid-run posts the rest once.
 
 Invariant: the mark (.circus/discord-posted.json, written by the engine's store atomically)
-names the last turn whose every message Discord accepted, and moves in post order (the
-webhook queue is FIFO). A restarted bot posts the transcript's turns after the mark and nothing
-else: turns on the record when the scene was bound to its thread are never posted, and the one
-turn that may have landed just before a kill (accepted, not yet marked) is recognised in the
-thread and not posted twice. DMs of those turns' thoughts are not sent again (backstage/ has
-them).
+names the last turn of the working transcript whose every message Discord accepted in the
+scene's current thread. Each run first marks what was on the record before it, so a mark never
+names a turn of an older take. A restarted bot posts the turns after the mark and, when in
+doubt (a writer edited or cut the transcript), fewer rather than twice: turns on the record
+when the scene was bound to its thread are never posted, and messages of a turn that reached
+the thread just before a kill (accepted, not yet marked) are recognised there and not posted
+again. DMs of those turns' thoughts are not sent again (backstage/ has them).
 """
 
 from __future__ import annotations
 
-import hashlib
-from collections.abc import Callable
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -20,24 +20,14 @@ from engine import BadSceneFile, Turn, read_frontend_file, whole_number, write_f
 
 POSTED = "discord-posted"  # the engine keeps it as .circus/discord-posted.json
 
-
-def fingerprint(actor: str, action: str, dialogue: str) -> str:
-    """Which turn a mark names, whatever take it was in (take numbers move when a take is
-    saved; the transcript does not): its actor and words, spacing aside."""
-    text = "\n".join(" ".join(part.split()) for part in (actor, action, dialogue))
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
-
-
-def turn_fingerprint(turn: Turn) -> str:
-    return fingerprint(turn.actor, turn.action, turn.dialogue)
+Message = tuple[str, str]  # (persona, text) as the thread shows it
 
 
 @dataclass(frozen=True)
 class Mark:
-    """The last turn the thread has: its number and fingerprint (turn 0: none at all)."""
+    """The last turn the thread has (0: none of the working transcript)."""
 
     turn: int
-    print: str = ""
 
 
 def read_mark(scene_dir: Path) -> Mark | None:
@@ -48,45 +38,31 @@ def read_mark(scene_dir: Path) -> Mark | None:
         return None
     if data is None:
         return None
-    turn, digest = whole_number(data.get("turn"), 9), data.get("print")
-    if turn is None or not isinstance(digest, str) or len(digest) > 64:
-        return None
-    return Mark(turn, digest)
+    turn = whole_number(data.get("turn"), 9)
+    return None if turn is None else Mark(turn)
 
 
 def write_mark(scene_dir: Path, mark: Mark) -> None:
-    write_frontend_file(scene_dir, POSTED, {"turn": mark.turn, "print": mark.print})
+    write_frontend_file(scene_dir, POSTED, {"turn": mark.turn})
 
 
-def mark_of(turns: list[Turn]) -> Mark:
+def mark_of(turns: Sequence[Turn]) -> Mark:
     """The mark that says the thread has all of `turns` (a transcript, in order)."""
-    if not turns:
-        return Mark(0)
-    return Mark(turns[-1].number, turn_fingerprint(turns[-1]))
+    return Mark(turns[-1].number if turns else 0)
 
 
-def unposted(turns: list[Turn], mark: Mark | None) -> list[Turn]:
-    """The turns of the transcript `turns` the thread does not have: those after the marked
-    one, or all of them if the marked turn is not in it (a take begun since)."""
+def unposted(turns: Sequence[Turn], mark: Mark | None) -> list[Turn]:
+    """The turns of the transcript `turns` the thread does not have: those numbered after the
+    mark (none when there is no mark: nothing says the thread lacks anything)."""
     if mark is None:
         return []
-    if mark.turn == 0:
-        return list(turns)
-    for i, turn in enumerate(turns):
-        if turn.number == mark.turn and turn_fingerprint(turn) == mark.print:
-            return list(turns[i + 1 :])
-    return list(turns)
+    return [t for t in turns if t.number > mark.turn]
 
 
-Message = tuple[str, str]  # (persona, text) as the thread shows it
-
-
-def already_there(
-    pending: list[Turn], last: Message | None, render: Callable[[Turn], list[Message]]
-) -> int:
-    """How many of `pending` to skip: 1 if the thread's last message is the first pending
-    turn's last message — accepted by Discord just before the kill, not yet marked — else 0."""
-    if not pending or last is None:
-        return 0
-    messages = render(pending[0])
-    return 1 if messages and messages[-1] == last else 0
+def landed(messages: Sequence[Message], tail: Sequence[Message]) -> int:
+    """How many of a turn's `messages` (in order) the thread already ends with: its last
+    messages `tail` (oldest first) end with the turn's first j messages, for the largest j."""
+    for j in range(min(len(messages), len(tail)), 0, -1):
+        if list(tail[-j:]) == list(messages[:j]):
+            return j
+    return 0

@@ -23,16 +23,7 @@ import discord
 from bot.backstage import Backstage
 from bot.binding import Binding, write_binding
 from bot.blocks import block_message, mention_of, say_text
-from bot.delivery import (
-    Mark,
-    already_there,
-    fingerprint,
-    mark_of,
-    read_mark,
-    turn_fingerprint,
-    unposted,
-    write_mark,
-)
+from bot.delivery import Mark, landed, mark_of, read_mark, unposted, write_mark
 from bot.errors import BotProblem
 from bot.i18n import lang_of, t
 from bot.personas import Personas, Post
@@ -106,6 +97,8 @@ class Stage:
         # seconds from a turn's event to its post being queued (the bot's own overhead)
         self.overhead: deque[float] = deque(maxlen=2000)
         self._reported = False
+        self._run = 0  # which run's posts may move the thread's mark (bot.delivery)
+        self._run_marked: int | None = None  # the run whose start has been marked
         # (when emitted, event), rendered one at a time in emit order
         self._events: Serial[str, tuple[float, Event]] = Serial(self._render, name="stage")
         self._typing: asyncio.Task[None] | None = None
@@ -140,6 +133,7 @@ class Stage:
     async def _handle(self, emitted: float, event: Event) -> None:
         if isinstance(event, RunStarted):
             self._reported = False
+            self._run += 1  # marks of the last run's posts still queued must not land after
             await self.refresh()
             self.backstage.reopen(self.binding.directors)
         elif isinstance(event, TurnStarted):
@@ -149,6 +143,9 @@ class Stage:
                 self._start_typing()
         elif isinstance(event, TurnCompleted):
             self._stop_typing()
+            if self._run_marked != self._run:  # this run's first turn: mark what came before
+                self._run_marked = self._run
+                self._write_mark(Mark(event.turn - 1))
             self._post_turn(event)
             self.overhead.append(time.perf_counter() - emitted)
         elif isinstance(event, StageManagerDecided):
@@ -191,8 +188,7 @@ class Stage:
             )
             self._watch(post, event.turn)
             self.votes.remember(post, event.take, event.turn)
-        mark = Mark(event.turn, fingerprint(event.actor, event.action, event.dialogue))
-        post.done.add_done_callback(functools.partial(self._delivered, mark))
+        self._mark_when_posted(post, event.turn)
         if event.played and not event.thought:  # a person's line may carry no thought
             return
         marks = turn_marks(event.repaired, event.fallback, event.cut, self.lang)
@@ -265,11 +261,13 @@ class Stage:
         self.backstage.send(self.binding.directors, self.name, self.lang, text)
 
     # ------------------------------------------------------------------ delivery
-    def _delivered(self, mark: Mark, fut: asyncio.Future[None]) -> None:
-        """A turn's last message landed: the thread has it (bot.delivery)."""
+    def _delivered(self, mark: Mark, run: int, thread: int, fut: asyncio.Future[None]) -> None:
+        """A turn's last message landed: the thread has it (bot.delivery) — unless a newer run
+        has marked its start since, or the scene has moved to another thread."""
         if fut.cancelled() or fut.exception() is not None:
             return
-        self._write_mark(mark)
+        if run == self._run and thread == self.binding.thread_id:
+            self._write_mark(mark)
 
     def _write_mark(self, mark: Mark) -> None:
         try:
@@ -277,13 +275,18 @@ class Stage:
         except OSError as exc:  # the turn is posted either way; a restart may post it again
             log.warning("scene %s: could not mark turn %s as posted: %s", self.name, mark.turn, exc)
 
+    def _mark_when_posted(self, post: Post, turn: int) -> None:
+        mark = functools.partial(self._delivered, Mark(turn), self._run, self.binding.thread_id)
+        post.done.add_done_callback(mark)
+
     async def mark_all_posted(self) -> None:
-        """The thread is new to the scene: what is on the record now is not for it."""
-        self._write_mark(mark_of(list(await self.rehearsal.record())))
+        """What is on the record now is not for the thread (a new thread, a replay's cut)."""
+        self._run += 1  # posts still queued for the old record must not move the mark back
+        self._write_mark(mark_of(await self.rehearsal.record()))
 
     async def catch_up(self) -> int:
         """Post the turns a killed bot left unposted, once each (bot.delivery); how many."""
-        turns = list(await self.rehearsal.record())
+        turns = await self.rehearsal.record()
         mark = read_mark(self.rehearsal.root)
         if mark is None:  # bound before marks were kept: nothing to go on, so nothing posted
             self._write_mark(mark_of(turns))
@@ -291,12 +294,17 @@ class Stage:
         pending = unposted(turns, mark)
         if not pending:
             return 0
-        skip = already_there(pending, await self._last_message(), self._messages_of)
-        pending = pending[skip:]
-        if not pending:
+        first = self._messages_of(pending[0])
+        tail = await self._thread_tail(len(first))
+        if tail is None:  # the thread is gone: nothing can be posted (and no DM every restart)
+            log.warning(
+                "scene %s: its thread is gone; %d turn(s) not posted", self.name, len(pending)
+            )
             return 0
-        for turn in pending:
-            for persona, chunk in self._messages_of(turn):
+        skip = landed(first, tail)  # what reached Discord just before the kill
+        for i, turn in enumerate(pending):
+            messages = self._messages_of(turn)[skip if i == 0 else 0 :]
+            for persona, chunk in messages:
                 post = self.personas.post(
                     self.binding.channel_id,
                     self.binding.thread_id,
@@ -305,27 +313,33 @@ class Stage:
                     chunk,
                 )
                 self._watch(post, turn.number)
-            post.done.add_done_callback(
-                functools.partial(self._delivered, Mark(turn.number, turn_fingerprint(turn)))
-            )
-        log.info("scene %s: posted %d turn(s) a stopped bot had not", self.name, len(pending))
-        return len(pending)
+            if messages:
+                self._mark_when_posted(post, turn.number)
+            elif i == 0:
+                self._write_mark(Mark(turn.number))  # it was all there already
+        log.info(
+            "scene %s: posting what a stopped bot had not (%d turn(s))", self.name, len(pending)
+        )
+        return len(pending) - (skip == len(first))
 
     def _messages_of(self, turn: Turn) -> list[tuple[str, str]]:
         text = render_turn_message(turn.action, turn.dialogue, turn.cue, self.lang)
         persona = sanitise_webhook_name(turn.actor)
         return [(persona, chunk) for chunk in split_message(text)]
 
-    async def _last_message(self) -> tuple[str, str] | None:
+    async def _thread_tail(self, count: int) -> list[tuple[str, str]] | None:
+        """The thread's last `count` messages, oldest first; None if the thread is gone ([] if
+        it cannot be read: then a turn that landed unmarked may be posted twice)."""
         channel = self.client.get_partial_messageable(
             self.binding.thread_id, guild_id=self.binding.guild_id
         )
         try:
-            async for message in channel.history(limit=1):
-                return (message.author.name, message.content)
-        except discord.HTTPException:
+            newest = [(m.author.name, m.content) async for m in channel.history(limit=count)]
+        except discord.NotFound:
             return None
-        return None
+        except discord.HTTPException:
+            return []
+        return newest[::-1]
 
     # ------------------------------------------------------------------ failures
     def _watch(self, post: Post, turn: int | None) -> None:

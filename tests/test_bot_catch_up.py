@@ -7,12 +7,10 @@ import json
 
 import pytest
 
-from bot.delivery import POSTED, Mark, already_there, fingerprint, mark_of, unposted
+from bot.delivery import POSTED, Mark, landed, mark_of, unposted
 from engine import Turn
 from engine.turns import parse_transcript
 from tests.botkit import finished, room
-
-pytestmark = pytest.mark.asyncio
 
 
 @pytest.fixture(autouse=True)
@@ -102,10 +100,65 @@ async def test_turns_made_in_the_terminal_before_the_scene_was_opened_are_not_po
     async with room(tmp_path) as r:
         thread = await r.new_scene("審訊室")
         scene = r.home / "審訊室"
-        assert json.loads(mark_file(scene).read_text("utf-8")) == {"turn": 0, "print": ""}
+        assert json.loads(mark_file(scene).read_text("utf-8")) == {"turn": 0}
         await r.ask("run", {"turns": 2}, channel=thread)
         await finished(r, thread)
         assert len(r.lines(thread)) == 2
+
+
+async def test_after_a_replay_a_clean_restart_posts_nothing_again(tmp_path):
+    async with room(tmp_path) as r:
+        thread = await r.new_scene("審訊室")
+        await r.ask("run", {"turns": 5}, channel=thread)
+        await finished(r, thread)
+        await r.ask("take save", channel=thread)
+        await r.ask("replay", {"take": 1, "until": 2}, channel=thread)
+        await r.drain()
+        before = r.lines(thread)
+        assert len(before) == 5
+        await r.stop_bot()  # a clean stop (SIGTERM), no kill
+        await r.start_bot()
+        await r.drain()
+        after = r.lines(thread)
+        assert after == before, after[len(before) :]
+
+
+async def test_a_writer_fixing_the_last_turn_in_obsidian_posts_nothing_again(tmp_path):
+    async with room(tmp_path) as r:
+        thread = await r.new_scene("審訊室")
+        await r.ask("run", {"turns": 4}, channel=thread)
+        await finished(r, thread)
+        before = r.lines(thread)
+        await r.stop_bot()
+        transcript = r.home / "審訊室" / "transcript.md"
+        last = parse_transcript(transcript.read_text("utf-8"))[-1]
+        text = transcript.read_text("utf-8")
+        word = (last.dialogue or last.action).split()[0][:2]
+        i = text.rindex(word)
+        transcript.write_text(text[:i] + "（改）" + text[i:], "utf-8")  # a typo fixed
+        await r.start_bot()
+        await r.drain()
+        after = r.lines(thread)
+        assert len(after) == len(before), after[len(before) :]
+
+
+async def test_a_thread_deleted_while_the_bot_was_down_is_not_written_to_or_dmed_about(tmp_path):
+    async with room(tmp_path) as r:
+        thread = await r.new_scene("審訊室")
+        await r.ask("run", {"turns": 3}, channel=thread)
+        await finished(r, thread)
+        await r.stop_bot()
+        scene = r.home / "審訊室"
+        turns = parse_transcript((scene / "transcript.md").read_text("utf-8"))
+        (scene / ".circus" / f"{POSTED}.json").write_text(json.dumps(mark_of(turns[:1]).__dict__))
+        r.fake.threads.pop(thread)  # a moderator deleted the thread while the bot was down
+        r.fake.messages.pop(thread, None)
+        dms_before = len(r.dms("alice"))
+        for _ in range(2):
+            await r.start_bot()
+            await r.drain()
+            await r.stop_bot()
+        assert len(r.dms("alice")) == dms_before
 
 
 # --- the decisions, as tables ---
@@ -120,34 +173,30 @@ T = [
     ("mark", "expected"),
     [
         (None, []),  # no mark: nothing says the thread lacks anything
-        (Mark(0), [1, 2, 3]),  # bound before any of these: all of them
-        (mark_of(T[:1]), [2, 3]),
-        (mark_of(T), []),
-        (Mark(2, fingerprint("刑警", "拍桌", "說實話。")), [3]),
-        (Mark(2, fingerprint("刑警", "拍桌", "別的話。")), [1, 2, 3]),  # a take begun since
-        (Mark(9, "0" * 16), [1, 2, 3]),
+        (Mark(0), [1, 2, 3]),  # the run began on an empty record
+        (Mark(1), [2, 3]),
+        (Mark(3), []),
+        (Mark(9), []),  # the record was cut back (a replay, a writer): never post twice
     ],
 )
 def test_the_turns_the_thread_lacks(mark, expected):
     assert [t.number for t in unposted(T, mark)] == expected
 
 
-def test_a_fingerprint_ignores_spacing_but_not_words():
-    assert fingerprint("刑警", " 拍桌 ", "說\n實話。") == fingerprint("刑警", "拍桌", "說 實話。")
-    assert fingerprint("刑警", "拍桌", "說實話。") != fingerprint("律師", "拍桌", "說實話。")
+A, B, C = ("刑警", "part one"), ("刑警", "part two"), ("律師", "夠了。")
 
 
 @pytest.mark.parametrize(
-    ("last", "skip"),
+    ("messages", "tail", "n"),
     [
-        (None, 0),
-        (("刑警", "說實話。"), 1),  # it landed before the kill
-        (("林小姐", "我沒有。"), 0),  # the marked turn itself: the next one is still missing
-        (("刑警", "說實話"), 0),
+        ([A, B], [], 0),  # nothing could be read
+        ([A, B], [C], 0),
+        ([A, B], [C, A], 1),  # the first message landed before the kill
+        ([A, B], [A, B], 2),  # all of it landed, unmarked
+        ([A], [C, A], 1),
+        ([A, B], [B, A], 1),
+        ([C], [A, B], 0),
     ],
 )
-def test_the_turn_that_landed_unmarked_is_skipped(last, skip):
-    def render(turn):
-        return [(turn.actor, turn.dialogue)]
-
-    assert already_there(T[1:], last, render) == skip
+def test_the_messages_of_a_turn_that_reached_the_thread_before_the_kill(messages, tail, n):
+    assert landed(messages, tail) == n
