@@ -15,6 +15,7 @@ public scene card only (context body and cast names, never a soul).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import shutil
 from functools import partial
@@ -59,9 +60,14 @@ async def open_thread(
     interaction: discord.Interaction, scene: str, directors: tuple[int, ...]
 ) -> discord.Thread:
     """Create the scene's thread (with the webhook ready), bind it, and post the scene card."""
-    bot = host_of(interaction)
+    thread, hook_id = await make_thread(interaction, scene)
+    return await bind_thread(interaction, scene, thread, hook_id, directors)
+
+
+async def make_thread(interaction: discord.Interaction, scene: str) -> tuple[discord.Thread, int]:
+    """The scene's new thread and the parent channel's webhook id (nothing bound yet)."""
     channel = parent_channel(interaction)
-    hook = await bot.personas.webhook(channel.id)
+    hook = await host_of(interaction).personas.webhook(channel.id)
     try:
         thread = await channel.create_thread(
             name=f"🎭 {scene}"[:100],
@@ -70,7 +76,20 @@ async def open_thread(
         )
     except discord.Forbidden as exc:
         raise MissingPermission(channel.mention, "Create Public Threads") from exc
-    binding = Binding(channel.guild.id, channel.id, thread.id, directors, hook.id)
+    return thread, hook.id
+
+
+async def bind_thread(
+    interaction: discord.Interaction,
+    scene: str,
+    thread: discord.Thread,
+    hook_id: int,
+    directors: tuple[int, ...],
+) -> discord.Thread:
+    """Bind the server's scene to its new thread, post the scene card and the panel."""
+    bot = host_of(interaction)
+    channel = parent_channel(interaction)
+    binding = Binding(channel.guild.id, channel.id, thread.id, directors, hook_id)
     stage = await bot.bind(scene, binding)
     view = await stage.rehearsal.view()
     card = scene_card(scene, view.context, view.cast, directors, stage.lang)
@@ -178,9 +197,17 @@ async def open_scene(interaction: discord.Interaction, name: str) -> None:
     # Load it before anything is made: a broken scene gets no thread, and its opener (a
     # director from now on) reads what to fix.
     await Rehearsal(folder, config=bot.config).view()
-    if folder != scene_folder(bot.scenes_dir, guild, name):  # a loose scene: this server's now
-        await asyncio.to_thread(claim, bot.scenes_dir, guild, name)
-    thread = await open_thread(interaction, name, directors)
+    if folder == scene_folder(bot.scenes_dir, guild, name):
+        thread = await open_thread(interaction, name, directors)
+    else:  # a loose scene: this server's once its thread exists (a failure leaves it loose)
+        thread, hook_id = await make_thread(interaction, name)
+        try:
+            await asyncio.to_thread(claim, bot.scenes_dir, guild, name)
+        except BaseException:  # another server took it first, or a terminal is running it
+            with contextlib.suppress(discord.HTTPException):
+                await thread.delete()
+            raise
+        await bind_thread(interaction, name, thread, hook_id, directors)
     lang = bot.stages[scene_key(guild, name)].lang
     await reply(interaction, t("scene_opened", lang, scene=name, thread=thread.mention))
 

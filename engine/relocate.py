@@ -3,8 +3,9 @@
 Invariant: a scene moves by one rename (atomic on one filesystem) while its run lock is held,
 so no run in any process is writing into it as it goes, and two processes moving the same scene
 at once cannot both have it: the second finds it gone (SceneNotFound). A move never replaces
-anything at the destination. Ledger day files move whole, or are appended whole to the day
-file already there under its flock (engine.ledger), so no day's spend is lost or counted twice.
+anything at the destination; a scene behind a link moves as the link, still pointing at it.
+Ledger day files move whole, or are appended whole to the day file already there under its
+flock (engine.ledger), so no day's spend is lost or counted twice.
 """
 
 from __future__ import annotations
@@ -39,12 +40,24 @@ def move_scene(src: Path | str, dest: Path | str) -> Path:
             # and a non-empty one makes rename fail, which is what we want.
             if dest.exists():
                 raise SceneExists(dest)
+            # A scene kept elsewhere behind a link (a writer's vault) moves as the link, which
+            # must still point at it from its new place: relative targets are made absolute.
+            target = os.path.realpath(src) if src.is_symlink() else None
             os.rename(src, dest)
+            if target is not None:
+                _relink(dest, target)
         except FileNotFoundError:
             raise SceneNotFound(src) from None
         except OSError as exc:  # dest appeared meanwhile (ENOTEMPTY / EEXIST)
             raise SceneExists(dest) from exc
     return dest
+
+
+def _relink(link: Path, target: str) -> None:
+    """Point the link `link` at `target` (an absolute path), replacing it atomically."""
+    tmp = link.with_name(f".{link.name}.{os.getpid()}.link")
+    os.symlink(target, tmp)
+    os.replace(tmp, link)
 
 
 def move_ledger(src_dir: Path | str, dest_dir: Path | str, account: str) -> int:

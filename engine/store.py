@@ -31,7 +31,7 @@ from typing import Any
 import aiofiles
 import aiofiles.os
 
-from engine.errors import BadSceneFile, SceneBusy
+from engine.errors import BadSceneFile, SceneBusy, SceneNotFound
 
 STATE_DIR = ".circus"
 JOURNAL = f"{STATE_DIR}/pending.json"
@@ -84,6 +84,13 @@ def _frontend_path(scene_dir: Path | str, frontend: str) -> Path:
     if not _FRONTEND.fullmatch(frontend) or frontend in _ENGINE_OWN:
         raise ValueError(f"{frontend!r} is not a frontend's file name")
     return Path(scene_dir) / STATE_DIR / f"{frontend}.json"
+
+
+def _same_file(fd: int, path: Path) -> bool:
+    try:
+        return os.path.samestat(os.fstat(fd), os.stat(path))
+    except OSError:
+        return False
 
 
 def read_frontend_file(scene_dir: Path | str, frontend: str) -> dict[str, Any] | None:
@@ -271,6 +278,8 @@ class SceneStore:
         if self._lock_fd is not None:
             raise SceneBusy(scene)
         path = self.root / STATE_DIR / "run.lock"
+        if not self.root.is_dir():  # moved away (a server's /scene open): never make it again
+            raise SceneNotFound(self.root)
         self._mkdirs(STATE_DIR)
         fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
         try:
@@ -278,6 +287,9 @@ class SceneStore:
         except BlockingIOError:
             os.close(fd)
             raise SceneBusy(scene) from None
+        if not _same_file(fd, path):  # the folder moved between our open and our flock
+            os.close(fd)
+            raise SceneNotFound(self.root)
         self._lock_fd = fd
         # Who holds it, for `status` in another process (it must not probe the flock: a probe
         # would make a real run's start fail as busy). Cleared again by unlock. A moment's hold

@@ -59,11 +59,12 @@ class Room:
         self.bot: CircusBot | None = None
         self._stack = contextlib.AsyncExitStack()
 
-    async def start_bot(self) -> CircusBot:
+    async def start_bot(self, *, every_server: bool = False) -> CircusBot:
+        """Start the bot; its commands go to the first guild (DISCORD_GUILD_ID, as a test
+        server does), or globally to every server with `every_server`."""
         config = Config.from_env(os.environ)  # as `circus bot` reads it, once at start
-        self.bot = CircusBot(
-            self.scenes_dir, guild_id=self.fake.guild_id, models=self.models, config=config
-        )
+        guild = None if every_server else self.fake.guild_id
+        self.bot = CircusBot(self.scenes_dir, guild_id=guild, models=self.models, config=config)
         await self._stack.enter_async_context(self.fake.connected(self.bot))
         return self.bot
 

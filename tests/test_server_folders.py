@@ -509,3 +509,49 @@ def test_circus_sort_scenes_stopped_by_a_name_taken_still_says_what_it_moved(cli
         f"moved server {G0}'s spend ledger (1 day file(s))",
     ]
     assert markers(cli_scenes, G0, DAY) == ["s"]
+
+
+# ----------------------------------------------------------------------------- from review
+def test_a_loose_scene_kept_in_a_vault_behind_a_relative_link_still_opens_after_its_claim(
+    tmp_path,
+):
+    scenes = tmp_path / "scenes"
+    scenes.mkdir()
+    scene_at(tmp_path / "vault" / "夜")
+    os.symlink("../vault/夜", scenes / "夜")  # a writer keeps the scene in their vault
+    assert loose_scenes(scenes) == ["夜"]
+    dest = claim(scenes, G0, "夜")
+    assert dest.is_symlink() and dest.resolve() == (tmp_path / "vault" / "夜").resolve()
+    assert "夜" in own_scenes(scenes, G0) and not (scenes / "夜").exists()
+    assert is_scene_dir(dest)
+
+
+def is_scene_dir(path: Path) -> bool:
+    from engine import is_scene
+
+    return is_scene(path)
+
+
+async def test_a_terminal_run_that_loses_the_race_to_a_claim_leaves_no_stray_folder(
+    tmp_path, models
+):
+    """`circus run scenes/夜` has read the scene when a server's /scene open moves it; the
+    run's lock then finds it gone and says so, and makes nothing at the old path."""
+    import asyncio
+
+    from engine import Rehearsal
+
+    scenes = tmp_path / "scenes"
+    scene_at(scenes / "夜")
+    terminal = Rehearsal(scenes / "夜", models=models)
+    real = terminal.spend.refuse_if_spent
+
+    async def check_then_lose_the_race(state):  # the last step before the run's lock
+        await asyncio.to_thread(claim, scenes, G0, "夜")
+        return await real(state)
+
+    terminal.spend.refuse_if_spent = check_then_lose_the_race
+    with pytest.raises(SceneNotFound):
+        await terminal.run(2)
+    assert not (scenes / "夜").exists()
+    assert is_scene_dir(scenes / str(G0) / "夜")
