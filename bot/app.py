@@ -294,6 +294,12 @@ async def serve(config: Config, guild_id: int | None) -> None:
     """Run the bot until Discord ends the session or SIGTERM/SIGINT asks for a clean stop."""
     plan = shard_plan(config.shards, config.shard_count)
     log.info("connecting shards: %s", plan.label)
+    if config.shards is None and config.shard_count is not None:
+        log.warning(
+            "a shard count without --shards: this process connects all %s shards; if other "
+            "processes serve this bot too, give each its own --shards",
+            config.shard_count,
+        )
     bot = CircusBot(config.scenes_dir, guild_id=guild_id, config=config, shards=plan)
     loop = asyncio.get_running_loop()
     stop = asyncio.Event()
