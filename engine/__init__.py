@@ -91,7 +91,7 @@ from engine.scene import is_scene, list_scenes
 from engine.scene_commands import ReplayResult, Status
 from engine.settings import MAX_FILE_BYTES
 from engine.stage_commands import CONSOLE
-from engine.store import read_frontend_file, write_frontend_file
+from engine.state_files import read_frontend_file, write_frontend_file
 from engine.takeread import parent_take, secrets_lines, tree_lines_of
 from engine.takes import TakeInfo
 from engine.templates import (

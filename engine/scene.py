@@ -20,7 +20,8 @@ from engine.notes import Whispers, parse_notes
 from engine.settings import MAX_FILE_BYTES, context_settings
 from engine.soul import Soul, parse_soul
 from engine.stage import Item, StageBlock, configured, merge, on_stage, parse_blocks
-from engine.store import SceneStore, Signature, read_state_json
+from engine.state_files import read_state_json
+from engine.store import SceneStore, Signature
 from engine.turns import Turn, parse_backstage, parse_transcript
 
 CONTEXT = "context.md"

@@ -1,11 +1,12 @@
-"""The only module that touches a scene folder on disk.
+"""The module that touches a scene folder on disk (with its two helpers: engine/state_files.py
+for the small JSON files under .circus/, engine/relocate.py for moving a whole folder).
 
 Whole-file writes are atomic (temp file + rename). A turn's appends to transcript.md, the
 actor's backstage log and the usage log go through a redo journal (.circus/pending.json,
 written atomically first): after a crash at any moment, `recover` truncates each file to where
 the turn began and re-applies it, so a turn lands whole or not at all. A replay's rewrite of
 several logs goes through the same journal. A frontend's own small file in a scene (the bot's
-thread binding, .circus/discord.json) is written here too, never by the frontend itself.
+thread binding, .circus/discord.json) is written by the engine too, never by the frontend.
 
 Reading is defensive because the folder is also a writer's workspace (Obsidian, Syncthing, an
 old editor): text is UTF-8 (a BOM is dropped; anything else is refused naming the file), and
@@ -20,7 +21,6 @@ import contextlib
 import fcntl
 import json
 import os
-import re
 import shutil
 import socket
 import stat
@@ -60,7 +60,7 @@ def decode(data: bytes, path: object, rel: str | None = None) -> str:
         raise BadSceneFile(path, "error.file.not_utf8", rel=rel) from None
 
 
-def _unreadable(path: Path, rel: str | None, exc: OSError) -> BadSceneFile:
+def unreadable(path: Path, rel: str | None, exc: OSError) -> BadSceneFile:
     if isinstance(exc, IsADirectoryError):
         return BadSceneFile(path, "error.file.is_folder", rel=rel)
     if isinstance(exc, FileExistsError):
@@ -71,78 +71,11 @@ def _unreadable(path: Path, rel: str | None, exc: OSError) -> BadSceneFile:
     return BadSceneFile(path, "error.file.unreadable", rel=rel, why=why)
 
 
-# A frontend keeps its own small state inside a scene (the bot: which thread plays it) in one
-# JSON file under .circus/, named after the frontend; never one of the engine's own files.
-_FRONTEND = re.compile(r"[a-z][a-z0-9-]{0,31}")
-_ENGINE_OWN = frozenset(
-    {"pending", "players", "usage", "posts", "run", "spend", "calls", "carried", "takes"}
-)  # carried, takes: engine/next_scene.py, engine/taketree.py
-_STATE_LIMIT = 256 * 1024  # a few ids and names; more is not a file Circus wrote
-
-
-def _frontend_path(scene_dir: Path | str, frontend: str) -> Path:
-    if not _FRONTEND.fullmatch(frontend) or frontend in _ENGINE_OWN:
-        raise ValueError(f"{frontend!r} is not a frontend's file name")
-    return Path(scene_dir) / STATE_DIR / f"{frontend}.json"
-
-
 def _same_file(fd: int, path: Path) -> bool:
     try:
         return os.path.samestat(os.fstat(fd), os.stat(path))
     except OSError:
         return False
-
-
-def read_frontend_file(scene_dir: Path | str, frontend: str) -> dict[str, Any] | None:
-    """What `frontend` stored in this scene, or None if it stored nothing. A file that is there
-    but unreadable (torn by hand, not an object) is a BadSceneFile, never "nothing": for the
-    bot, "nothing" means the scene is free for anyone to take over."""
-    path = _frontend_path(scene_dir, frontend)
-    return read_state_json(path, f"{STATE_DIR}/{path.name}", _read_small(path))
-
-
-def _read_small(path: Path) -> str | None:
-    """A small state file's text (None if it does not exist), refused the way `read` is."""
-    rel = f"{STATE_DIR}/{path.name}"
-    try:
-        mode = os.stat(path).st_mode
-        if stat.S_ISDIR(mode):
-            raise IsADirectoryError(path)
-        if not stat.S_ISREG(mode):  # a FIFO would hang the read
-            raise BadSceneFile(path, "error.file.not_regular", rel=rel)
-        with open(path, "rb") as f:
-            data = f.read(_STATE_LIMIT + 1)
-    except (FileNotFoundError, NotADirectoryError):
-        return None
-    except OSError as exc:
-        raise _unreadable(path, rel, exc) from None
-    if len(data) > _STATE_LIMIT:
-        raise BadSceneFile(path, "error.file.too_big", rel=rel, kb=_STATE_LIMIT // 1024)
-    return decode(data, path, rel)
-
-
-def read_state_json(path: Path, rel: str, text: str | None) -> dict[str, Any] | None:
-    """One of the small JSON objects Circus keeps under .circus/ (players.json, a frontend's
-    file): None when the file is absent; anything but a JSON object is refused naming it."""
-    if text is None:
-        return None
-    try:
-        data = json.loads(text)
-    except ValueError:
-        data = None
-    if not isinstance(data, dict):
-        raise BadSceneFile(path, "error.file.state_unreadable", rel=rel)
-    return data
-
-
-def write_frontend_file(scene_dir: Path | str, frontend: str, data: Mapping[str, Any]) -> None:
-    """Store `frontend`'s state in this scene atomically (temp file + rename): a crash never
-    leaves half of it. Small and synchronous: it is a few ids."""
-    path = _frontend_path(scene_dir, frontend)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_text(json.dumps(dict(data), indent=2) + "\n", encoding="utf-8")
-    os.replace(tmp, path)
 
 
 def parse_jsonl(text: str) -> list[dict[str, Any]]:
@@ -184,7 +117,7 @@ class SceneStore:
         except (FileNotFoundError, NotADirectoryError):
             return None
         except OSError as exc:
-            raise _unreadable(path, rel, exc) from None
+            raise unreadable(path, rel, exc) from None
         if limit is not None and len(data) > limit:
             raise BadSceneFile(path, "error.file.too_big", rel=rel, kb=limit // 1024)
         return decode(data, path, rel)
@@ -195,7 +128,7 @@ class SceneStore:
         try:
             path.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
-            raise _unreadable(path, str(rel_dir), exc) from None
+            raise unreadable(path, str(rel_dir), exc) from None
 
     async def write_atomic(self, rel: str, text: str) -> None:
         target = self.root / rel
@@ -232,7 +165,7 @@ class SceneStore:
             path = self.root / rel
             self._mkdirs(Path(rel).parent)
             if path.is_dir():
-                raise _unreadable(path, rel, IsADirectoryError())
+                raise unreadable(path, rel, IsADirectoryError())
             size = 0 if rewrite or not path.exists() else path.stat().st_size
             entries.append({"path": rel, "offset": size, "text": text})
         journal = self.root / JOURNAL
@@ -425,12 +358,12 @@ class SceneStore:
         never over something that exists."""
         src, dst = self.root / src_rel, self.root / dst_rel
         if dst.exists() or dst.is_symlink():
-            raise _unreadable(dst, dst_rel, FileExistsError())
+            raise unreadable(dst, dst_rel, FileExistsError())
         self._mkdirs(Path(dst_rel).parent)
         try:
             os.rename(src, dst)
         except OSError as exc:
-            raise _unreadable(src, src_rel, exc) from None
+            raise unreadable(src, src_rel, exc) from None
 
     def remove(self, rel: str) -> None:
         """Delete a file or folder inside the scene: first renamed aside (hidden) in one step,
@@ -443,7 +376,7 @@ class SceneStore:
         try:
             os.rename(path, aside)
         except OSError as exc:
-            raise _unreadable(path, rel, exc) from None
+            raise unreadable(path, rel, exc) from None
         if aside.is_dir() and not aside.is_symlink():
             shutil.rmtree(aside, ignore_errors=True)
         else:
@@ -478,7 +411,7 @@ class SceneStore:
         except OSError as exc:
             shutil.rmtree(tmp, ignore_errors=True)
             where = Path(exc.filename or self.root)
-            raise _unreadable(where, _inside(where, self.root), exc) from None
+            raise unreadable(where, _inside(where, self.root), exc) from None
         for name, text in extra.items():
             with open(tmp / name, "w", encoding="utf-8", newline="") as f:
                 f.write(text)
@@ -551,4 +484,4 @@ def create_folder(root: Path, files: Mapping[str, str]) -> None:
         os.rename(tmp, root)  # refused if root now exists (a non-empty folder) or is a file
     except OSError as exc:
         shutil.rmtree(tmp, ignore_errors=True)
-        raise _unreadable(Path(exc.filename or root), root.name, exc) from None
+        raise unreadable(Path(exc.filename or root), root.name, exc) from None
