@@ -23,7 +23,7 @@ import discord
 from bot.backstage import Backstage
 from bot.binding import Binding, write_binding
 from bot.blocks import block_message, mention_of, say_text
-from bot.delivery import Mark, landed, mark_of, read_mark, unposted, write_mark
+from bot.delivery import POSTED, Mark, landed, mark_of, read_mark, unposted, write_mark
 from bot.errors import BotProblem
 from bot.i18n import lang_of, t
 from bot.personas import Personas, Post
@@ -285,7 +285,16 @@ class Stage:
         self._write_mark(mark_of(await self.rehearsal.record()))
 
     async def catch_up(self) -> int:
-        """Post the turns a killed bot left unposted, once each (bot.delivery); how many."""
+        """Post the turns a killed bot left unposted, once each (bot.delivery); how many. Held
+        until they landed: a second process on the same shards (by mistake) waits, then finds
+        the mark moved and posts nothing."""
+        async with self.rehearsal.frontend_lock(POSTED):
+            posts: list[Post] = []
+            count = await self._catch_up(posts)
+            await asyncio.gather(*(p.done for p in posts), return_exceptions=True)
+        return count
+
+    async def _catch_up(self, posts: list[Post]) -> int:
         turns = await self.rehearsal.record()
         mark = read_mark(self.rehearsal.root)
         if mark is None:  # bound before marks were kept: nothing to go on, so nothing posted
@@ -313,6 +322,7 @@ class Stage:
                     chunk,
                 )
                 self._watch(post, turn.number)
+                posts.append(post)
             if messages:
                 self._mark_when_posted(post, turn.number)
             elif i == 0:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+from contextlib import AbstractAsyncContextManager
 from pathlib import Path
 
 from engine.cast_commands import Cast
@@ -80,6 +81,11 @@ class Rehearsal:
     async def view(self) -> SceneView:
         """The scene as a frontend may read it: a frozen snapshot (engine.view)."""
         return view_of(await self.files.load(), self.config)
+
+    def frontend_lock(self, frontend: str) -> AbstractAsyncContextManager[None]:
+        """Hold while a frontend reads, acts on and rewrites its own state in this scene, so two
+        processes serving it (by mistake) take turns (the bot's catch-up of unposted turns)."""
+        return self.scene.store.file_lock(frontend)
 
     async def record(self) -> tuple[Turn, ...]:
         """The working take's turns as the public record has them (what a thread shows)."""

@@ -3,6 +3,7 @@ the thread is missing when it comes back: each once, in order, and nothing it ha
 
 from __future__ import annotations
 
+import asyncio
 import json
 
 import pytest
@@ -69,6 +70,21 @@ async def test_the_turns_a_killed_bot_never_posted_are_posted_once_when_it_is_ba
         await r.stop_bot()
         await r.start_bot()  # and a clean restart posts nothing
         await r.drain()
+        assert r.lines(thread) == everything
+
+
+async def test_two_catch_ups_at_once_post_the_missing_turns_once(tmp_path):
+    """What two processes on one shard (by mistake) do at start: the second waits for the
+    first, then finds the mark moved and posts nothing."""
+    async with room(tmp_path) as r:
+        thread, everything, scene = await played(r, 5)
+        await r.start_bot()
+        lose_posts_after(r, thread, 2)
+        mark_file(scene).write_text(json.dumps(mark_of(turns_of(scene)[:2]).__dict__), "utf-8")
+        stage = r.stage("審訊室")
+        posted = await asyncio.gather(stage.catch_up(), stage.catch_up())
+        await r.drain()
+        assert sorted(posted) == [0, 3]
         assert r.lines(thread) == everything
 
 
