@@ -38,7 +38,7 @@ from bot.render import (
 )
 from bot.reports import report_message
 from bot.serial import Serial
-from bot.server_folders import scene_key
+from bot.server_folders import account_of, scene_key
 from bot.votes import Votes
 from engine import (
     CircusError,
@@ -80,7 +80,7 @@ class Stage:
         models: Models | None = None,
         config: Config | None = None,
     ) -> None:
-        account = f"discord-{binding.guild_id}"
+        account = account_of(binding.guild_id)
         self.rehearsal = Rehearsal(root, models=models, config=config, account=account)
         watch(self.rehearsal.events, config or self.rehearsal.config)  # scale: /metrics
         self.name = self.rehearsal.name
@@ -180,15 +180,9 @@ class Stage:
         # NoteAdded and any other private event: nothing leaves the bot.
 
     def _post_turn(self, event: TurnCompleted) -> None:
-        text = render_turn_message(event.action, event.dialogue, event.cue, self.lang)
-        avatar = self.avatars.get(event.actor)
-        for chunk in split_message(text):
-            post = self.personas.post(
-                self.binding.channel_id, self.binding.thread_id, event.actor, avatar, chunk
-            )
-            self._watch(post, event.turn)
+        turn = Turn(event.turn, event.actor, event.action, event.dialogue, event.cue)
+        for post in self._post_lines(turn, self._messages_of(turn)):
             self.votes.remember(post, event.take, event.turn)
-        self._mark_when_posted(post, event.turn)
         if event.played and not event.thought:  # a person's line may carry no thought
             return
         marks = turn_marks(event.repaired, event.fallback, event.cut, self.lang)
@@ -311,28 +305,32 @@ class Stage:
             )
             return 0
         skip = landed(first, tail)  # what reached Discord just before the kill
+        if skip == len(first):  # all of the first one did, unmarked
+            self._write_mark(Mark(pending[0].number))
         for i, turn in enumerate(pending):
-            messages = self._messages_of(turn)[skip if i == 0 else 0 :]
-            for persona, chunk in messages:
-                post = self.personas.post(
-                    self.binding.channel_id,
-                    self.binding.thread_id,
-                    persona,
-                    self.avatars.get(turn.actor),
-                    chunk,
-                )
-                self._watch(post, turn.number)
-                posts.append(post)
-            if messages:
-                self._mark_when_posted(post, turn.number)
-            elif i == 0:
-                self._write_mark(Mark(turn.number))  # it was all there already
+            posts += self._post_lines(turn, self._messages_of(turn)[skip if i == 0 else 0 :])
         log.info(
             "scene %s: posting what a stopped bot had not (%d turn(s))", self.name, len(pending)
         )
         return len(pending) - (skip == len(first))
 
+    def _post_lines(self, turn: Turn, messages: list[tuple[str, str]]) -> list[Post]:
+        """Queue a turn's messages for its thread; the mark moves when the last one landed."""
+        avatar = self.avatars.get(turn.actor)
+        posts = [
+            self.personas.post(
+                self.binding.channel_id, self.binding.thread_id, persona, avatar, chunk
+            )
+            for persona, chunk in messages
+        ]
+        for post in posts:
+            self._watch(post, turn.number)
+        if posts:
+            self._mark_when_posted(posts[-1], turn.number)
+        return posts
+
     def _messages_of(self, turn: Turn) -> list[tuple[str, str]]:
+        """A turn as the thread shows it: (persona, text) per message."""
         text = render_turn_message(turn.action, turn.dialogue, turn.cue, self.lang)
         persona = sanitise_webhook_name(turn.actor)
         return [(persona, chunk) for chunk in split_message(text)]
