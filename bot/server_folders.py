@@ -16,7 +16,14 @@ from pathlib import Path
 
 from bot.binding import ID_DIGITS, Binding, binding_or_none, read_binding, scan_bindings
 from bot.shards import ShardPlan
-from engine import BadSceneFile, list_scenes, move_ledger, move_scene, whole_number
+from engine import (
+    BadSceneFile,
+    ledger_accounts,
+    list_scenes,
+    move_ledger,
+    move_scene,
+    whole_number,
+)
 
 log = logging.getLogger("circus.bot")
 
@@ -27,6 +34,14 @@ def server_folder(scenes_dir: Path, guild_id: int) -> Path:
 
 def scene_folder(scenes_dir: Path, guild_id: int, name: str) -> Path:
     return server_folder(scenes_dir, guild_id) / name
+
+
+ACCOUNT_PREFIX = "discord-"  # a server's spend account in the engine's ledger
+
+
+def account_of(guild_id: int) -> str:
+    """The spend account a server's scenes count against (its daily budget)."""
+    return f"{ACCOUNT_PREFIX}{guild_id}"
 
 
 def scene_key(guild_id: int, name: str) -> str:
@@ -136,11 +151,10 @@ def sort_scenes(
         if on_moved is not None:
             on_moved(name, dest)
     ledgers = []
-    spend = Path(scenes_dir) / ".circus" / "spend"
-    for account in sorted(spend.iterdir()) if spend.is_dir() else []:
-        server = whole_number(account.name.removeprefix("discord-"), ID_DIGITS)
-        if account.name.startswith("discord-") and server is not None:
-            days = move_ledger(scenes_dir, server_folder(scenes_dir, server), account.name)
+    for account in ledger_accounts(scenes_dir):
+        server = whole_number(account.removeprefix(ACCOUNT_PREFIX), ID_DIGITS)
+        if account.startswith(ACCOUNT_PREFIX) and server is not None:
+            days = move_ledger(scenes_dir, server_folder(scenes_dir, server), account)
             if days:  # a folder kept by a stray file of the operator's has nothing to move
                 ledgers.append((server, days))
     return moved, ledgers

@@ -74,6 +74,7 @@ from engine.events import (
     WaitingForPlayer,
 )
 from engine.harvest import harvest_of
+from engine.ledger import ledger_accounts
 from engine.llm import EMBEDDED_MODEL, LiteLLMModels, Models, litellm_module
 from engine.metrics import discord_trace, metered, track_queue, watch
 from engine.names import MAX_CAST, check_name, is_everyone, split_cast
@@ -165,6 +166,7 @@ __all__ = [
     "is_template",
     "is_zh",
     "lang_of",
+    "ledger_accounts",
     "list_scenes",
     "list_templates",
     "litellm_module",

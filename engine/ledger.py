@@ -31,6 +31,12 @@ def check_account(account: str) -> str:
     return account
 
 
+def ledger_accounts(scenes_dir: Path | str) -> list[str]:
+    """The accounts with a spend ledger in this scenes folder, sorted."""
+    folder = Path(scenes_dir) / SPEND_DIR
+    return sorted(p.name for p in folder.iterdir() if p.is_dir()) if folder.is_dir() else []
+
+
 class Ledger:
     """Append and read one account's spend rows, a file per UTC day."""
 
