@@ -112,8 +112,11 @@ class CircusBot(discord.AutoShardedClient):
         for view in PERSISTENT_VIEWS:
             self.add_view(view(self))
         self.add_dynamic_items(PanelButton, PanelSelect)  # panels work across restarts
-        _count, _url, limits = await self.http.get_bot_gateway()
-        self.pacer.max_concurrency = max(1, int(limits.get("max_concurrency") or 1))
+        try:
+            _count, _url, limits = await self.http.get_bot_gateway()
+            self.pacer.max_concurrency = max(1, int(limits.get("max_concurrency") or 1))
+        except (discord.GatewayNotFound, discord.HTTPException, TypeError, ValueError):
+            log.warning("no session start limit from Discord: shards identify one at a time")
         await self.reattach()
         if not self.sync_commands:
             return
