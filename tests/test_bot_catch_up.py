@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from bot.delivery import POSTED, Mark, landed, mark_of, unposted
+from bot.delivery import POSTED, Mark, landed, unposted, write_mark
 from engine import Turn
 from engine.turns import parse_transcript
 from tests.botkit import finished, room
@@ -25,6 +25,11 @@ def turns_of(scene) -> list:
 
 def mark_file(scene):
     return scene / ".circus" / f"{POSTED}.json"
+
+
+def rewind_mark(scene, turn: int) -> None:
+    """The mark as a bot killed after turn `turn`'s posts left it."""
+    write_mark(scene, Mark(turn))
 
 
 def lose_posts_after(r, thread: int, keep: int) -> None:
@@ -61,7 +66,7 @@ async def test_the_turns_a_killed_bot_never_posted_are_posted_once_when_it_is_ba
         await r.stop_bot()
 
         lose_posts_after(r, thread, 2)
-        mark_file(scene).write_text(json.dumps(mark_of(turns[:2]).__dict__), "utf-8")
+        rewind_mark(scene, 2)
         await r.start_bot()
         await r.drain()
         assert r.lines(thread) == everything  # 3…6 posted, in order, 1 and 2 not again
@@ -80,7 +85,7 @@ async def test_two_catch_ups_at_once_post_the_missing_turns_once(tmp_path):
         thread, everything, scene = await played(r, 5)
         await r.start_bot()
         lose_posts_after(r, thread, 2)
-        mark_file(scene).write_text(json.dumps(mark_of(turns_of(scene)[:2]).__dict__), "utf-8")
+        rewind_mark(scene, 2)
         stage = r.stage("審訊室")
         posted = await asyncio.gather(stage.catch_up(), stage.catch_up())
         await r.drain()
@@ -93,8 +98,7 @@ async def test_a_turn_that_landed_just_before_the_kill_is_not_posted_twice(tmp_p
         thread, everything, scene = await played(r, 5)
 
         lose_posts_after(r, thread, 3)  # turn 3 reached Discord…
-        marked = mark_of(turns_of(scene)[:2])  # …but the bot died before marking it
-        mark_file(scene).write_text(json.dumps(marked.__dict__), "utf-8")
+        rewind_mark(scene, 2)  # …but the bot died before marking it
         await r.start_bot()
         await r.drain()
         assert r.lines(thread) == everything
@@ -141,12 +145,8 @@ async def test_after_a_replay_a_clean_restart_posts_nothing_again(tmp_path):
 
 async def test_a_writer_fixing_the_last_turn_in_obsidian_posts_nothing_again(tmp_path):
     async with room(tmp_path) as r:
-        thread = await r.new_scene("審訊室")
-        await r.ask("run", {"turns": 4}, channel=thread)
-        await finished(r, thread)
-        before = r.lines(thread)
-        await r.stop_bot()
-        transcript = r.home / "審訊室" / "transcript.md"
+        thread, before, scene = await played(r, 4)
+        transcript = scene / "transcript.md"
         last = parse_transcript(transcript.read_text("utf-8"))[-1]
         text = transcript.read_text("utf-8")
         word = (last.dialogue or last.action).split()[0][:2]
@@ -160,13 +160,8 @@ async def test_a_writer_fixing_the_last_turn_in_obsidian_posts_nothing_again(tmp
 
 async def test_a_thread_deleted_while_the_bot_was_down_is_not_written_to_or_dmed_about(tmp_path):
     async with room(tmp_path) as r:
-        thread = await r.new_scene("審訊室")
-        await r.ask("run", {"turns": 3}, channel=thread)
-        await finished(r, thread)
-        await r.stop_bot()
-        scene = r.home / "審訊室"
-        turns = parse_transcript((scene / "transcript.md").read_text("utf-8"))
-        (scene / ".circus" / f"{POSTED}.json").write_text(json.dumps(mark_of(turns[:1]).__dict__))
+        thread, _, scene = await played(r, 3)
+        rewind_mark(scene, 1)
         r.fake.threads.pop(thread)  # a moderator deleted the thread while the bot was down
         r.fake.messages.pop(thread, None)
         dms_before = len(r.dms("alice"))
