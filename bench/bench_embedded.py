@@ -109,7 +109,7 @@ def _replay_child(template: str, turns: int) -> None:
         calls = _replay_prompts(template, turns, Path(tmp))
     embedded.warm_up()
     llama = embedded.load()
-    llama_cpp = embedded._llama_cpp()
+    llama_cpp = embedded.llama_cpp_module()
     cache = getattr(embedded, "cache_bytes", None)
     for number, (speaker, messages, cast) in enumerate(calls, 1):
         before = int(llama_cpp.llama_perf_context(llama._ctx.ctx).n_p_eval)
@@ -141,7 +141,7 @@ async def _child(template: str, turns: int) -> None:
     llm.litellm_module()
     embedded.warm_up()
     llama = embedded.load()
-    llama_cpp = embedded._llama_cpp()
+    llama_cpp = embedded.llama_cpp_module()
 
     def evaluated() -> int:
         return int(llama_cpp.llama_perf_context(llama._ctx.ctx).n_p_eval)

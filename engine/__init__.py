@@ -74,7 +74,7 @@ from engine.events import (
     WaitingForPlayer,
 )
 from engine.harvest import harvest_of
-from engine.ledger import ledger_accounts
+from engine.ledger import ledger_accounts, move_ledger
 from engine.llm import EMBEDDED_MODEL, LiteLLMModels, Models, litellm_module
 from engine.metrics import discord_trace, metered, track_queue, watch
 from engine.names import MAX_CAST, check_name, is_everyone, split_cast
@@ -86,7 +86,7 @@ from engine.probe import check_model
 from engine.probe_report import probe_json, probe_lines
 from engine.probe_report import verdict as probe_verdict
 from engine.rehearsal import Rehearsal, RunResult
-from engine.relocate import move_ledger, move_scene
+from engine.relocate import move_scene
 from engine.reply import CAPS
 from engine.scene import is_scene, list_scenes
 from engine.scene_commands import ReplayResult, Status

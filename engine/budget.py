@@ -18,6 +18,7 @@ from typing import Any
 
 from engine import llm
 from engine.catalog import Phrase
+from engine.clock import utcnow
 from engine.config import Config, default_config
 from engine.errors import BudgetExceeded, CircusError
 from engine.ledger import Ledger
@@ -140,10 +141,6 @@ def check(current: Iterable[Budget], cost: Spend | None = None) -> BudgetExceede
         elif b.spent + cost.of(b.unit) > b.limit:
             return BudgetExceeded(b.scope, b.unit, b.limit, b.spent, cost.of(b.unit), b.setting)
     return None
-
-
-def utcnow() -> datetime:
-    return datetime.now(UTC)
 
 
 # ----------------------------------------------------------------------------- the gate

@@ -117,7 +117,7 @@ def ensure_available() -> None:
     if not available():
         missing = [m for m in ("llama_cpp", MODEL_PACKAGE) if not _find_safely(m)]
         raise EmbeddedModelUnavailable(f"missing {', '.join(missing) or 'packages'}")
-    _llama_cpp()
+    llama_cpp_module()
     model_path()
 
 
@@ -158,7 +158,7 @@ _load_seconds: float | None = None
 _states = prefix_cache.RoleStates()  # used under _run_lock
 
 
-def _llama_cpp() -> Any:
+def llama_cpp_module() -> Any:
     # llama.cpp's threads meet at OpenMP barriers hundreds of times per token. libgomp's
     # default long spin there collapses (5-10x slower, measured on 2 cores) as soon as another
     # process wants the same cores; sleeping at once (PASSIVE) costs ~45% when idle. A short
@@ -181,7 +181,7 @@ def load(threads: int | None = None) -> Any:
         return _llama
     with _load_lock:
         if _llama is None:
-            llama_cpp = _llama_cpp()
+            llama_cpp = llama_cpp_module()
             path = model_path()
             threads = threads or default_config().embedded_threads
             started = time.perf_counter()
@@ -269,7 +269,7 @@ def _grammar(kind: str, cast: tuple[str, ...], speaker: str, wide: bool) -> Any:
     text = grammar_text(kind, cast, speaker, wide)
     if text is None:
         return None
-    return _llama_cpp().LlamaGrammar.from_string(text, verbose=False)
+    return llama_cpp_module().LlamaGrammar.from_string(text, verbose=False)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -366,7 +366,7 @@ def generate(
     with _run_lock:
         _stop = stop or _NEVER
         chat, wanted = fit_prompt(llama, chat, wanted, DEFAULT_MAX_TOKENS[kind])
-        _states.resume(llama, _llama_cpp(), role)
+        _states.resume(llama, llama_cpp_module(), role)
         try:
             response = llama.create_chat_completion(
                 messages=chat,
@@ -384,7 +384,7 @@ def generate(
         prompt_tokens = int((response.get("usage") or {}).get("prompt_tokens") or 0)
         # per call: an operator may change it
         _states.cache.capacity_bytes = cache_capacity() if cache_bytes is None else cache_bytes
-        _states.keep(llama, _llama_cpp(), role, prompt_tokens)
+        _states.keep(llama, llama_cpp_module(), role, prompt_tokens)
     choice = response["choices"][0]
     text = choice["message"].get("content") or ""
     if kind == "actor":

@@ -20,7 +20,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from xml.sax.saxutils import escape
 
-from engine.casting import match_cue
+from engine.cue import match_cue
 from engine.catalog import CATALOGS, lang_of, say
 from engine.stage import ENTER, EVENT, EXIT, StageBlock
 from engine.textstats import cjk_chars, count_words

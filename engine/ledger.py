@@ -3,6 +3,7 @@
 `<scenes_dir>/.circus/spend/<account>/<YYYY-MM-DD>.jsonl`, one file per UTC day, append-only:
 each row is written whole under an exclusive flock (after mending a line a crash left torn), so
 processes sharing the folder never interleave rows, and a restart finds the day's spend intact.
+Moving a ledger (move_ledger) links day files whole or appends them whole under the same flock.
 Reads take a shared lock and are incremental: only bytes appended since the last read are parsed.
 A row is read as data (engine.spendlog.read_rows): one whose spend is not finite numbers ≥ 0 —
 a hand edit, a bad reply recorded by an older version — is skipped with a warning, never a refund.
@@ -10,6 +11,7 @@ a hand edit, a bad reply recorded by an older version — is skipped with a warn
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import json
 import os
@@ -92,3 +94,46 @@ class Ledger:
         rows = rows + read_rows(text, path, first_line=lines + 1)
         self._seen[path] = (offset + end, lines + text.count("\n"), rows)
         return list(rows)
+
+
+def move_ledger(src_dir: Path | str, dest_dir: Path | str, account: str) -> int:
+    """Move `account`'s spend ledger from the scenes folder `src_dir` to `dest_dir` (e.g. a
+    server's own folder). Returns how many day files moved. Safe to repeat."""
+    src = Path(src_dir) / SPEND_DIR / check_account(account)
+    dest = Path(dest_dir) / SPEND_DIR / account
+    if not src.is_dir():
+        return 0
+    dest.mkdir(parents=True, exist_ok=True)
+    moved = 0
+    for day in sorted(src.glob("*.jsonl")):
+        target = dest / day.name
+        try:
+            os.link(day, target)  # only if no day file is there: never replaces one
+        except FileExistsError:
+            _append_whole(day, target)
+        day.unlink()
+        moved += 1
+    with contextlib.suppress(OSError):
+        src.rmdir()  # only when nothing else is left in it
+    return moved
+
+
+def _append_whole(day: Path, target: Path) -> None:
+    """Append `day`'s rows to `target` under target's exclusive flock, as Ledger.add does."""
+    rows = day.read_bytes()
+    if rows and not rows.endswith(b"\n"):
+        rows += b"\n"  # a torn last line stays one line, which the reader skips
+    fd = os.open(target, os.O_WRONLY | os.O_APPEND)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        if os.fstat(fd).st_size and _last_byte(target) != b"\n":
+            os.write(fd, b"\n")
+        os.write(fd, rows)
+    finally:
+        os.close(fd)
+
+
+def _last_byte(path: Path) -> bytes:
+    with open(path, "rb") as f:
+        f.seek(-1, os.SEEK_END)
+        return f.read(1)

@@ -20,6 +20,11 @@ LOCAL_PROVIDERS: dict[str, str] = {
     "scripted": "engine.scripted:handler",
     "circus-local": "engine.embedded:handler",
 }
+# Their tokenizers, by provider, the same way: "module:function" returning an object whose
+# ``tokenize(bytes, add_bos, special)`` counts as the model does, or None when not installed.
+LOCAL_TOKENIZERS: dict[str, str] = {
+    "circus-local": "engine.embedded_vocab:vocab",
+}
 
 
 _OFFLINE_ENV = {
@@ -52,6 +57,16 @@ def litellm_module() -> Any:
             _register_custom_providers(litellm)
             _litellm = litellm
     return _litellm
+
+
+def local_tokenizer(provider: str) -> Any:
+    """The tokenizer of the in-process `provider` (imported on first use), or None if it has
+    none or it is not installed here."""
+    target = LOCAL_TOKENIZERS.get(provider)
+    if target is None:
+        return None
+    module_name, func = target.split(":")
+    return getattr(importlib.import_module(module_name), func)()
 
 
 def _register_custom_providers(litellm: Any) -> None:

@@ -15,7 +15,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from engine.casting import match_cue
+from engine.cue import match_cue
 from engine.names import is_everyone
 from engine.reply_json import read_json
 from engine.reply_private import is_private_tag, remove_markers, split_private

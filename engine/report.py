@@ -15,7 +15,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from difflib import SequenceMatcher
 
-from engine.casting import match_cue
+from engine.cue import match_cue
 from engine.catalog import CATALOGS, lang_of, say
 from engine.picks import Pick
 from engine.takemeta import STAGE_MANAGER, Row

@@ -17,7 +17,8 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass
 
 from engine.budget import SpendGuard
-from engine.casting import longest_silent, match_cue, next_on_stage
+from engine.casting import longest_silent, next_on_stage
+from engine.cue import match_cue
 from engine.catalog import say
 from engine.config import DEFAULT_TURNS, MAX_TURNS, Config
 from engine.errors import BadRequest, BudgetExceeded, CircusError, NobodyOnStage, SceneBusy

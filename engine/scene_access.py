@@ -12,8 +12,9 @@ import asyncio
 import json
 from pathlib import Path
 
-from engine.budget import utcnow
-from engine.casting import ANY, cue_candidates
+from engine.clock import utcnow
+from engine.cue import cue_candidates
+from engine.turns import ANY
 from engine.errors import AmbiguousActor, UnknownActor
 from engine.events import EventHub, TurnCompleted
 from engine.names import Actor

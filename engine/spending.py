@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from engine import budget, spendlog
+from engine.clock import utcnow
 from engine.budget import Budget, Limit, Spend, SpendGuard
 from engine.config import Config
 from engine.ledger import Ledger
@@ -43,7 +44,7 @@ class Spending:
     async def guard(self) -> SpendGuard:
         """A spend gate for this scene's calls: each is recorded in the scene's calls.jsonl and
         the account's daily ledger as it returns."""
-        calls = await spendlog.CallLog.open(self.scene.store, budget.utcnow())
+        calls = await spendlog.CallLog.open(self.scene.store, utcnow())
         return SpendGuard(
             self.scene.name, self.ledger, price=self.models.price, config=self.config, calls=calls
         )
@@ -61,7 +62,7 @@ class Spending:
     def day_spent(self) -> Spend:
         if self.ledger is None:
             return Spend()
-        now = budget.utcnow()
+        now = utcnow()
         return spendlog.day_spend(self.ledger.rows(spendlog.utc_day(now)), now)
 
     async def budgets(self, state: SceneState | None = None) -> tuple[Budget, ...]:

@@ -15,7 +15,8 @@ import asyncio
 import json
 from typing import Any
 
-from engine.casting import ANY, match_cue
+from engine.cue import match_cue
+from engine.turns import ANY
 from engine.config import Config
 from engine.errors import (
     BadRequest,

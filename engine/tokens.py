@@ -9,7 +9,6 @@ A counter is a pure function of the text; counts are cached per tokenizer and te
 
 from __future__ import annotations
 
-import atexit
 import threading
 from collections.abc import Callable
 from functools import lru_cache
@@ -83,33 +82,11 @@ def _make(family: str, model: str) -> Counter:
     return _cached(hosted) if hosted is not None else conservative
 
 
-_vocab: Any = None
-
-
 def _embedded_vocab() -> Any:
-    """SmolLM2's vocabulary alone (no weights, no context), or None if it is not installed.
+    """The embedded model's own vocabulary (its provider loads it), or None if not installed."""
+    from engine.litellm_boot import local_tokenizer
 
-    Its ``tokenize(text, add_bos, special)`` counts exactly as the running model does.
-    Called under _lock.
-    """
-    global _vocab
-    if _vocab is not None:
-        return _vocab
-    from engine import embedded
-
-    try:
-        embedded.ensure_available()
-        llama_cpp = embedded._llama_cpp()
-        from llama_cpp._internals import LlamaModel
-
-        params = llama_cpp.llama_model_default_params()
-        params.vocab_only = True
-        path = str(embedded.model_path())
-        _vocab = LlamaModel(path_model=path, params=params, verbose=False)
-    except (embedded.EmbeddedModelUnavailable, ValueError):
-        return None
-    atexit.register(_vocab.close)  # while the interpreter is intact (its __del__ is not)
-    return _vocab
+    return local_tokenizer(EMBEDDED_PREFIX.rstrip("/"))
 
 
 def _litellm_counter(model: str) -> Callable[[str], int] | None:

@@ -286,7 +286,7 @@ def test_each_actor_resumes_its_own_saved_prompt_within_the_byte_bound(
     monkeypatch.setenv("CIRCUS_EMBEDDED_CACHE_MB", "64")
     llama = embedded.load()
     embedded.forget_saved_prompts()  # earlier tests' roles would count against the bound below
-    llama_cpp = embedded._llama_cpp()
+    llama_cpp = embedded.llama_cpp_module()
 
     def turn(speaker: str, turns: int) -> tuple[int, int]:
         """(prompt tokens, prompt tokens llama.cpp had to evaluate) of one actor call."""

@@ -300,7 +300,7 @@ async def test_whispers_and_cues_match_latin_names_as_whole_words(blank, models,
     ],
 )
 def test_a_models_cue_matches_latin_names_as_whole_words_only(cue, expected):
-    from engine.casting import match_cue
+    from engine.cue import match_cue
 
     cast = {
         "林小姐": ("Lin", "林"),

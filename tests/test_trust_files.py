@@ -10,7 +10,7 @@ import pytest
 import yaml
 
 from engine import Actor, Rehearsal, frontmatter
-from engine.casting import match_cue
+from engine.cue import match_cue
 from engine.config import Config
 from engine.errors import BadName, BadSceneFile, Refused
 from engine.names import EVERYONE_WORDS, check_name, is_everyone
