@@ -16,13 +16,13 @@ _.initial  # discord.Client.before_identify_hook(shard_id, *, initial) (bot/app.
 _.translate  # app_commands.Translator (bot/i18n.py)
 _.transform  # app_commands.Transformer (bot/options.py)
 _.required  # argparse subparsers (circus/cli.py)
-_.telemetry  # litellm module settings (engine/llm.py)
+_.telemetry  # litellm module settings (engine/door/llm.py)
 _.suppress_debug_info
 _.custom_provider_map
-_.vocab_only  # llama_cpp model params (engine/tokens.py)
-_._requires_eval  # llama_cpp.Llama's own flag (engine/prefix_cache.py)
-_.yaml_implicit_resolvers  # PyYAML's resolver table (engine/frontmatter.py)
-_.budget_usd  # pydantic fields read through model_dump (engine/settings.py)
+_.vocab_only  # llama_cpp model params (engine/door/tokens.py)
+_._requires_eval  # llama_cpp.Llama's own flag (engine/providers/prefix_cache.py)
+_.yaml_implicit_resolvers  # PyYAML's resolver table (engine/folder/frontmatter.py)
+_.budget_usd  # pydantic fields read through model_dump (engine/folder/settings.py)
 _.budget_tokens
 _._warming  # holds the warm-up task so it is not garbage collected (bot/app.py)
 _.prior_story  # a dataclass field named by its modal's table (bot/cast.py)
@@ -30,15 +30,15 @@ _.prior_story  # a dataclass field named by its modal's table (bot/cast.py)
 # --- used by the tests or benches -------------------------------------------------------
 _.reactions_seen  # bot/app.py: tests wait on it
 _.delivered  # bot/backstage.py
-_.next_speaker  # engine/casting.py
-_.forget_saved_prompts  # engine/embedded.py
-_.actor_messages  # engine/prompts.py
+_.next_speaker  # engine/turn/casting.py
+_.forget_saved_prompts  # engine/providers/embedded.py
+_.actor_messages  # engine/turn/prompts.py
 _.stage_manager_messages
-_.scene_usd_left  # engine/scene_commands.py
+_.scene_usd_left  # engine/rehearsal/results.py
 _.scene_tokens_left
 _.daily_usd_left
 _.daily_tokens_left
-_.busy  # engine/worker.py
-_.queue_depth  # engine/metrics.py: a push-style setter the metrics tests drive
+_.busy  # engine/providers/worker.py
+_.queue_depth  # engine/door/metrics.py: a push-style setter the metrics tests drive
 
 # --- dead code in files other helpers of #19 own: emptied at merge ----------------------

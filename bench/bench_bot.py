@@ -44,7 +44,7 @@ def pct(values: list[float], q: float) -> float:
 async def bench(scenes: int, turns: int, latency: float, channels: int) -> int:
     from bot.app import CircusBot
     from engine import Config
-    from engine.scripted import ScriptedModels
+    from engine.providers.scripted import ScriptedModels
     from tests.fakediscord import FakeDiscord
 
     acks: list[float] = []

@@ -35,7 +35,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 from fakeproviders import FakeAnthropic, FakeOpenAI  # noqa: E402
 
 from engine import Config, Rehearsal  # noqa: E402
-from engine.templates import new_scene  # noqa: E402
+from engine.folder.templates import new_scene  # noqa: E402
 
 PROVIDERS = {
     "Anthropic (breakpoints)": ("anthropic/claude-sonnet-4-5", FakeAnthropic),

@@ -29,8 +29,8 @@ sys.path.insert(0, str(REPO))
 
 from engine import Rehearsal  # noqa: E402
 from engine.events import TurnStarted  # noqa: E402
-from engine.scripted import ScriptedModels  # noqa: E402
-from engine.templates import new_scene  # noqa: E402
+from engine.folder.templates import new_scene  # noqa: E402
+from engine.providers.scripted import ScriptedModels  # noqa: E402
 
 
 def help_seconds(runs: int) -> list[float]:

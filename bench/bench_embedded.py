@@ -12,7 +12,7 @@ a turn that re-reads the whole prompt instead of resuming a cached prefix shows 
     python bench/bench_embedded.py --replay        # cheap: replay a scripted scene's prompts
 
 --replay plays the scene on the scripted model first, then sends each turn's actor prompt (as
-engine.prompts builds it for the embedded model) to the embedded model with a 4-token reply:
+engine.turn.prompts builds it for the embedded model) to the embedded model with a 4-token reply:
 the memory and the prompt re-evaluation of a long run at a fraction of its CPU time, for a
 machine too loaded to generate whole turns.
 """
@@ -49,9 +49,10 @@ def _replay_prompts(template: str, turns: int, root: Path) -> list[tuple[str, li
     """(speaker, messages, cast) of each turn of a scripted run, rebuilt for the embedded model."""
     import dataclasses
 
-    from engine import Config, Rehearsal, prompts
-    from engine.scripted import ScriptedModels, ScriptedRequest
-    from engine.templates import new_scene
+    from engine import Config, Rehearsal
+    from engine.folder.templates import new_scene
+    from engine.providers.scripted import ScriptedModels, ScriptedRequest
+    from engine.turn import prompts
 
     def script(request: ScriptedRequest) -> str:
         others = [a for a in request.shape.cast if a != request.shape.speaker]
@@ -102,7 +103,8 @@ def _replay_prompts(template: str, turns: int, root: Path) -> list[tuple[str, li
 
 def _replay_child(template: str, turns: int) -> None:
     sys.path.insert(0, str(ROOT))
-    from engine import embedded, llm
+    from engine.door import llm
+    from engine.providers import embedded
 
     llm.litellm_module()
     with tempfile.TemporaryDirectory() as tmp:
@@ -134,9 +136,11 @@ async def _child(template: str, turns: int) -> None:
     import dataclasses
 
     sys.path.insert(0, str(ROOT))
-    from engine import Config, Rehearsal, embedded, llm
+    from engine import Config, Rehearsal
+    from engine.door import llm
     from engine.events import TurnCompleted
-    from engine.templates import new_scene
+    from engine.folder.templates import new_scene
+    from engine.providers import embedded
 
     llm.litellm_module()
     embedded.warm_up()

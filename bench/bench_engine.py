@@ -24,10 +24,11 @@ os.environ.setdefault("LITELLM_OFFLINE_MODE", "true")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from engine import Config, Rehearsal, llm  # noqa: E402
+from engine import Config, Rehearsal  # noqa: E402
+from engine.door import llm
 from engine.events import TurnCompleted  # noqa: E402
-from engine.scripted import ScriptedModels, ScriptedRequest  # noqa: E402
-from engine.templates import new_scene  # noqa: E402
+from engine.folder.templates import new_scene  # noqa: E402
+from engine.providers.scripted import ScriptedModels, ScriptedRequest  # noqa: E402
 
 THOUGHTS = [
     "他問得太快，像早就知道答案。",

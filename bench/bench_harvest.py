@@ -19,10 +19,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from engine.export import FORMATS, ExportLine, ScriptMeta, render_exports  # noqa: E402
-from engine.report import ReportInput, build_report  # noqa: E402
-from engine.takediff import diff_takes  # noqa: E402
-from engine.turns import Turn  # noqa: E402
+from engine.folder.turns import Turn  # noqa: E402
+from engine.harvest.diff import diff_takes  # noqa: E402
+from engine.harvest.export import FORMATS, ExportLine, ScriptMeta, render_exports  # noqa: E402
+from engine.harvest.report import ReportInput, build_report  # noqa: E402
 
 CAST = ("林小姐", "刑警", "律師", "Ruth")
 WORDS = "監視器 信封 十一點 我在家 說過 三次 你 不 是 這麼 說的 the file harbour night lied".split()

@@ -8,7 +8,7 @@ path; it records every prompt) and prints markdown tables:
 - the prefix share of consecutive prompts of the same actor (characters of the previous prompt
   the next one starts with / the next one's length): median, p10, min, share of calls < 0.75;
 - the same scene's prompts rebuilt for the embedded model (its tokenizer and context), when
-  engine.prompts can address a model, so the window and the context bound are its own.
+  engine.turn.prompts can address a model, so the window and the context bound are its own.
 
     python bench/bench_prompts.py [--turns 200]
 """
@@ -31,9 +31,11 @@ os.environ.setdefault("LITELLM_OFFLINE_MODE", "true")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from engine import Config, Rehearsal, embedded, prompts  # noqa: E402
-from engine.scripted import ScriptedModels, ScriptedRequest  # noqa: E402
-from engine.templates import new_scene  # noqa: E402
+from engine import Config, Rehearsal  # noqa: E402
+from engine.folder.templates import new_scene  # noqa: E402
+from engine.providers import embedded
+from engine.providers.scripted import ScriptedModels, ScriptedRequest  # noqa: E402
+from engine.turn import prompts
 
 THOUGHTS = [
     "他問得太快，像早就知道答案。",
@@ -102,7 +104,7 @@ def distribution(values: Sequence[float]) -> str:
 def tiktoken_counter(name: str) -> Callable[[str], int] | None:
     """A tiktoken encoding if this machine has its file (litellm bundles cl100k and o200k)."""
     try:
-        from engine.llm import litellm_module
+        from engine.door.llm import litellm_module
 
         litellm_module().token_counter(model="gpt-4o", text="x")  # points tiktoken at its files
         import tiktoken

@@ -3,7 +3,7 @@
 Reads every reply of the corpus in tests/fixtures/replies/corpus.yaml (the styles hosted models
 drift into, in English and Chinese, with adversarial ones: a secret behind each kind of private
 marker, a line written for another character, a forged director's note) with
-engine.reply.parse_reply, as engine.performance does, and prints a markdown table, overall and
+engine.reply.read.parse_reply, as engine.turn.performance does, and prints a markdown table, overall and
 per style:
 
 - read without repair: replies the reader took as a whole turn, of those meant to be readable;
@@ -31,8 +31,8 @@ import yaml
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from engine.casting import read_stage_manager  # noqa: E402
-from engine.reply import MAX_REPLY_CHARS, Reply, parse_reply  # noqa: E402
+from engine.reply.read import MAX_REPLY_CHARS, Reply, parse_reply  # noqa: E402
+from engine.turn.casting import read_stage_manager  # noqa: E402
 
 REPLIES = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "replies"
 CORPUS = REPLIES / "corpus.yaml"

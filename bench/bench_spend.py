@@ -3,7 +3,7 @@
 Each turn of a scene with a budget re-reads the scene's call record (.circus/calls.jsonl, one
 row per model call, landed or not) and adds it up; each call appends one row as it returns.
 Measured for records of 100, 1,000 and 10,000 calls (a long scene makes 2–3 calls a turn):
-  * read + total: engine.spendlog.read_call_rows then total, as the gate does at each turn;
+  * read + total: engine.spend.call_log.read_call_rows then total, as the gate does at each turn;
   * append: one CallLog.append (one O_APPEND write), as the gate does after each call.
 Target: read + total of a 1,000-call record ≤ 20 ms (median). Prints a table; exit code 1 if
 the target fails.
@@ -25,8 +25,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from engine import spendlog  # noqa: E402
-from engine.store import SceneStore  # noqa: E402
+from engine.folder.store import SceneStore  # noqa: E402
+from engine.spend import call_log  # noqa: E402
 
 TARGET_MS = 20.0
 
@@ -49,14 +49,14 @@ def row(n: int) -> dict:
 async def measure(calls: int, repeat: int) -> tuple[float, float]:
     with tempfile.TemporaryDirectory() as tmp:
         store = SceneStore(Path(tmp))
-        log = await spendlog.CallLog.open(store, datetime.now(UTC))
+        log = await call_log.CallLog.open(store, datetime.now(UTC))
         for n in range(calls):
             log.append(row(n))
         reads, appends = [], []
         for _ in range(repeat):
             started = time.perf_counter()
-            rows = await spendlog.read_call_rows(store)
-            spendlog.total(rows or [])
+            rows = await call_log.read_call_rows(store)
+            call_log.total(rows or [])
             reads.append((time.perf_counter() - started) * 1000)
             started = time.perf_counter()
             log.append(row(calls))

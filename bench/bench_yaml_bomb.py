@@ -24,8 +24,8 @@ import yaml
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from engine import frontmatter  # noqa: E402
 from engine.errors import BadSceneFile  # noqa: E402
+from engine.folder import frontmatter  # noqa: E402
 
 
 def bomb(levels: int) -> str:

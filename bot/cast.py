@@ -60,7 +60,7 @@ def too_long(values: Mapping[str, str], limit: int = MODAL_LIMIT) -> tuple[str, 
 
 
 def compose_soul(parts: SoulParts, language: str) -> str:
-    """A soul.md body from its three parts, under the headings engine.soul reads (in the
+    """A soul.md body from its three parts, under the headings engine.folder.soul reads (in the
     scene's language); an empty part keeps its heading, so the writer sees where it goes."""
     chunks = []
     for field, (heading, _, _) in PARTS.items():

@@ -3,7 +3,7 @@
 Invariant: a scene bound to a server lives in that server's folder, so a process serving some
 shards finds its scenes without reading anyone else's; a scene at the top of the scenes folder
 is *loose* (made in the terminal, bound to no server): every server may open it, and opening it
-moves it into the opener's folder in one rename under its run lock (engine.relocate), so two
+moves it into the opener's folder in one rename under its run lock (engine.folder.relocate), so two
 servers opening it at once cannot both get it. Bound scenes at the top are the layout of older
 versions: `sort_scenes` (`circus sort-scenes`) moves them once, with their servers' ledgers.
 """

@@ -232,7 +232,7 @@ COMMANDS: tuple[Command, ...] = (
             help="cli.arg.demo.template"),
         BACKSTAGE,
     ), "commands.cmd_demo"),
-    # --- models: check a model before the room starts (engine/probe.py)
+    # --- models: check a model before the room starts (engine/probe/check.py)
     Command("check-model", "cli.help.check_model", (
         arg("model", metavar="MODEL", help="cli.arg.check_model.model"),
         arg("--api-base", metavar="URL", help="cli.arg.check_model.api_base"),
@@ -291,7 +291,7 @@ def exit_code_for(exc: BaseException) -> int:
 
     if isinstance(exc, (ModelError, SceneBusy, BudgetExceeded)):
         return EXIT_FAILURE
-    if type(exc).__module__ == "engine.embedded":  # model unavailable / prompt too long
+    if type(exc).__module__ == "engine.providers.embedded":  # model unavailable / prompt too long
         return EXIT_FAILURE
     return EXIT_USAGE
 
@@ -309,7 +309,7 @@ def leave_quickly() -> None:
     The interpreter's last garbage collection walks every object litellm made: 5 s on an idle
     machine, 20 s on a busy one, after the cut's summary was already printed. Nothing left then
     needs collecting (the OS takes the memory back), so every object is frozen out of it.
-    The embedded model's thread is a daemon that nobody waits for (engine.worker). A Ctrl-C
+    The embedded model's thread is a daemon that nobody waits for (engine.providers.worker). A Ctrl-C
     from here on ends the process at once, as a signal does, never with a traceback from
     whichever exit handler it interrupted."""
     import gc

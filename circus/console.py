@@ -247,7 +247,7 @@ class Console:
         else:
             name, remainder, colon = split_name(stripped)
             if colon:
-                if is_everyone(name):  # never an actor's name or alias (engine.names)
+                if is_everyone(name):  # never an actor's name or alias (engine.folder.names)
                     text = remainder
                 else:
                     # A private whisper must never reach everyone because of a typo.

@@ -78,7 +78,7 @@ def format_turn(
     return "\n".join(out)
 
 
-def format_block(block, language: str = "zh") -> str:  # block: engine.stage.StageBlock
+def format_block(block, language: str = "zh") -> str:  # block: engine.folder.stage.StageBlock
     """A stage block (entrance, exit, event, opening) as the terminal shows it."""
     at = f"[{block.after}.{block.seq}]"
     if block.kind == "enter":

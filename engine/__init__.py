@@ -41,10 +41,10 @@ embedded one.
 """
 
 from engine.catalog import is_zh, lang_of, picker_text, say
-from engine.checkup import SceneWarning
 from engine.config import DEFAULT_TURNS, MAX_TURNS, Config
-from engine.embedded import EmbeddedModelUnavailable
-from engine.embedded import available as embedded_available
+from engine.continuity.next_scene import NextResult, start_next
+from engine.door.llm import EMBEDDED_MODEL, LiteLLMModels, Models, litellm_module
+from engine.door.metrics import discord_trace, metered, track_queue, watch
 from engine.errors import (
     AmbiguousActor,
     BadName,
@@ -73,29 +73,14 @@ from engine.events import (
     TurnStarted,
     WaitingForPlayer,
 )
-from engine.harvest import harvest_of
-from engine.ledger import ledger_accounts, move_ledger
-from engine.llm import EMBEDDED_MODEL, LiteLLMModels, Models, litellm_module
-from engine.metrics import discord_trace, metered, track_queue, watch
-from engine.names import MAX_CAST, check_name, is_everyone, split_cast
-from engine.next_scene import NextResult, start_next
-from engine.notes import dropped_warning
-from engine.numbers import shown_number, whole_number
-from engine.picks import Pick, render_picks
-from engine.probe import check_model
-from engine.probe_report import probe_json, probe_lines
-from engine.probe_report import verdict as probe_verdict
-from engine.rehearsal import Rehearsal, RunResult
-from engine.relocate import move_scene
-from engine.reply import CAPS
-from engine.scene import is_scene, list_scenes
-from engine.scene_commands import ReplayResult, Status
-from engine.settings import MAX_FILE_BYTES
-from engine.stage_commands import CONSOLE
-from engine.state_files import read_frontend_file, write_frontend_file
-from engine.takeread import parent_take, secrets_lines, tree_lines_of
-from engine.takes import TakeInfo
-from engine.templates import (
+from engine.folder.checkup import SceneWarning
+from engine.folder.names import MAX_CAST, check_name, is_everyone, split_cast
+from engine.folder.numbers import shown_number, whole_number
+from engine.folder.relocate import move_scene
+from engine.folder.scene import is_scene, list_scenes
+from engine.folder.settings import MAX_FILE_BYTES
+from engine.folder.state_files import read_frontend_file, write_frontend_file
+from engine.folder.templates import (
     DEFAULT_TEMPLATE,
     is_template,
     list_templates,
@@ -103,8 +88,23 @@ from engine.templates import (
     template_summary,
     templates_dir,
 )
-from engine.turns import Turn
-from engine.view import Actor, LastTurn, SceneView, load_view
+from engine.folder.turns import Turn
+from engine.folder.whispers import dropped_warning
+from engine.harvest.picks import Pick, render_picks
+from engine.probe.check import check_model
+from engine.probe.report import probe_json, probe_lines
+from engine.probe.report import verdict as probe_verdict
+from engine.providers.embedded import EmbeddedModelUnavailable
+from engine.providers.embedded import available as embedded_available
+from engine.rehearsal.facade import Rehearsal, RunResult
+from engine.rehearsal.harvest import harvest_of
+from engine.rehearsal.results import ReplayResult, Status
+from engine.rehearsal.stage_commands import CONSOLE
+from engine.rehearsal.view import Actor, LastTurn, SceneView, load_view
+from engine.reply.read import CAPS
+from engine.spend.ledger import ledger_accounts, move_ledger
+from engine.takes.folders import TakeInfo
+from engine.takes.reading import parent_take, secrets_lines, tree_lines_of
 
 __all__ = [
     "Actor",

@@ -93,7 +93,7 @@ class Config:
     waiting_seconds: float = WAITING_SECONDS  # CIRCUS_WAITING_SECONDS (at least 0.01)
     model_prices: str | None = None  # CIRCUS_MODEL_PRICES: a JSON file, read with litellm
     allowed_models: str | None = None  # CIRCUS_ALLOWED_MODELS, comma-separated
-    daily_budget_usd: str | None = None  # CIRCUS_DAILY_BUDGET_USD (checked by engine.budget)
+    daily_budget_usd: str | None = None  # CIRCUS_DAILY_BUDGET_USD (checked by engine.spend.budget)
     daily_budget_tokens: str | None = None  # CIRCUS_DAILY_BUDGET_TOKENS
     scenes_dir: Path = Path("scenes")  # CIRCUS_SCENES_DIR
     templates_dir: Path | None = None  # CIRCUS_TEMPLATES_DIR (None: engine/scene_templates)
@@ -105,7 +105,7 @@ class Config:
     discord_guild_id: str | None = None  # DISCORD_GUILD_ID: text, checked by `circus bot`
     discord_api_base: str | None = None  # DISCORD_API_BASE: a Discord-compatible server
     discord_gateway_url: str | None = None  # DISCORD_GATEWAY_URL
-    # --- scale (#22): the model gateway (engine.gateway) and the metrics endpoint
+    # --- scale (#22): the model gateway (engine.door.gateway) and the metrics endpoint
     gateway_url: str | None = None  # CIRCUS_GATEWAY_URL: a LiteLLM proxy for every hosted model
     gateway_key: str | None = field(default=None, repr=False)  # CIRCUS_GATEWAY_KEY (a secret)
     metrics_port: int | None = None  # CIRCUS_METRICS_PORT: serve /metrics here (None: off)
@@ -155,7 +155,7 @@ class Config:
 
 def scripted_latency(env: Mapping[str, str]) -> float:
     """CIRCUS_SCRIPTED_LATENCY: seconds each call to the built-in scripted model waits (a test
-    and demo knob, so not a production setting: engine.scripted reads it for the scripts a
+    and demo knob, so not a production setting: engine.providers.scripted reads it for the scripts a
     default door answers `scripted/...` with; a ScriptedModels is handed its own)."""
     return _float(env, "CIRCUS_SCRIPTED_LATENCY", 0.0)
 

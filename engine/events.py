@@ -54,7 +54,9 @@ class TurnCompleted(Event):
     cost_usd: float | None = None
     index: int = 1
     total: int = 1
-    cut: tuple[str, ...] = ()  # fields cut at their cap (engine.reply.CAPS); "reply" = all of it
+    cut: tuple[
+        str, ...
+    ] = ()  # fields cut at their cap (engine.reply.read.CAPS); "reply" = all of it
     played: bool = False  # a person wrote it (frontends only; never in any prompt)
 
 

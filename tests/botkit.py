@@ -17,7 +17,7 @@ from typing import Any
 
 from bot.app import CircusBot
 from engine import Config, Models
-from engine.scripted import ScriptedRequest, improv
+from engine.providers.scripted import ScriptedRequest, improv
 from tests.fakediscord import FakeDiscord, InteractionHandle
 
 TEMPLATES = Path(__file__).resolve().parent.parent / "engine" / "scene_templates"

@@ -11,7 +11,7 @@ from pathlib import Path
 from fakeproviders import chat_completion
 
 from engine import Rehearsal
-from engine.turns import parse_transcript
+from engine.folder.turns import parse_transcript
 
 REPO = Path(__file__).resolve().parent.parent
 

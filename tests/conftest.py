@@ -60,9 +60,9 @@ def quick_retries(monkeypatch: pytest.MonkeyPatch) -> None:
 
 @pytest.fixture
 def models():
-    """A fresh scripted model door (engine.scripted.ScriptedModels) for this test alone: pass
+    """A fresh scripted model door (engine.providers.scripted.ScriptedModels) for this test alone: pass
     it as `Rehearsal(root, models=models)`; `register` scripts on it, read its `calls`."""
-    from engine.scripted import ScriptedModels
+    from engine.providers.scripted import ScriptedModels
 
     return ScriptedModels()
 
@@ -76,7 +76,7 @@ def scripted(models):
 @pytest.fixture
 def priced():
     """Give scripted models a price in litellm's cost map; removed again after the test."""
-    from engine import llm
+    from engine.door import llm
 
     litellm = llm.litellm_module()
     added: list[str] = []
@@ -102,7 +102,7 @@ def priced():
 @pytest.fixture
 def no_operator_budgets(monkeypatch):
     """No budget, reply cap or price file from the operator's environment (budget tests)."""
-    from engine import budget
+    from engine.spend import budget
 
     for key in (*budget.DAILY_ENV.values(), "CIRCUS_MAX_REPLY_TOKENS", "CIRCUS_MODEL_PRICES"):
         monkeypatch.delenv(key, raising=False)

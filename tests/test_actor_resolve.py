@@ -9,7 +9,7 @@ import pytest
 
 from engine import Actor, Rehearsal
 from engine.errors import UnknownActor
-from engine.scripted import ScriptedRequest
+from engine.providers.scripted import ScriptedRequest
 
 LINE = "<thought>想。</thought><dialogue>說吧。</dialogue><cue></cue>"
 

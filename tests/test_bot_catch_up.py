@@ -10,7 +10,7 @@ import pytest
 
 from bot.delivery import POSTED, Mark, landed, unposted, write_mark
 from engine import Turn
-from engine.turns import parse_transcript
+from engine.folder.turns import parse_transcript
 from tests.botkit import finished, room
 
 

@@ -10,7 +10,7 @@ import asyncio
 
 import pytest
 
-from engine.scripted import ScriptedRequest
+from engine.providers.scripted import ScriptedRequest
 from tests.botkit import Gate, finished, room, until
 from tests.conftest import SOUL_MARKER, WHISPER_MARKER, write_scene
 

@@ -16,9 +16,9 @@ import pytest
 from bot.harvest import parse_take, render_pick_line, voter_name
 from bot.reports import report_numbers
 from bot.votes import is_star, voter
-from engine.picks import Pick, parse_picks
-from engine.scripted import ScriptedRequest
-from engine.turns import parse_transcript
+from engine.folder.turns import parse_transcript
+from engine.harvest.picks import Pick, parse_picks
+from engine.providers.scripted import ScriptedRequest
 from tests.botkit import finished, room, until
 from tests.conftest import write_scene
 from tests.test_harvest_export import fdx_elements, fountain_elements
@@ -225,7 +225,7 @@ async def test_a_bots_star_is_not_a_vote_and_a_forged_name_forges_nothing(tmp_pa
 
 
 async def test_every_post_of_a_long_line_is_that_turn(tmp_path, scripted):
-    # the longest action and line a turn may have (engine.reply.CAPS): over 2000 characters
+    # the longest action and line a turn may have (engine.reply.read.CAPS): over 2000 characters
     long_action = "。".join(f"他動作{i}很慢" for i in range(80))[:590]
     long_line = "。".join(f"第{i}句話說得很長很長" for i in range(140))[:1490]
 

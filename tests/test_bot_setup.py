@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from engine.scripted import ScriptedModels, ScriptedRequest, improv
+from engine.providers.scripted import ScriptedModels, ScriptedRequest, improv
 from tests.botkit import WAIT, finished, room
 from tests.conftest import SOUL_MARKER, write_scene
 from tests.fakediscord import CommandUnavailable

@@ -11,7 +11,7 @@ from bot.cast import SoulParts, compose_soul, name_taken, too_long
 from bot.context import split_context, with_body
 from bot.render import render_warnings
 from bot.scenes import blank_language
-from engine.soul import missing_parts
+from engine.folder.soul import missing_parts
 
 ALIASES = {"林小姐": ("林曉雯",), "刑警": ("王警官",), "Ruth": ()}
 

@@ -21,7 +21,7 @@ import pytest
 from aiohttp import web
 
 from bot.binding import Binding, read_binding, write_binding
-from engine.turns import parse_transcript
+from engine.folder.turns import parse_transcript
 from tests.botkit import finished, room, until
 from tests.conftest import write_scene
 from tests.fakediscord import CommandUnavailable, FakeDiscord

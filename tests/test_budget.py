@@ -22,12 +22,14 @@ from budgetkit import (
 from conftest import CAST, write_scene
 
 from bot.render import render_status
-from engine import Actor, Rehearsal, budget, llm, spendlog
-from engine.budget import Budget, Limit, Spend
+from engine import Actor, Rehearsal
 from engine.config import Config
+from engine.door import llm
 from engine.errors import BadSceneFile, BudgetExceeded, CircusError
 from engine.events import ErrorEvent, RunFinished, TurnCompleted
-from engine.scripted import ScriptedRequest
+from engine.providers.scripted import ScriptedRequest
+from engine.spend import budget, call_log
+from engine.spend.budget import Budget, Limit, Spend
 
 pytestmark = pytest.mark.usefixtures("no_operator_budgets")
 
@@ -123,12 +125,12 @@ NOON = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
     ],
 )
 def test_a_days_spend_is_the_rows_of_that_utc_day(now, rows, usd):
-    assert spendlog.day_spend(rows, now).usd == pytest.approx(usd)
+    assert call_log.day_spend(rows, now).usd == pytest.approx(usd)
 
 
 def test_a_days_spend_counts_tokens_of_every_row():
     rows = [at("2026-11-30T01:00:00+00:00", tokens=7), at("2026-11-30T02:00:00+00:00", tokens=5)]
-    assert spendlog.day_spend(rows, NOON) == Spend(2.0, 12)
+    assert call_log.day_spend(rows, NOON) == Spend(2.0, 12)
 
 
 @pytest.mark.parametrize(
@@ -274,7 +276,7 @@ async def test_a_repair_reask_that_would_cross_drops_the_whole_turn(scene, scrip
 
 
 async def test_a_fallback_model_that_would_cross_is_never_called(scene, scripted, priced):
-    from engine.scripted import ScriptedFailure
+    from engine.providers.scripted import ScriptedFailure
 
     fallback = priced("scripted/pricey-fallback", 0.0, 1000.0)  # a full reply may cost $2
     soul = scene / "actors" / "林小姐" / "soul.md"
@@ -417,7 +419,7 @@ def test_the_console_honours_budget_usd_and_exits_1_with_the_message(tmp_path):
 
 
 def test_discord_status_shows_what_is_left_of_each_budget():
-    from engine.scene_commands import Status
+    from engine.rehearsal.results import Status
 
     status = Status(
         "審訊室", 1, 3, CAST, "idle", "", 10, 5, 0.01, 3, (), 1, 2,

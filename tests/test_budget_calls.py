@@ -23,9 +23,10 @@ from budgetkit import (
 )
 from conftest import write_scene
 
-from engine import Actor, Rehearsal, budget
+from engine import Actor, Rehearsal
 from engine.errors import BudgetExceeded
-from engine.scripted import ScriptedFailure
+from engine.providers.scripted import ScriptedFailure
+from engine.spend import budget
 
 pytestmark = pytest.mark.usefixtures("no_operator_budgets")
 

@@ -2,7 +2,7 @@
 either (issue 18).
 
 A server's usage that is not a count ≥ 0 (negative, NaN, infinite, text) is replaced by our own
-count (engine.tokens) with a warning; a spend row on disk (usage.jsonl, calls.jsonl, the daily
+count (engine.door.tokens) with a warning; a spend row on disk (usage.jsonl, calls.jsonl, the daily
 ledger) that is not finite numbers ≥ 0 is skipped with a warning naming its file and line.
 Attack files live in tests/fixtures/attacks/.
 """
@@ -27,8 +27,10 @@ from budgetkit import (
 )
 from conftest import write_scene
 
-from engine import Actor, Rehearsal, llm, metering, spendlog, tokens
-from engine.takemeta import parse_rows
+from engine import Actor, Rehearsal
+from engine.door import llm, metering, tokens
+from engine.spend import call_log
+from engine.takes.meta import parse_rows
 
 pytestmark = pytest.mark.usefixtures("no_operator_budgets")
 
@@ -89,7 +91,7 @@ def test_a_providers_usage_counts_only_where_it_is_a_count(reported, expected):
     ],
 )
 def test_a_spend_row_counts_only_with_finite_numbers_at_least_zero(row, problem):
-    assert spendlog.spend_problem(row) == problem
+    assert call_log.spend_problem(row) == problem
 
 
 def test_a_row_that_does_not_count_is_named_by_file_and_line(tmp_path, caplog):
@@ -97,7 +99,7 @@ def test_a_row_that_does_not_count_is_named_by_file_and_line(tmp_path, caplog):
     text = '{"prompt_tokens": 5}\n{torn\n\n{"cost_usd": NaN}\n["x"]\n{"prompt_tokens": 7}\n{"pro'
     where = tmp_path / "calls.jsonl"
     with caplog.at_level(logging.WARNING, logger="circus.engine"):
-        rows = spendlog.read_rows(text, where)
+        rows = call_log.read_rows(text, where)
     assert [r["prompt_tokens"] for r in rows] == [5, 7]
     said = [r.getMessage() for r in caplog.records]
     assert said == [
@@ -107,7 +109,7 @@ def test_a_row_that_does_not_count_is_named_by_file_and_line(tmp_path, caplog):
     ]
     caplog.clear()
     with caplog.at_level(logging.WARNING, logger="circus.engine"):
-        spendlog.read_rows(text, where)  # read again every turn: said once
+        call_log.read_rows(text, where)  # read again every turn: said once
     assert caplog.records == []
 
 

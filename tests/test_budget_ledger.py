@@ -26,11 +26,13 @@ from budgetkit import (
 )
 from conftest import write_scene
 
-from engine import Actor, Rehearsal, budget, llm
-from engine.budget import Limit, Spend, SpendGuard
+from engine import Actor, Rehearsal
+from engine.door import llm
 from engine.errors import BudgetExceeded, CircusError
 from engine.events import ErrorEvent
-from engine.ledger import Ledger
+from engine.spend import budget
+from engine.spend.budget import Limit, Spend, SpendGuard
+from engine.spend.ledger import Ledger
 
 pytestmark = pytest.mark.usefixtures("no_operator_budgets")
 
@@ -148,7 +150,7 @@ def test_calls_in_flight_hold_their_share_of_a_shared_daily_budget(tmp_path):
 APPENDER = """
 import sys
 from datetime import date
-from engine.ledger import Ledger
+from engine.spend.ledger import Ledger
 ledger = Ledger(sys.argv[1], "discord-5")
 for i in range(int(sys.argv[3])):
     ledger.append(date(2026, 11, 30), {"who": sys.argv[2], "i": i, "cost_usd": 0.001,
@@ -193,7 +195,7 @@ def test_an_account_cannot_name_a_path(tmp_path, account):
 LAZY = """
 import asyncio, sys
 from engine import Rehearsal, llm
-from engine.budget import Limit, Spend, SpendGuard
+from engine.spend.budget import Limit, Spend, SpendGuard
 scene = sys.argv[1]
 asyncio.run(Rehearsal(scene, account="discord-1").status())
 guard = SpendGuard("s", None)

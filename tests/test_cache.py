@@ -15,13 +15,14 @@ from pathlib import Path
 import pytest
 from fakeproviders import FakeAnthropic, FakeOpenAI, flatten
 
-from engine import Config, Rehearsal, llm
-from engine.caching import Pieces, cache_tokens, request_messages, takes_breakpoints
-from engine.prompts import ActorBrief, StageBrief, actor_prompt, stage_manager_prompt
-from engine.report import cache_lines
-from engine.takemeta import carried_rows
-from engine.templates import new_scene
-from engine.turns import Turn
+from engine import Config, Rehearsal
+from engine.door import llm
+from engine.door.caching import Pieces, cache_tokens, request_messages, takes_breakpoints
+from engine.folder.templates import new_scene
+from engine.folder.turns import Turn
+from engine.harvest.report import cache_lines
+from engine.takes.meta import carried_rows
+from engine.turn.prompts import ActorBrief, StageBrief, actor_prompt, stage_manager_prompt
 
 CLAUDE = "anthropic/claude-sonnet-4-5"
 

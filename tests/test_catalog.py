@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from engine.catalog import CATALOGS, EN, ZH, Phrase, is_zh, lang_of, say
-from engine.stage import KINDS
+from engine.folder.stage import KINDS
 
 ROOT = Path(__file__).resolve().parents[1]
 SOURCES = [

@@ -19,8 +19,8 @@ from fakeproviders import chat_completion
 
 from engine.catalog import say
 from engine.config import Config
-from engine.llm import ModelCall, ModelReply, Price
-from engine.probe import (
+from engine.door.llm import ModelCall, ModelReply, Price
+from engine.probe.check import (
     CallSample,
     Failure,
     ProbeResult,
@@ -29,8 +29,14 @@ from engine.probe import (
     failure_kind,
     structured_used,
 )
-from engine.probe_report import Projection, cache_seen, probe_lines, project, verdict
-from engine.scripted import ScriptedFailure, ScriptedModels, ScriptedRequest, garbage, improv
+from engine.probe.report import Projection, cache_seen, probe_lines, project, verdict
+from engine.providers.scripted import (
+    ScriptedFailure,
+    ScriptedModels,
+    ScriptedRequest,
+    garbage,
+    improv,
+)
 from tests.test_cli import circus, cli_env, listing
 
 RUTH_SECRET = "sold the family house"  # in Ruth's soul only (engine/catalog/en.py)

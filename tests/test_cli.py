@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.turns import parse_backstage, parse_transcript
+from engine.folder.turns import parse_backstage, parse_transcript
 
 REPO = Path(__file__).resolve().parent.parent
 THOUGHT = "weighs what was said"  # every scripted/improv thought contains this
@@ -111,7 +111,7 @@ def test_help_lists_every_command_and_imports_nothing_heavy(tmp_path: Path) -> N
     # what keeps it fast: nothing heavy is imported to build the parser
     probe = (
         "import sys, circus.cli; circus.cli.build_parser();"
-        "print(sorted(m for m in ('litellm', 'discord', 'llama_cpp', 'engine.llm') if m in sys.modules))"
+        "print(sorted(m for m in ('litellm', 'discord', 'llama_cpp', 'engine.door.llm') if m in sys.modules))"
     )
     loaded = subprocess.run(
         [sys.executable, "-c", probe], capture_output=True, text=True, check=True

@@ -106,7 +106,7 @@ def test_an_empty_environment_is_todays_defaults():
         ("CIRCUS_EMBEDDED_THREADS", "0", "embedded_threads", 1),
         ("CIRCUS_MODEL", "   ", "model", None),
         ("CIRCUS_SCENES_DIR", "", "scenes_dir", Path("scenes")),
-        # the daily budgets stay text: engine.budget refuses a typo when a run starts
+        # the daily budgets stay text: engine.spend.budget refuses a typo when a run starts
         ("CIRCUS_DAILY_BUDGET_USD", "two dollars", "daily_budget_usd", "two dollars"),
         # a mistyped metrics port leaves the endpoint off (scale, #22)
         ("CIRCUS_METRICS_PORT", "nine", "metrics_port", None),

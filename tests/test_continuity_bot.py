@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from engine.scripted import ScriptedModels
+from engine.providers.scripted import ScriptedModels
 from tests.botkit import WAIT, finished, room
 from tests.conftest import CAST, write_scene
 from tests.test_bot_setup import inputs, thread_of

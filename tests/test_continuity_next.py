@@ -14,13 +14,13 @@ from conftest import CAST, SOUL_MARKER, WHISPER_MARKER, write_scene
 from test_cli import circus, listing
 
 from engine import Actor, Rehearsal, start_next
+from engine.continuity.next_scene import context_text, next_soul, unheaded
 from engine.errors import BadName, BadRequest, SceneExists, TakeNotFound
-from engine.next_scene import context_text, next_soul, unheaded
-from engine.scripted import ScriptedRequest
-from engine.soul import bio_part
-from engine.stage import StageBlock
-from engine.turns import Turn, parse_transcript
-from engine.witness import witnessed
+from engine.folder.soul import bio_part
+from engine.folder.stage import StageBlock
+from engine.folder.turns import Turn, parse_transcript
+from engine.providers.scripted import ScriptedRequest
+from engine.turn.witness import witnessed
 
 DIRECTION = "DIRECTION-MARKER"
 HEADING = {"zh": "### 承接自 {scene}，排演 {take}", "en": "### Carried from {scene}, take {take}"}

@@ -11,11 +11,11 @@ from conftest import CAST
 from test_cli import circus, listing
 
 from engine import Actor, Rehearsal, secrets_lines
-from engine.scene import SceneFiles
-from engine.scripted import ScriptedRequest
-from engine.secrets import Breach, SeenPrompt, ledger, mentions, prompt_breaches, stem
-from engine.takeread import allowed_for, take_ledger
-from engine.turns import Turn
+from engine.folder.scene import SceneFiles
+from engine.folder.turns import Turn
+from engine.providers.scripted import ScriptedRequest
+from engine.takes.reading import allowed_for, take_ledger
+from engine.takes.secrets import Breach, SeenPrompt, ledger, mentions, prompt_breaches, stem
 
 SECRETS = {"林小姐": ["收了錢"], "刑警": ["二十萬"], "律師": ["the green ledger"]}
 # Turn by turn (the ball goes round the cast in order): (thought, dialogue).

@@ -9,7 +9,7 @@ from test_cli import circus
 
 from engine import Actor, Rehearsal, parent_take, tree_lines_of
 from engine.errors import BadRequest
-from engine.taketree import LINEAGE, Parent, mermaid_tree, parents, parse_lineage, tree_lines
+from engine.takes.tree import LINEAGE, Parent, mermaid_tree, parents, parse_lineage, tree_lines
 
 
 @pytest.mark.parametrize(

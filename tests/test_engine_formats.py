@@ -6,12 +6,11 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from engine import frontmatter
 from engine.errors import BadName, BadSceneFile
-from engine.names import check_name, check_unique
-from engine.notes import add_note, empty_notes, parse_notes
-from engine.soul import bio_part, replace_prior_story
-from engine.turns import (
+from engine.folder import frontmatter
+from engine.folder.names import check_name, check_unique
+from engine.folder.soul import bio_part, replace_prior_story
+from engine.folder.turns import (
     Turn,
     parse_backstage,
     parse_transcript,
@@ -19,6 +18,7 @@ from engine.turns import (
     render_thought,
     render_turn,
 )
+from engine.folder.whispers import add_note, empty_notes, parse_notes
 
 CAST = ["林小姐", "刑警", "律師"]
 

@@ -14,12 +14,13 @@ from aiohttp import web
 from conftest import write_scene
 from fakeproviders import chat_completion, serve
 
-from engine import Actor, Rehearsal, llm
+from engine import Actor, Rehearsal
 from engine.config import Config
+from engine.door import llm
 from engine.errors import ModelError
-from engine.models import actor_model, api_base, extra_params, stage_manager_model
-from engine.soul import Soul
-from engine.turns import parse_transcript
+from engine.folder.role_models import actor_model, api_base, extra_params, stage_manager_model
+from engine.folder.soul import Soul
+from engine.folder.turns import parse_transcript
 
 
 @pytest.mark.parametrize(
@@ -177,7 +178,7 @@ def test_litellm_is_not_imported_by_the_engine_until_a_model_is_called():
     import subprocess
     import sys
 
-    code = "import sys, engine, engine.rehearsal, engine.templates; print(json.dumps('litellm' in sys.modules))"
+    code = "import sys, engine, engine.rehearsal.facade, engine.folder.templates; print(json.dumps('litellm' in sys.modules))"
     out = subprocess.run(
         [sys.executable, "-c", "import json;" + code], capture_output=True, text=True, check=True
     )

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from engine.prompts import (
+from engine.door.tokens import conservative
+from engine.folder.turns import Turn
+from engine.turn.prompts import (
     HISTORY_BUDGET,
     ActorBrief,
     StageBrief,
@@ -10,8 +12,6 @@ from engine.prompts import (
     stage_manager_messages,
     window_start,
 )
-from engine.tokens import conservative
-from engine.turns import Turn
 
 CAST = ("林小姐", "刑警", "律師")
 

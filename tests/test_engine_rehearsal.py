@@ -28,8 +28,8 @@ from engine.events import (
     TurnCompleted,
     TurnStarted,
 )
-from engine.scripted import ScriptedFailure, ScriptedRequest
-from engine.turns import parse_backstage, parse_transcript
+from engine.folder.turns import parse_backstage, parse_transcript
+from engine.providers.scripted import ScriptedFailure, ScriptedRequest
 
 
 def transcript(scene: Path):

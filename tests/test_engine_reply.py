@@ -6,9 +6,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from engine.reply import parse_reply
-from engine.reply_private import has_private
-from engine.sanitize import clean_text
+from engine.folder.sanitize import clean_text
+from engine.reply.private import has_private
+from engine.reply.read import parse_reply
 
 WELL_FORMED = "<thought>他在說謊。</thought>\n<action>拍桌子</action>\n<dialogue>「說！」</dialogue>\n<cue>律師</cue>"
 

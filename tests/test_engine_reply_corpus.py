@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from engine.reply import parse_reply
+from engine.reply.read import parse_reply
 
 CORPUS = yaml.safe_load(
     (Path(__file__).parent / "fixtures" / "replies" / "corpus.yaml").read_text(encoding="utf-8")

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from engine.reply import parse_reply
+from engine.reply.read import parse_reply
 
 CORPUS = Path(__file__).parent / "fixtures" / "replies" / "heldout.yaml"
 DATA = yaml.safe_load(CORPUS.read_text(encoding="utf-8"))

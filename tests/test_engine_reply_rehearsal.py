@@ -10,8 +10,8 @@ import pytest
 from conftest import write_scene
 
 from engine import Actor, Rehearsal
-from engine.scripted import ScriptedRequest
-from engine.turns import parse_transcript
+from engine.folder.turns import parse_transcript
+from engine.providers.scripted import ScriptedRequest
 
 LABELLED = {
     "zh": "**想法：** 他在套我的話。LABEL-THOUGHT\n**動作：** 把杯子推開。\n**台詞：** 「我那天不在。」\n**丟球：** 刑警",

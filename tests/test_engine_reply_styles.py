@@ -10,8 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.casting import read_stage_manager
-from engine.reply import CAPS, MAX_REPLY_CHARS, parse_reply
+from engine.reply.read import CAPS, MAX_REPLY_CHARS, parse_reply
+from engine.turn.casting import read_stage_manager
 
 EN = {"Alice": ("Al",), "Bob": ("Robert",), "Carol": ()}
 ZH = {"林小姐": ("林", "林曉雯"), "刑警": ("王警官",), "律師": ("張律師",)}

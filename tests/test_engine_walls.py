@@ -7,7 +7,7 @@ from pathlib import Path
 from conftest import ALL_WHISPER, CAST, PUBLIC_CONTEXT, SOUL_MARKER, WHISPER_MARKER
 
 from engine import Actor, Rehearsal
-from engine.scripted import ScriptedRequest
+from engine.providers.scripted import ScriptedRequest
 
 DIRECTION = "DIRECTION-MARKER 拍桌子"
 

@@ -12,11 +12,12 @@ import pytest
 from budgetkit import calls, set_context, transcript, usage
 from fakeproviders.litellm_proxy import FakeLiteLLMProxy
 
-from engine import Config, Rehearsal, gateway, llm
+from engine import Config, Rehearsal
+from engine.door import gateway, llm
 from engine.errors import Refused
-from engine.routing import check_models, litellm_routable, run_models
-from engine.settings import SoulSettings, check_untrusted_soul
-from engine.templates import new_scene
+from engine.folder.settings import SoulSettings, check_untrusted_soul
+from engine.folder.templates import new_scene
+from engine.turn.routing import check_models, litellm_routable, run_models
 
 ON = Config(gateway_url="http://gateway:4000", gateway_key="sk-circus")
 OFF = Config()

@@ -14,8 +14,8 @@ import functools
 import threading
 from concurrent.futures import ThreadPoolExecutor
 
-from engine.report import build_report
-from engine.turns import Turn, render_turn
+from engine.folder.turns import Turn, render_turn
+from engine.harvest.report import build_report
 from tests.botkit import WAIT, room, until
 
 CAST = ("林小姐", "刑警", "律師")

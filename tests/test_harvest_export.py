@@ -15,8 +15,8 @@ from screenplain.types import Action, Dialog, Slug
 
 from engine import Actor, Rehearsal
 from engine.errors import BadRequest, TakeNotFound, UnknownFormat
-from engine.export import ExportLine, ScriptMeta, to_fountain
-from engine.scripted import ScriptedRequest
+from engine.harvest.export import ExportLine, ScriptMeta, to_fountain
+from engine.providers.scripted import ScriptedRequest
 
 CONTEXT = "A small room. It is late."
 PLAN = [

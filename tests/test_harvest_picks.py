@@ -9,8 +9,8 @@ import pytest
 
 from engine import Actor, Rehearsal
 from engine.errors import NotPicked, TakeNotFound, TurnNotFound
-from engine.picks import Pick, parse_picks, render_picks
-from engine.turns import parse_transcript
+from engine.folder.turns import parse_transcript
+from engine.harvest.picks import Pick, parse_picks, render_picks
 
 TRICKY = [
     Pick(1, 2, "林小姐", "拍桌子", "你到底在怕什麼？\n說啊。", ("alice",), "好句"),

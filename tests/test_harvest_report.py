@@ -6,10 +6,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from engine import Actor, Rehearsal
-from engine.picks import Pick
-from engine.report import ReportInput, build_report, near_repeats
-from engine.scripted import ScriptedRequest
-from engine.turns import Turn
+from engine.folder.turns import Turn
+from engine.harvest.picks import Pick
+from engine.harvest.report import ReportInput, build_report, near_repeats
+from engine.providers.scripted import ScriptedRequest
 
 ALIASES = {"林小姐": ("林",), "刑警": (), "律師": ()}
 TURNS = [

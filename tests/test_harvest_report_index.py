@@ -14,7 +14,8 @@ from difflib import SequenceMatcher
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.report import (
+from engine.folder.turns import Turn
+from engine.harvest.report import (
     NEAR_REPEAT_MIN_TOKENS,
     NEAR_REPEAT_PREFILTER,
     NEAR_REPEAT_RATIO,
@@ -24,8 +25,7 @@ from engine.report import (
     near_repeats,
     shared_shares,
 )
-from engine.textstats import ngrams, tokens
-from engine.turns import Turn
+from engine.harvest.textstats import ngrams, tokens
 
 
 def reference_near_repeats(turns: Sequence[Turn]) -> list[tuple[Turn, Turn, float]]:

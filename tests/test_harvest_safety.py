@@ -13,8 +13,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine import Actor, Rehearsal
-from engine.export import JOINER, ExportLine, ScriptMeta, is_parenthetical, safe_cell, to_fountain
-from engine.scripted import ScriptedRequest
+from engine.harvest.export import (
+    JOINER,
+    ExportLine,
+    ScriptMeta,
+    is_parenthetical,
+    safe_cell,
+    to_fountain,
+)
+from engine.providers.scripted import ScriptedRequest
 from tests.test_harvest_export import fountain_elements, make_scene, read_csv
 
 # ---------------------------------------------------------------------- storyboard.csv

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from engine import Rehearsal
-from engine.export import TITLE_MAX, scene_title
+from engine.harvest.export import TITLE_MAX, scene_title
 from tests.test_harvest_export import (
     fdx_elements,
     fountain_elements,

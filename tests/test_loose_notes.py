@@ -8,15 +8,15 @@ from __future__ import annotations
 import pytest
 
 from engine import Actor, CircusError, Rehearsal
-from engine.notes import (
+from engine.door.tokens import conservative
+from engine.folder.whispers import (
     NOTE_MOST_CHARS,
     fit_whisper,
     may_fit_anywhere,
     note_items,
     whisper_budget,
 )
-from engine.prompts import ActorBrief, actor_messages
-from engine.tokens import conservative
+from engine.turn.prompts import ActorBrief, actor_messages
 from tests.test_trust_console import console, prompts_of
 
 

@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 
 from engine import Rehearsal, shown_number, whole_number
-from engine.picks import parse_picks
-from engine.stage import parse_blocks
+from engine.folder.stage import parse_blocks
+from engine.harvest.picks import parse_picks
 from tests.botkit import room
 from tests.test_cli import circus
 from tests.test_trust_console import console

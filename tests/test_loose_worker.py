@@ -1,4 +1,4 @@
-"""The embedded model's thread (engine.worker): a cut stops the generation in flight and the
+"""The embedded model's thread (engine.providers.worker): a cut stops the generation in flight and the
 process exits at once (issue 18: a Ctrl-C on the embedded model printed the cut within a
 second, then the process waited 20–75 s for llama.cpp; a second Ctrl-C printed a `threading`
 traceback). Tested with a fake slow thread-based job, never the model itself: a job that
@@ -15,7 +15,7 @@ import threading
 import time
 from pathlib import Path
 
-from engine.worker import Worker
+from engine.providers.worker import Worker
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -101,7 +101,7 @@ def test_stop_all_tells_every_job_in_flight():
 
 LEAVING = """
 import asyncio, threading
-from engine.worker import Worker
+from engine.providers.worker import Worker
 
 async def main():
     worker = Worker("circus-embedded")

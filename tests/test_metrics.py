@@ -13,10 +13,11 @@ import pytest
 from fakeproviders.litellm_proxy import FakeLiteLLMProxy
 from prometheus_client.parser import text_string_to_metric_families
 
-from engine import Config, LiteLLMModels, Rehearsal, metrics
+from engine import Config, LiteLLMModels, Rehearsal
+from engine.door import metrics
+from engine.door.metrics import MeteredModels, Metrics, model_label, status_class
 from engine.events import TurnCompleted
-from engine.metrics import MeteredModels, Metrics, model_label, status_class
-from engine.templates import new_scene
+from engine.folder.templates import new_scene
 
 SECRET = "sk-circus-very-secret"
 
@@ -145,8 +146,8 @@ def test_discord_replies_and_queue_depths_are_numbers_under_fixed_labels():
 
 
 async def test_a_call_the_proxy_refuses_is_counted_as_an_error():
+    from engine.door.llm import ModelCall
     from engine.errors import ModelError
-    from engine.llm import ModelCall
 
     meter = Metrics()
     async with FakeLiteLLMProxy(["A", "B"], {"writers-room": 1e-06}) as base:

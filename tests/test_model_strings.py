@@ -12,8 +12,8 @@ import pytest
 from engine import Actor, Rehearsal
 from engine.config import Config
 from engine.errors import BadSceneFile, UnroutableModel
-from engine.routing import closest_names, known_names, litellm_routable, run_models
-from engine.settings import model_allowed, model_name_refused, soul_settings
+from engine.folder.settings import model_allowed, model_name_refused, soul_settings
+from engine.turn.routing import closest_names, known_names, litellm_routable, run_models
 from tests.botkit import room
 from tests.conftest import write_scene
 from tests.test_cli import circus, cli_env, listing, turns_of

@@ -23,7 +23,9 @@ def scripted_model(monkeypatch):
 
 
 SCENE = "審訊室"
-THOUGHT = "weighs what was said"  # what the scripted actors think (engine.scripted.improv)
+THOUGHT = (
+    "weighs what was said"  # what the scripted actors think (engine.providers.scripted.improv)
+)
 
 
 # ---------------------------------------------------------------------- what members see

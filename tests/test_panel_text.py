@@ -27,7 +27,7 @@ from bot.panel_text import (
     turns_given,
 )
 from engine import Cut, RunFinished, RunStarted, Status, TurnCompleted
-from engine.budget import Budget
+from engine.spend.budget import Budget
 
 IDLE = Status(
     scene="interrogation",

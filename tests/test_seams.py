@@ -91,8 +91,8 @@ def test_the_checker_sees_every_way_across_the_seam(tmp_path: Path, monkeypatch)
     (tmp_path / "bot" / "leaky.py").write_text(
         "from engine import Rehearsal, SceneView\n"
         "from engine import llm, Soul\n"
-        "from engine.scene import SceneState\n"
-        "import engine.store\n"
+        "from engine.folder.scene import SceneState\n"
+        "import engine.folder.store\n"
         "def f(stage):\n"
         "    from engine.errors import CircusError\n"
         "    return stage.rehearsal.files, stage.rehearsal.state(), stage.rehearsal.store\n",
@@ -102,8 +102,8 @@ def test_the_checker_sees_every_way_across_the_seam(tmp_path: Path, monkeypatch)
     assert crossings("bot/leaky.py") == [
         "bot/leaky.py:2: `from engine import llm` (a submodule)",
         "bot/leaky.py:2: `from engine import Soul` (not in engine.__all__)",
-        "bot/leaky.py:3: `from engine.scene import …` (a submodule)",
-        "bot/leaky.py:4: `import engine.store` (write `from engine import X`)",
+        "bot/leaky.py:3: `from engine.folder.scene import …` (a submodule)",
+        "bot/leaky.py:4: `import engine.folder.store` (write `from engine import X`)",
         "bot/leaky.py:6: `from engine.errors import …` (a submodule)",
         "bot/leaky.py:7: `.files` reaches into a rehearsal (use `.view()`)",
         "bot/leaky.py:7: `.state` reaches into a rehearsal (use `.view()`)",
@@ -157,7 +157,7 @@ def test_ruff_refuses_a_frontend_importing_an_engine_module(tmp_path: Path) -> N
     (tmp_path / "pyproject.toml").write_text((REPO / "pyproject.toml").read_text("utf-8"), "utf-8")
     (tmp_path / "circus").mkdir()
     (tmp_path / "circus" / "leak.py").write_text(
-        "from engine import Rehearsal, llm\nfrom engine.scene import SceneState\n\n"
+        "from engine import Rehearsal, llm\nfrom engine.folder.scene import SceneState\n\n"
         "print(Rehearsal, llm, SceneState)\n",
         "utf-8",
     )
@@ -167,8 +167,8 @@ def test_ruff_refuses_a_frontend_importing_an_engine_module(tmp_path: Path) -> N
         cwd=tmp_path, capture_output=True, text=True,
     )  # fmt: skip
     assert result.returncode == 1, result.stderr
-    assert "circus/leak.py:1:31: TID251 `engine.llm` is banned" in result.stdout
-    assert "circus/leak.py:2:1: TID251 `engine.scene` is banned" in result.stdout
+    assert "circus/leak.py:1:31: TID251 `engine.door.llm` is banned" in result.stdout
+    assert "circus/leak.py:2:1: TID251 `engine.folder.scene` is banned" in result.stdout
 
 
 @pytest.mark.parametrize(

@@ -1,4 +1,4 @@
-"""engine.sections: the one `## heading` splitter under transcript.md, the backstage and
+"""engine.folder.sections: the one `## heading` splitter under transcript.md, the backstage and
 stage-manager logs, director_notes.md, picks.md and soul.md — and what each format does with
 the `## ` lines that are not its own (pinned here, so the shared splitter changes none of it)."""
 
@@ -8,13 +8,13 @@ import re
 
 import pytest
 
-from engine.notes import add_note, parse_notes
-from engine.picks import Pick, parse_picks
-from engine.sections import escape, split, unescape
-from engine.soul import bio_part, replace_prior_story
-from engine.stage import StageBlock, parse_blocks
-from engine.takes import cut_log
-from engine.turns import Turn, parse_backstage, parse_transcript
+from engine.folder.sections import escape, split, unescape
+from engine.folder.soul import bio_part, replace_prior_story
+from engine.folder.stage import StageBlock, parse_blocks
+from engine.folder.turns import Turn, parse_backstage, parse_transcript
+from engine.folder.whispers import add_note, parse_notes
+from engine.harvest.picks import Pick, parse_picks
+from engine.takes.folders import cut_log
 
 NUMBERED = re.compile(r"## ([0-9]+)\s*$")
 

@@ -21,8 +21,8 @@ from engine import (
     new_scene,
 )
 from engine.errors import BadRequest, Refused
-from engine.scene import SceneFiles
-from engine.soul import missing_parts
+from engine.folder.scene import SceneFiles
+from engine.folder.soul import missing_parts
 
 
 def listing(root: Path) -> list[tuple[str, bytes]]:
@@ -300,7 +300,7 @@ async def test_whispers_and_cues_match_latin_names_as_whole_words(blank, models,
     ],
 )
 def test_a_models_cue_matches_latin_names_as_whole_words_only(cue, expected):
-    from engine.cue import match_cue
+    from engine.reply.cue import match_cue
 
     cast = {
         "林小姐": ("Lin", "林"),

@@ -15,7 +15,7 @@ import json
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
-from engine.turns import parse_transcript
+from engine.folder.turns import parse_transcript
 from tests.fakediscord import FakeDiscord
 from tests.fakeproviders.litellm_proxy import FakeLiteLLMProxy
 from tests.shardkit import (

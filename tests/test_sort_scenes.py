@@ -1,4 +1,4 @@
-"""Moving scenes on disk: engine.relocate's move_scene and move_ledger, and `circus sort-scenes`,
+"""Moving scenes on disk: engine.folder.relocate's move_scene and move_ledger, and `circus sort-scenes`,
 which moves an older folder's bound scenes and spend ledgers into their servers' folders once,
 losing or doubling nothing — and `circus bot`'s refusals until it has."""
 
@@ -16,8 +16,8 @@ from bot.binding import Binding, read_binding, write_binding
 from bot.server_folders import loose_scenes, misplaced, own_scenes, server_folder, sort_scenes
 from engine import SceneBusy, SceneNotFound, move_ledger, move_scene
 from engine.errors import SceneExists
-from engine.ledger import Ledger
-from engine.store import SceneStore
+from engine.folder.store import SceneStore
+from engine.spend.ledger import Ledger
 from tests.folderkit import DAY, G0, G2, G3, NEXT_DAY, files_under, scene_at, spend_row
 
 REPO = Path(__file__).resolve().parent.parent

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from test_cli import circus, cli_env, listing, turns_of
 
-from engine.stage import parse_blocks
+from engine.folder.stage import parse_blocks
 
 
 @pytest.fixture

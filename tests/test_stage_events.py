@@ -10,8 +10,8 @@ from conftest import PUBLIC_CONTEXT
 from engine import Actor, Rehearsal
 from engine.errors import BadRequest
 from engine.events import StageChanged
-from engine.scripted import ScriptedRequest
-from engine.stage import parse_blocks
+from engine.folder.stage import parse_blocks
+from engine.providers.scripted import ScriptedRequest
 
 EVENT = "EVENT-MARKER 燈突然熄了。"
 

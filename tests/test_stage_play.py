@@ -12,7 +12,7 @@ import pytest
 from engine import Actor, Rehearsal
 from engine.errors import NotPlaying, NotYourTurn
 from engine.events import RunFinished, TurnCompleted, WaitingForPlayer
-from engine.scripted import ScriptedRequest
+from engine.providers.scripted import ScriptedRequest
 
 PLAYED_LINE = "PLAYED-LINE 我那天晚上不在家。"
 PLAYED_THOUGHT = "PLAYED-THOUGHT 他不會相信的。"

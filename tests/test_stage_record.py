@@ -6,8 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from engine.casting import next_on_stage, stage_manager_candidates
-from engine.stage import (
+from engine.folder.stage import (
     ENTER,
     EVENT,
     EXIT,
@@ -22,8 +21,9 @@ from engine.stage import (
     quiet,
     render_block,
 )
-from engine.takes import cut_log
-from engine.turns import Turn, parse_transcript, render_turn
+from engine.folder.turns import Turn, parse_transcript, render_turn
+from engine.takes.folders import cut_log
+from engine.turn.casting import next_on_stage, stage_manager_candidates
 
 CAST = ["林小姐", "刑警", "律師"]
 

@@ -11,9 +11,9 @@ from conftest import PUBLIC_CONTEXT
 
 from engine import Actor, Rehearsal
 from engine.errors import NobodyOnStage, OffStage, OnStage
-from engine.scripted import ScriptedRequest
-from engine.stage import parse_blocks
-from engine.turns import parse_transcript
+from engine.folder.stage import parse_blocks
+from engine.folder.turns import parse_transcript
+from engine.providers.scripted import ScriptedRequest
 
 EVENT_MARKER = "EVENT-MARKER 電話響了"
 _LINE = re.compile(r"L\d{3}X")

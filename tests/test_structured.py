@@ -15,14 +15,19 @@ from aiohttp import web
 from fakeproviders import FakeAnthropic, FakeOllama, FakeOpenAI
 
 from engine import Config, Rehearsal
+from engine.door.structured import chosen_format, request_params
 from engine.errors import BadSceneFile, Refused
-from engine.models import reply_format, schema_support
-from engine.prompts import ActorBrief, StageBrief, actor_messages, stage_manager_messages
-from engine.settings import SoulSettings, check_untrusted_soul, context_settings, soul_settings
-from engine.soul import Soul
-from engine.structured import chosen_format, request_params
-from engine.templates import new_scene
-from engine.turns import Turn, parse_transcript
+from engine.folder.role_models import reply_format, schema_support
+from engine.folder.settings import (
+    SoulSettings,
+    check_untrusted_soul,
+    context_settings,
+    soul_settings,
+)
+from engine.folder.soul import Soul
+from engine.folder.templates import new_scene
+from engine.folder.turns import Turn, parse_transcript
+from engine.turn.prompts import ActorBrief, StageBrief, actor_messages, stage_manager_messages
 
 
 @pytest.mark.parametrize(

@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from engine import frontmatter
-from engine.notes import parse_notes
-from engine.prompts import estimate_tokens
-from engine.scene import SceneFiles
-from engine.templates import list_templates, new_scene, templates_dir
+from engine.folder import frontmatter
+from engine.folder.scene import SceneFiles
+from engine.folder.templates import list_templates, new_scene, templates_dir
+from engine.folder.whispers import parse_notes
+from engine.turn.prompts import estimate_tokens
 
 SECTIONS = {
     "zh": ("角色小傳", "前期劇本", "導戲筆記"),

@@ -11,11 +11,13 @@ from array import array
 
 import pytest
 
-from engine import prompts, tokens
 from engine.config import Config
-from engine.models import context_tokens
-from engine.prefix_cache import PrefixCache, SavedPrefix
-from engine.prompts import (
+from engine.door import tokens
+from engine.folder.role_models import context_tokens
+from engine.folder.turns import Turn
+from engine.providers.prefix_cache import PrefixCache, SavedPrefix
+from engine.turn import prompts
+from engine.turn.prompts import (
     HISTORY_BUDGET,
     REPLY_RESERVE,
     ActorBrief,
@@ -25,7 +27,6 @@ from engine.prompts import (
     stage_manager_messages,
     window_start,
 )
-from engine.turns import Turn
 
 CAST = ("林小姐", "刑警", "律師", "書記員")
 

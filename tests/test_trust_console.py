@@ -17,8 +17,8 @@ from circus.render import turn_marks as console_marks
 from engine import Rehearsal
 from engine.errors import TakeNotFound
 from engine.events import RunStarted, StillWaiting, TurnCompleted
-from engine.notes import parse_notes
-from engine.scripted import ScriptedRequest
+from engine.folder.whispers import parse_notes
+from engine.providers.scripted import ScriptedRequest
 
 FORMS = {"林小姐": ("林小姐", "林", "林曉雯"), "刑警": ("刑警", "王警官"), "Al": ("Al",)}
 

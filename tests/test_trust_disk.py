@@ -10,7 +10,7 @@ import pytest
 
 from engine import Actor, Rehearsal
 from engine.errors import BadName, BadSceneFile
-from engine.notes import parse_notes
+from engine.folder.whispers import parse_notes
 from tests.conftest import ALL_WHISPER, CAST, SOUL_MARKER
 from tests.trustkit import LAWYER, attack, line, no_server_path, refusal, soul_file
 
@@ -157,7 +157,7 @@ async def test_a_badly_named_visible_actor_folder_is_still_refused(scene):
 
 
 async def test_odd_numbers_on_disk_are_text_never_a_crash(scene):
-    from engine.takes import parse_take_ref
+    from engine.takes.folders import parse_take_ref
 
     (scene / "takes" / "take_²").mkdir(parents=True)
     (scene / "takes" / f"take_{'9' * 200}").mkdir()
@@ -222,7 +222,7 @@ async def test_a_member_cannot_send_the_operators_key_to_their_own_server(tmp_pa
     """Black box: the real bot in the fake Discord; the attacker runs a loopback HTTP server."""
     from aiohttp import web
 
-    from engine import llm
+    from engine.door import llm
     from tests.botkit import room, until
 
     llm.litellm_module()  # import litellm now, not on the bot's event loop mid-interaction

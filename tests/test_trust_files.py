@@ -9,14 +9,15 @@ from pathlib import Path
 import pytest
 import yaml
 
-from engine import Actor, Rehearsal, frontmatter
-from engine.cue import match_cue
+from engine import Actor, Rehearsal
 from engine.config import Config
 from engine.errors import BadName, BadSceneFile, Refused
-from engine.names import EVERYONE_WORDS, check_name, is_everyone
-from engine.notes import parse_notes
-from engine.settings import allowed_models, context_settings, model_allowed, soul_settings
-from engine.turns import ANY
+from engine.folder import frontmatter
+from engine.folder.names import EVERYONE_WORDS, check_name, is_everyone
+from engine.folder.settings import allowed_models, context_settings, model_allowed, soul_settings
+from engine.folder.turns import ANY
+from engine.folder.whispers import parse_notes
+from engine.reply.cue import match_cue
 from tests.conftest import CAST
 from tests.trustkit import LAWYER, attack, no_server_path, refusal, soul_file
 

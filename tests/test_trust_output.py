@@ -13,12 +13,12 @@ from conftest import CAST, write_scene
 
 from engine import Actor, Rehearsal
 from engine.events import StageManagerDecided, StillWaiting, TurnCompleted
-from engine.prompts import HISTORY_BUDGET, quote
-from engine.reply import CAPS, parse_reply
-from engine.sanitize import clean_text
-from engine.scripted import ScriptedRequest
-from engine.takes import cut_log
-from engine.turns import Turn, parse_transcript, render_turn
+from engine.folder.sanitize import clean_text
+from engine.folder.turns import Turn, parse_transcript, render_turn
+from engine.providers.scripted import ScriptedRequest
+from engine.reply.read import CAPS, parse_reply
+from engine.takes.folders import cut_log
+from engine.turn.prompts import HISTORY_BUDGET, quote
 
 ATTACKS = Path(__file__).parent / "fixtures" / "attacks"
 

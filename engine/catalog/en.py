@@ -67,7 +67,7 @@ TEXT: dict[str, str] = {
     # --- core: a run that stopped on something not a CircusError (a disk error, a bug): the event's fields are error (its repr) and kind (its type)
     "error.metrics_port": "CIRCUS_METRICS_PORT {port} cannot be served ({reason}) — choose a free port, or unset it to run without metrics.",
     "error.run_crashed": "The run stopped: {error}",
-    # --- setup: a scene's cast and context (engine/cast_commands.py, engine/templates.py)
+    # --- setup: a scene's cast and context (engine/rehearsal/cast_commands.py, engine/folder/templates.py)
     "error.ambiguous_actor": "{name!r} could mean {candidates} — write the full name; nothing was done.",
     "error.cast_too_big": "A cast of {count} is too many — a scene holds at most {most} actors; nothing was written.",
     "error.refused.operator": "`{key}` can't be changed from Discord — it is the operator's setting (context.md on disk). Keep the value as it is or remove the line; nothing was written.",
@@ -100,7 +100,7 @@ TEXT: dict[str, str] = {
     "error.prices": "CIRCUS_MODEL_PRICES ({path}) cannot be used: {why}. Fix the file or unset the variable.",
     "error.prices.not_object": "it must be a JSON object",
     "error.note_empty": "A note needs some text.",
-    # --- loose: whispers bounded in prompts (engine/notes.py): a note's cap, and what no longer fits
+    # --- loose: whispers bounded in prompts (engine/folder/whispers.py): a note's cap, and what no longer fits
     "error.note_too_long": "A note is at most {most:,} characters (this one has {length:,}) — split it into shorter notes; nothing was written.",
     "error.direction_too_long": "A cue's direction is at most {most:,} characters (this one has {length:,}) — shorten it, or whisper the rest with a note; nothing ran.",
     "note.dropped": "⚠ {who}'s whispers no longer all fit in the prompt: the oldest {count} are left out (still in director_notes.md) — delete or shorten some there.",
@@ -134,7 +134,7 @@ TEXT: dict[str, str] = {
     "error.file.too_big": "is larger than {kb} KB — this file holds a few pages of text at most",
     # --- loose: a small state file under .circus/ that is not what Circus wrote
     "error.file.state_unreadable": "is not the JSON object Circus keeps there — fix it, or delete it to start that file afresh (a deleted discord.json unbinds the scene; a deleted players.json gives every role back to its model)",
-    # --- errors in a scene file's settings (engine/settings.py, engine/frontmatter.py)
+    # --- errors in a scene file's settings (engine/folder/settings.py, engine/folder/frontmatter.py)
     "error.setting.unknown_guess": "unknown setting `{key}` — did you mean `{guess}`?",
     "error.setting.unknown": "unknown setting `{key}` — the settings here are {known}",
     "error.setting.not_a_word": "unknown setting `{key}` — a setting's name is a word like model or temperature",
@@ -167,14 +167,14 @@ TEXT: dict[str, str] = {
     "error.yaml.invalid": "the front matter between the --- lines is not valid YAML{where}",
     "error.yaml.unreadable": "the front matter has a value that can't be read",
     "error.yaml.not_mapping": "the front matter must be `key: value` lines",
-    # --- models: a model name that is an address, or that litellm cannot route (engine/settings.py, engine/routing.py)
+    # --- models: a model name that is an address, or that litellm cannot route (engine/folder/settings.py, engine/turn/routing.py)
     "error.setting.model_shape": "`{key}` must be one model's name, provider/model (e.g. ollama_chat/llama3.1), not {got} — a model name has no `://`, `//`, spaces or control characters; a server's address goes in api_base, which the operator sets",
     "error.unroutable": "{who} `{model}` is not a model string litellm can route — write provider/model, e.g. ollama_chat/llama3.1 or anthropic/claude-3-5-haiku-latest{closest}. Fix it in soul.md, context.md or CIRCUS_MODEL; the run did not start.",
     "error.unroutable.closest": "; the closest known names are {names}",
     "routing.actor": "{actor}'s model",
     "routing.fallback": "{actor}'s fallback_model",
     "routing.sm": "The stage manager's model",
-    # --- prompts (engine/prompts.py): what each model is told
+    # --- prompts (engine/turn/prompts.py): what each model is told
     "prompt.rules": (
         "You are an actor in an improvised rehearsal and you play {name} only. Stay in character; never comment on the scene or speak or act for anyone else.\n"
         "{format}\n"
@@ -278,7 +278,7 @@ TEXT: dict[str, str] = {
     "template.context": "Place and time: where and when, exactly.\n\nThe situation: what everyone here knows, the physical limits of the room, the pressure from outside.",
     "directions.title": "# Cue directions\n\nWhat the director told one actor for one turn (the actor read it in that turn's prompt only).",
     "directions.entry": "## Take {take} · turn {turn} · {actor}",
-    # --- a take's report (engine/report.py)
+    # --- a take's report (engine/harvest/report.py)
     "report.title": "# Take {take} · {scene}",
     "report.summary": "{turns} turns · {lines} lines · {words} words · {state}",
     "report.saved": "saved",
@@ -318,7 +318,7 @@ TEXT: dict[str, str] = {
     "report.reason.unknown": "not recorded",
     # --- reader: lines a model wrote for other characters (cut off, never published)
     "report.wrote_for_others": "{warn} Wrote for others — turns whose reply also held a line for another character (cut off there, never published): {counts}",
-    # --- two takes compared (engine/takediff.py)
+    # --- two takes compared (engine/harvest/diff.py)
     "diff.take": "take {take}",
     "diff.current": " (current)",
     "diff.shared.one": "Shared opening: {count} turn ({first}–{last}).",
@@ -333,7 +333,7 @@ TEXT: dict[str, str] = {
     "diff.turns": "turns",
     "diff.picks": "picks",
     "diff.lines_words": "lines / words",
-    # --- continuity: the next scene, the secrets ledger, takes as a tree (engine/next_scene.py, engine/takeread.py, engine/taketree.py, circus/continuity.py)
+    # --- continuity: the next scene, the secrets ledger, takes as a tree (engine/continuity/next_scene.py, engine/takes/reading.py, engine/takes/tree.py, circus/continuity.py)
     "cli.arg.take.tree": "list: the takes as a tree (replays branch)",
     "cli.help.next": "start the next scene from a take: same cast, each one's witnessed record",
     "cli.arg.next.new": "the new scene folder (must not exist)",
@@ -372,7 +372,7 @@ TEXT: dict[str, str] = {
     "cli.next.done": "Created {path} from take {take} of {scene}: {cast}. Review scene.md, then context.md and each soul's carried section.",
     "cli.next.draft_failed": "The drafts were not made ({reason}): each carried section holds the witnessed record itself — rewrite it before the first run.",
     "cli.next.drafted": "Each carried section is a model's draft from that actor's witnessed record — rewrite it before the first run.",
-    # --- exported scripts (engine/export.py)
+    # --- exported scripts (engine/harvest/export.py)
     "export.picked_lines": "picked lines",
     "export.take": "take {take}",
     "export.ref": "take_{take} · turn {turn}",
@@ -619,7 +619,7 @@ TEXT: dict[str, str] = {
     "cli.console.already_held": "a line is already waiting for your turn; CUT to drop it",
     "cli.console.held": "(held: it is said when the ball reaches {actor})",
     "cli.console.help": 'Director\'s console — verbs (case-insensitive):\n  RUN [N] [ACTOR]          let the scene go N turns (default 6), optionally opened by ACTOR\n  CUE ACTOR [direction]    one turn by ACTOR; the direction is private to them ("動作：拍桌子")\n  @ACTOR [direction]       the same as CUE\n  CUT                      stop the run now; the turn in flight is dropped whole\n  NOTE text                whisper to everyone, from the next turn\n  NOTE ACTOR: text         whisper to one actor only (also NOTE ACTOR text, NOTE @ACTOR text)\n  NOTE all: text           everyone, said explicitly (all, everyone, 全體, 大家, …); a head that\n                           is neither an everyone-word nor an actor is refused, never sent to all\n  RESUME [N]               back to RUN mode from where the scene stopped\n  TAKE SAVE | TAKE LIST | TAKE SHOW n | TAKE DIFF a b\n  REPLAY take [until]      start a new attempt from a saved take (up to turn `until`)\n  PICK n [note]            put turn n of this take in the line bin (picks.md)\n  UNPICK n                 take it out again\n  PICKS                    list the line bin\n  STATUS                   cast, models, turns, takes, tokens and cost\n  SOUL ACTOR               show an actor\'s soul.md\n  ENTER ACTOR / EXIT ACTOR an actor walks on / off stage (off stage they learn only that time passes)\n  EVENT text               a public stage event; the stage manager picks who reacts first\n  PLAY ACTOR               you play ACTOR: plain lines become their lines, "(action) line → NAME"\n                           (a run waits for you when the ball reaches them; start a line with >\n                           if it begins with a verb)\n  UNPLAY                   give the role back to its model\n  BACKSTAGE [ON|OFF]       show the actors\' thoughts as turns land\n  WAIT                     wait for the current run to finish (useful in scripts)\n  HELP                     this text\n  QUIT (or EXIT)           leave (cuts a run in progress)',
-    # --- models: `circus check-model` — the probe's scenes and what it reports (engine/probe.py, engine/probe_report.py)
+    # --- models: `circus check-model` — the probe's scenes and what it reports (engine/probe/check.py, engine/probe/report.py)
     "probe.scene.context": "A kitchen, late at night. One lamp over the table; the kettle has just boiled. Rain on the window.",
     "probe.scene.a": "Ruth",
     "probe.scene.b": "Danny",

@@ -68,7 +68,7 @@ TEXT: dict[str, str] = {
     # --- core: a run that stopped on something not a CircusError (a disk error, a bug): the event's fields are error (its repr) and kind (its type)
     "error.metrics_port": "CIRCUS_METRICS_PORT {port} 無法使用（{reason}）——換一個空著的埠，或取消設定、不用 metrics。",
     "error.run_crashed": "排練中止：{error}",
-    # --- setup: a scene's cast and context (engine/cast_commands.py, engine/templates.py)
+    # --- setup: a scene's cast and context (engine/rehearsal/cast_commands.py, engine/folder/templates.py)
     "error.ambiguous_actor": "「{name}」可能是 {candidates}——請寫全名；什麼都沒做。",
     "error.cast_too_big": "{count} 個角色太多了——一場戲最多 {most} 個角色；什麼都沒寫入。",
     "error.refused.operator": "`{key}` 不能從 Discord 修改——這是營運者的設定（磁碟上的 context.md）。保持原值或刪掉那一行；什麼都沒寫入。",
@@ -101,7 +101,7 @@ TEXT: dict[str, str] = {
     "error.prices": "CIRCUS_MODEL_PRICES（{path}）無法使用：{why}。請修正檔案或移除這個設定。",
     "error.prices.not_object": "必須是 JSON 物件",
     "error.note_empty": "耳語需要內容。",
-    # --- loose: whispers bounded in prompts (engine/notes.py): a note's cap, and what no longer fits
+    # --- loose: whispers bounded in prompts (engine/folder/whispers.py): a note's cap, and what no longer fits
     "error.note_too_long": "一則耳語最多 {most:,} 個字（這則有 {length:,} 個）——請拆成幾則短一點的；什麼都沒寫入。",
     "error.direction_too_long": "給角色的指示最多 {most:,} 個字（這則有 {length:,} 個）——請縮短，或把其餘的用耳語說；沒有開演。",
     "note.dropped": "⚠ 給{who}的耳語已經放不進提示裡：最舊的 {count} 則沒給模型看（仍留在 director_notes.md）——請到那裡刪掉或縮短幾則。",
@@ -135,7 +135,7 @@ TEXT: dict[str, str] = {
     "error.file.too_big": "超過 {kb} KB——這個檔案最多只該有幾頁文字",
     # --- loose: a small state file under .circus/ that is not what Circus wrote
     "error.file.state_unreadable": "不是 Circus 在這裡保存的 JSON 物件——請修好它，或刪掉它重新開始（刪掉 discord.json 會解除場景和討論串的綁定；刪掉 players.json 會把所有角色還給模型）",
-    # --- errors in a scene file's settings (engine/settings.py, engine/frontmatter.py)
+    # --- errors in a scene file's settings (engine/folder/settings.py, engine/folder/frontmatter.py)
     "error.setting.unknown_guess": "不認得的設定 `{key}`——你是不是要寫 `{guess}`？",
     "error.setting.unknown": "不認得的設定 `{key}`——這裡可用的設定是 {known}",
     "error.setting.not_a_word": "不認得的設定 `{key}`——設定名稱是像 model、temperature 這樣的詞",
@@ -168,14 +168,14 @@ TEXT: dict[str, str] = {
     "error.yaml.invalid": "兩條 --- 之間的設定不是有效的 YAML{where}",
     "error.yaml.unreadable": "設定裡有無法讀取的值",
     "error.yaml.not_mapping": "設定必須是 `鍵: 值` 的格式",
-    # --- models: a model name that is an address, or that litellm cannot route (engine/settings.py, engine/routing.py)
+    # --- models: a model name that is an address, or that litellm cannot route (engine/folder/settings.py, engine/turn/routing.py)
     "error.setting.model_shape": "`{key}` 必須是一個模型的名稱，寫成 provider/model（例如 ollama_chat/llama3.1），不是 {got}——模型名稱裡不能有 `://`、`//`、空格或控制字元；伺服器位址要寫在 api_base，由營運者設定",
     "error.unroutable": "{who} `{model}` 不是 litellm 能路由的模型名稱——要寫成 provider/model，例如 ollama_chat/llama3.1 或 anthropic/claude-3-5-haiku-latest{closest}。請在 soul.md、context.md 或 CIRCUS_MODEL 改正；排演沒有開始。",
     "error.unroutable.closest": "；最接近的已知名稱是 {names}",
     "routing.actor": "{actor}的模型",
     "routing.fallback": "{actor}的 fallback_model",
     "routing.sm": "舞台監督的模型",
-    # --- prompts (engine/prompts.py): what each model is told
+    # --- prompts (engine/turn/prompts.py): what each model is told
     "prompt.rules": (
         "你是即興劇排演中的演員，只扮演「{name}」。留在角色裡，不要跳出角色評論，不要替別人說話或行動。\n"
         "{format}\n"
@@ -277,7 +277,7 @@ TEXT: dict[str, str] = {
     "template.context": "時間與地點：確切在哪裡、什麼時候。\n\n處境：在場每個人都知道的事、這個空間的物理限制、來自外面的壓力。",
     "directions.title": "# 導演提示\n\n導演在某一回合只給某個角色的提示（角色只在那一回合的提示詞裡讀到）。",
     "directions.entry": "## Take {take} · 第 {turn} 回合 · {actor}",
-    # --- a take's report (engine/report.py)
+    # --- a take's report (engine/harvest/report.py)
     "report.title": "# 排演 {take} · {scene}",
     "report.summary": "{turns} 輪 · {lines} 句台詞 · {words} 字 · {state}",
     "report.saved": "已存檔",
@@ -317,7 +317,7 @@ TEXT: dict[str, str] = {
     "report.reason.unknown": "沒有紀錄",
     # --- reader: 模型替別的角色寫的台詞（已截斷，從未公開）
     "report.wrote_for_others": "{warn} 替別人寫戲——回覆裡還替別的角色寫了台詞的輪數（已從那裡截斷，從未公開）：{counts}",
-    # --- two takes compared (engine/takediff.py)
+    # --- two takes compared (engine/harvest/diff.py)
     "diff.take": "排演 {take}",
     "diff.current": "（目前）",
     "diff.shared.one": "共同開頭：{count} 輪（第 {first}–{last} 輪）。",
@@ -332,7 +332,7 @@ TEXT: dict[str, str] = {
     "diff.turns": "輪數",
     "diff.picks": "精選",
     "diff.lines_words": "台詞／字數",
-    # --- continuity: the next scene, the secrets ledger, takes as a tree (engine/next_scene.py, engine/takeread.py, engine/taketree.py, circus/continuity.py)
+    # --- continuity: the next scene, the secrets ledger, takes as a tree (engine/continuity/next_scene.py, engine/takes/reading.py, engine/takes/tree.py, circus/continuity.py)
     "cli.arg.take.tree": "list：把各條畫成一棵樹（重演會分枝）",
     "cli.help.next": "從一條開始下一場：同一批演員，各自帶著親眼所見的紀錄",
     "cli.arg.next.new": "新場景的資料夾（不可已存在）",
@@ -371,7 +371,7 @@ TEXT: dict[str, str] = {
     "cli.next.done": "已從 {scene} 的排演 {take} 建立 {path}：{cast}。請先看 scene.md，再看 context.md 與每份角色檔承接過來的段落。",
     "cli.next.draft_failed": "草稿沒有寫成（{reason}）：每段承接內容仍是親眼所見的紀錄本身——第一次開演前請改寫。",
     "cli.next.drafted": "每段承接內容都是模型根據該角色親眼所見的紀錄寫的草稿——第一次開演前請改寫。",
-    # --- exported scripts (engine/export.py)
+    # --- exported scripts (engine/harvest/export.py)
     "export.picked_lines": "精選台詞",
     "export.take": "排演 {take}",
     "export.ref": "take_{take} · 第 {turn} 輪",
@@ -618,7 +618,7 @@ TEXT: dict[str, str] = {
     "cli.console.already_held": "已經有一句台詞在等你的回合；CUT 可丟棄它",
     "cli.console.held": "（已保留：輪到 {actor} 時會說出）",
     "cli.console.help": '導演主控台——指令（不分大小寫）：\n  RUN [N] [ACTOR]          讓場景走 N 回合（預設 6），可指定由 ACTOR 開場\n  CUE ACTOR [direction]    由 ACTOR 演一回合；指示只有他看得到（"動作：拍桌子"）\n  @ACTOR [direction]       同 CUE\n  CUT                      立刻停止演出；進行中的回合整個丟棄\n  NOTE text                對所有人耳語，從下一回合起\n  NOTE ACTOR: text         只對一位演員耳語（也可 NOTE ACTOR text、NOTE @ACTOR text）\n  NOTE all: text           明說給所有人（all、everyone、全體、大家…）；既不是\n                           所有人的說法也不是演員的開頭會被拒絕，絕不會送給所有人\n  RESUME [N]               從場景停下的地方回到 RUN 模式\n  TAKE SAVE | TAKE LIST | TAKE SHOW n | TAKE DIFF a b\n  REPLAY take [until]      從已存的一條重新開始（到第 until 回合）\n  PICK n [note]            把這一條的第 n 回合放進台詞箱（picks.md）\n  UNPICK n                 再拿出來\n  PICKS                    列出台詞箱\n  STATUS                   演員、模型、回合、各條、token 與花費\n  SOUL ACTOR               顯示演員的 soul.md\n  ENTER ACTOR / EXIT ACTOR 演員上場／下場（下場時他只知道時間過去了）\n  EVENT text               公開的舞台事件；由舞台監督決定誰先反應\n  PLAY ACTOR               你扮演 ACTOR：一般的輸入就是他的台詞，"(動作) 台詞 → 名字"\n                           （輪到他時演出會等你；若台詞以指令開頭，請以 > 起頭）\n  UNPLAY                   把角色交還給模型\n  BACKSTAGE [ON|OFF]       回合落地時顯示演員的想法\n  WAIT                     等目前的演出結束（腳本中有用）\n  HELP                     這段說明\n  QUIT (or EXIT)           離開（會卡掉進行中的演出）',
-    # --- models: `circus check-model` — the probe's scenes and what it reports (engine/probe.py, engine/probe_report.py)
+    # --- models: `circus check-model` — the probe's scenes and what it reports (engine/probe/check.py, engine/probe/report.py)
     "probe.scene.context": "深夜的廚房。餐桌上方一盞燈，水壺剛燒開，窗外下著雨。",
     "probe.scene.a": "林小姐",
     "probe.scene.b": "刑警",

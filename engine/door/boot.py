@@ -1,0 +1,99 @@
+"""Importing litellm: once, lazily (it costs seconds), offline-safe, with Circus's in-process
+providers registered under their prefixes.
+
+Invariant: the only place litellm is imported for the engine; the in-process providers are
+named here as "module:function" strings and loaded on their first call, so neither litellm nor a
+provider module (engine.providers.scripted, engine.providers.embedded) is imported before a model is asked.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import threading
+from typing import Any
+
+# Providers that live in this process, registered with litellm's custom-provider mechanism so
+# the engine calls them exactly like any hosted model. Value: "module:function" returning a
+# litellm CustomLLM instance.
+LOCAL_PROVIDERS: dict[str, str] = {
+    "scripted": "engine.providers.scripted:handler",
+    "circus-local": "engine.providers.embedded:handler",
+}
+# Their tokenizers, by provider, the same way: "module:function" returning an object whose
+# ``tokenize(bytes, add_bos, special)`` counts as the model does, or None when not installed.
+LOCAL_TOKENIZERS: dict[str, str] = {
+    "circus-local": "engine.providers.vocab:vocab",
+}
+
+
+_OFFLINE_ENV = {
+    "LITELLM_LOCAL_MODEL_COST_MAP": "True",
+    "LITELLM_OFFLINE_MODE": "true",
+    "HF_HUB_OFFLINE": "1",
+}
+
+_lock = threading.Lock()
+_litellm: Any = None
+
+
+def litellm_module() -> Any:
+    """Import litellm once, offline-safe, with Circus's local providers registered."""
+    global _litellm
+    if _litellm is not None:
+        return _litellm
+    with _lock:
+        if _litellm is None:
+            for key, value in _OFFLINE_ENV.items():
+                os.environ.setdefault(key, value)
+            import litellm
+
+            litellm.telemetry = False
+            litellm.suppress_debug_info = True
+            litellm.custom_provider_map = [
+                {"provider": name, "custom_handler": _lazy_handler(litellm, target)}
+                for name, target in LOCAL_PROVIDERS.items()
+            ]
+            _register_custom_providers(litellm)
+            _litellm = litellm
+    return _litellm
+
+
+def local_tokenizer(provider: str) -> Any:
+    """The tokenizer of the in-process `provider` (imported on first use), or None if it has
+    none or it is not installed here."""
+    target = LOCAL_TOKENIZERS.get(provider)
+    if target is None:
+        return None
+    module_name, func = target.split(":")
+    return getattr(importlib.import_module(module_name), func)()
+
+
+def _register_custom_providers(litellm: Any) -> None:
+    try:
+        from litellm.utils import custom_llm_setup
+
+        custom_llm_setup()
+    except ImportError:  # older litellm registers lazily on first call
+        pass
+
+
+def _lazy_handler(litellm: Any, target: str) -> Any:
+    """A CustomLLM that builds the real provider (and imports llama_cpp) on first use."""
+
+    class LazyHandler(litellm.CustomLLM):
+        _real: Any = None
+
+        def _get(self) -> Any:
+            if self._real is None:
+                module_name, func = target.split(":")
+                self._real = getattr(importlib.import_module(module_name), func)()
+            return self._real
+
+        def completion(self, *args: Any, **kwargs: Any) -> Any:
+            return self._get().completion(*args, **kwargs)
+
+        async def acompletion(self, *args: Any, **kwargs: Any) -> Any:
+            return await self._get().acompletion(*args, **kwargs)
+
+    return LazyHandler()

@@ -1,0 +1,391 @@
+"""The one narrow door to language models: every model call goes through a `Models` door.
+
+The engine is handed a door (`Rehearsal(root, models=...)`); `LiteLLMModels` is the default and
+engine.providers.scripted's `ScriptedModels` the test double (it registers itself with a door like any
+in-process provider: this module never imports it). litellm is imported through
+engine.door.boot, lazily and offline-safe, so `circus --help` stays instant and an offline
+machine never stalls. Retries, timeouts and the
+per-actor fallback model live here; callers get a `ModelReply` or a `ModelError`, never a
+provider exception. The spend gate and the reply shape travel with each call, explicitly.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import random
+import threading
+from dataclasses import dataclass, field, replace
+from typing import Any, Protocol
+
+from engine.catalog import Phrase
+from engine.config import DEFAULT_RETRIES, DEFAULT_TURN_TIMEOUT, Config
+from engine.door import caching, gateway
+from engine.door.boot import LOCAL_PROVIDERS, litellm_module
+from engine.door.caching import Pieces
+from engine.door.metering import reply_usage
+from engine.door.values import Price, ReplyShape
+from engine.errors import CircusError, ModelError
+
+EMBEDDED_MODEL = "circus-local/smollm2"
+
+log = logging.getLogger("circus.engine")
+
+
+@dataclass(frozen=True)
+class ModelCall:
+    model: str
+    messages: tuple[dict[str, str], ...]
+    temperature: float | None = None
+    api_base: str | None = None
+    timeout: float = DEFAULT_TURN_TIMEOUT
+    fallback_model: str | None = None
+    shape: ReplyShape = field(default_factory=lambda: ReplyShape("free"))
+    max_tokens: int | None = None
+    retries: int = DEFAULT_RETRIES
+    extra: dict[str, Any] = field(default_factory=dict)
+    # The messages cut where they stay identical call to call (engine.door.caching): models whose
+    # prompt cache needs breakpoints get them as marked content blocks; others read the text.
+    pieces: tuple[Pieces | None, ...] = ()
+    # The fallback model's own provider options (its Ollama num_ctx, its JSON schema or none):
+    # the primary's `extra` may be refused by another provider. None: the fallback uses `extra`.
+    fallback_extra: dict[str, Any] | None = None
+    purpose: str = ""  # what the spend record calls it: actor, repair, stage_manager, summarize
+
+
+@dataclass(frozen=True)
+class ModelReply:
+    text: str
+    model: str
+    prompt_tokens: int = 0  # all of them, read from the provider's cache or not
+    completion_tokens: int = 0
+    cost_usd: float | None = None  # at the provider's cache read and write rates
+    cached_tokens: int = 0  # prompt tokens read from the provider's cache
+    cache_write_tokens: int = 0  # prompt tokens written to it (Anthropic bills them extra)
+    cache_saved_usd: float = 0.0  # what the call would have cost uncached, minus cost_usd
+
+
+class SpendGate(Protocol):
+    """Asked before each attempt (it may refuse by raising a CircusError); told after how it
+    went: the reply, or None (`unsure` when the call was cut, timed out or answered with a
+    reply litellm cannot read, so it may be billed)."""
+
+    def admit(self, call: ModelCall, model: str) -> Any: ...
+
+    def settle(self, ticket: Any, reply: ModelReply | None, unsure: bool) -> None: ...
+
+
+class Models(Protocol):
+    """The model door the engine is handed (`Rehearsal(root, models=...)`)."""
+
+    async def complete(self, call: ModelCall, *, gate: SpendGate | None = None) -> ModelReply:
+        """Ask `call.model` (then its fallback); ModelError when all fail. `gate` admits each
+        attempt first; its refusal (a CircusError) propagates and the call is never made."""
+        ...
+
+    def price(self, model: str) -> Price | None:
+        """US dollars per token of `model`; None when unknown (imports litellm)."""
+        ...
+
+    def warm(self) -> None:
+        """Load what the first call would otherwise wait for (blocking: run it in a thread)."""
+        ...
+
+
+_lock = threading.Lock()
+_priced: set[str] = set()  # CIRCUS_MODEL_PRICES files already registered with litellm
+
+
+def register_prices(litellm: Any, path: str | None) -> None:
+    """Add the operator's prices (CIRCUS_MODEL_PRICES: a JSON file in litellm's cost-map format,
+    `{"model": {"input_cost_per_token": 3e-06, "output_cost_per_token": 1.5e-05}}`) for models
+    litellm has no price for (self-hosted, brand new), so a dollar budget can bound them."""
+    if not path:
+        return
+    import json
+
+    why = ""
+    try:
+        with open(path, encoding="utf-8") as f:
+            data = json.load(f)
+    except (OSError, ValueError) as exc:
+        data, why = None, str(exc)
+    entries = data if isinstance(data, dict) else {}
+    for model, entry in entries.items():
+        try:
+            ok = all(
+                float(entry[k]) >= 0 for k in ("input_cost_per_token", "output_cost_per_token")
+            )
+        except (KeyError, TypeError, ValueError):
+            ok = False
+        if not ok:
+            why = f"{model!r} needs input_cost_per_token and output_cost_per_token (numbers ≥ 0)"
+    if why or not isinstance(data, dict):
+        raise CircusError("error.prices", path=path, why=why or Phrase("error.prices.not_object"))
+    # litellm warns about cache prices it cannot guess for a custom entry: not news to anyone.
+    quiet = logging.getLogger("LiteLLM")
+    level = quiet.level
+    quiet.setLevel(logging.ERROR)
+    try:
+        litellm.register_model({m: {"mode": "chat", **e} for m, e in entries.items()})
+    finally:
+        quiet.setLevel(level)
+
+
+def _is_retryable(exc: BaseException, litellm: Any) -> bool:
+    retryable = tuple(
+        getattr(litellm, name)
+        for name in (
+            "RateLimitError",
+            "InternalServerError",
+            "ServiceUnavailableError",
+            "APIConnectionError",
+            "Timeout",
+        )
+        if hasattr(litellm, name)
+    )
+    if isinstance(exc, retryable):
+        return True
+    status = getattr(exc, "status_code", None)
+    return isinstance(status, int) and (status == 429 or status >= 500)
+
+
+def _backoff(attempt: int, exc: BaseException, base: float) -> float:
+    retry_after = getattr(exc, "retry_after", None)
+    if isinstance(retry_after, (int, float)) and 0 < retry_after < 30:
+        return float(retry_after)
+    return base * (2**attempt) * (0.5 + random.random() / 2)
+
+
+async def _call_once(
+    litellm: Any, call: ModelCall, model: str, local: dict[str, Any]
+) -> ModelReply:
+    kwargs: dict[str, Any] = {
+        "model": model,
+        "messages": caching.request_messages(call.messages, call.pieces, model),
+        "timeout": call.timeout,
+        "num_retries": 0,
+    }
+    if call.temperature is not None:
+        kwargs["temperature"] = call.temperature
+    if call.api_base:
+        kwargs["api_base"] = call.api_base
+    if call.max_tokens:
+        kwargs["max_tokens"] = call.max_tokens
+    kwargs.update(call.extra)
+    kwargs.update(local)  # litellm hands unknown keywords to a CustomLLM in optional_params
+    # asyncio.timeout, not wait_for: on 3.11 wait_for can swallow a cut (a cancellation)
+    # that arrives just as the model answers.
+    async with asyncio.timeout(call.timeout):
+        response = await litellm.acompletion(**kwargs)
+    text = response.choices[0].message.content or ""
+    usage = getattr(response, "usage", None)
+    prompt_tokens, completion_tokens, cost = reply_usage(  # a provider's numbers are data
+        usage,
+        call.messages,
+        text,
+        model,
+        cost=lambda: _cost(litellm, response, model),
+        price=price,
+    )
+    reply = ModelReply(
+        text=text,
+        model=model,
+        prompt_tokens=prompt_tokens,
+        completion_tokens=completion_tokens,
+        cost_usd=cost,
+    )
+    return _with_cache(litellm, reply, usage)
+
+
+def _with_cache(litellm: Any, reply: ModelReply, usage: Any) -> ModelReply:
+    """The reply with what the provider's prompt cache did (engine.door.caching reads the usage) and
+    what that saved: the call's price with every prompt token at the full input rate, minus
+    what it cost (a cache write alone makes it negative)."""
+    read, wrote = caching.cache_tokens(usage)
+    if not (read or wrote):
+        return reply
+    saved = 0.0
+    if reply.cost_usd is not None and reply.model.split("/", 1)[0] not in LOCAL_PROVIDERS:
+        try:
+            full = litellm.cost_per_token(
+                model=reply.model,
+                prompt_tokens=reply.prompt_tokens,
+                completion_tokens=reply.completion_tokens,
+            )
+            saved = float(sum(full)) - reply.cost_usd
+        except Exception:  # no price for the model: nothing known to have been saved
+            saved = 0.0
+    return replace(reply, cached_tokens=read, cache_write_tokens=wrote, cache_saved_usd=saved)
+
+
+def _cost(litellm: Any, response: Any, model: str) -> float | None:
+    """Price of one response: what a LiteLLM proxy said it cost (engine.door.gateway), else where
+    litellm knows the model's price; None where it does not."""
+    billed = gateway.header_cost(response)
+    if billed is not None:
+        return billed
+    if model.split("/", 1)[0] in LOCAL_PROVIDERS:
+        # In-process models are free unless someone registered a price for them
+        # (litellm.register_model), as the budget tests do.
+        known = _local_price(litellm, model)
+        usage = getattr(response, "usage", None)
+        if known is None or usage is None:
+            return 0.0
+        return (usage.prompt_tokens or 0) * known.input + (
+            usage.completion_tokens or 0
+        ) * known.output
+    try:
+        return float(litellm.completion_cost(completion_response=response, model=model))
+    except Exception:  # unknown price is normal for local and custom models
+        return None
+
+
+def _local_price(litellm: Any, model: str) -> Price | None:
+    entry = litellm.model_cost.get(model)
+    if not isinstance(entry, dict):
+        return None
+    try:
+        return Price(float(entry["input_cost_per_token"]), float(entry["output_cost_per_token"]))
+    except (KeyError, TypeError, ValueError):
+        return None
+
+
+def price(model: str) -> Price | None:
+    """What `model` costs per token, from litellm's local cost map; None when unknown.
+
+    In-process models (scripted, embedded) cost nothing unless a price was registered.
+    Imports litellm: call it only when a budget needs a price.
+    """
+    litellm = litellm_module()
+    known = _local_price(litellm, model)
+    if known is not None or model.split("/", 1)[0] in LOCAL_PROVIDERS:
+        return known or Price(0.0, 0.0)
+    listed = gateway.priced_as(model)  # a gateway's model: its list price, as an estimate
+    if listed is not None:
+        return price(listed)
+    try:
+        info = litellm.get_model_info(model)
+        return Price(float(info["input_cost_per_token"]), float(info["output_cost_per_token"]))
+    except Exception:  # unknown model, or an entry without per-token prices
+        return None
+
+
+class LiteLLMModels:
+    """The default door: every model through litellm (hosted, Ollama, and the in-process
+    `scripted/` and `circus-local/` providers), configured by the operator's Config."""
+
+    def __init__(self, config: Config | None = None) -> None:
+        self.config = config or Config.from_env(os.environ)  # a library caller's: read once
+        # What an in-process provider keeps for this door, under its prefix (engine.providers.scripted
+        # keeps the scripts that answer `scripted/...` here): a provider registers itself.
+        self.local: dict[str, Any] = {}
+
+    def _litellm(self) -> Any:
+        litellm = litellm_module()
+        path = self.config.model_prices
+        if path and path not in _priced:
+            with _lock:
+                if path not in _priced:
+                    register_prices(litellm, path)
+                    _priced.add(path)
+        return litellm
+
+    def warm(self) -> None:
+        self._litellm()
+
+    def price(self, model: str) -> Price | None:
+        self._litellm()
+        return price(model)
+
+    def _local(self, call: ModelCall, model: str) -> dict[str, Any]:
+        """What an in-process provider needs besides the messages: the reply shape (the
+        embedded model's grammar, the scripts' cast), and the door asking (whose scripts
+        answer)."""
+        provider = model.split("/", 1)[0]
+        if provider == "scripted":
+            return {"circus_shape": call.shape, "circus_door": self}
+        if provider == "circus-local":
+            return {
+                "circus_shape": call.shape,
+                "circus_threads": self.config.embedded_threads,
+                "circus_cache_bytes": self.config.embedded_cache_mb << 20,
+            }
+        return {}
+
+    async def complete(self, call: ModelCall, *, gate: SpendGate | None = None) -> ModelReply:
+        """Ask one model (then its fallback) with retries; raise ModelError when all fail.
+
+        litellm's own retries are off (num_retries=0): this loop is kept because it asks the
+        spend gate before every attempt (fallback included), never retries a cut, and moves
+        on to the actor's fallback model — none of which litellm's retry does.
+        """
+        litellm = self._litellm()
+        call = gateway.routed(call, self.config)  # through the LiteLLM proxy, when there is one
+        models = [call.model] + ([call.fallback_model] if call.fallback_model else [])
+        last: BaseException | None = None
+        for model in models:
+            local = self._local(call, model)
+            asked = call
+            if model != call.model and call.fallback_extra is not None:
+                asked = replace(call, extra=call.fallback_extra)
+            for attempt in range(call.retries + 1):
+                try:
+                    return await _gated_call(litellm, asked, model, local, gate)
+                except (asyncio.CancelledError, CircusError):
+                    raise  # a cut, or a spend gate's refusal: never retried
+                except TimeoutError as exc:
+                    last = exc
+                    if attempt < call.retries:
+                        continue
+                except Exception as exc:  # provider errors arrive as many litellm types
+                    last = exc
+                    if (
+                        attempt < call.retries
+                        and _is_retryable(exc, litellm)
+                        and not _answered(exc)
+                    ):
+                        await asyncio.sleep(_backoff(attempt, exc, self.config.retry_base_seconds))
+                        continue
+                    break
+        raise ModelError(call.model, _describe(last))
+
+
+async def _gated_call(
+    litellm: Any, call: ModelCall, model: str, local: dict[str, Any], gate: SpendGate | None
+) -> ModelReply:
+    if gate is None:
+        return await _call_once(litellm, call, model, local)
+    ticket = gate.admit(call, model)
+    reply: ModelReply | None = None
+    unsure = False  # the provider may have charged for a call we got no usable reply from
+    try:
+        reply = await _call_once(litellm, call, model, local)
+        return reply
+    except (asyncio.CancelledError, TimeoutError):
+        unsure = True
+        raise
+    except Exception as exc:
+        unsure = _answered(exc)
+        if unsure:
+            log.warning("%s answered with a reply litellm cannot read: counted at its most", model)
+        raise
+    finally:
+        gate.settle(ticket, reply, unsure)
+
+
+def _answered(exc: BaseException) -> bool:
+    """The provider answered (and billed) but litellm could not read the reply — e.g. usage
+    that is not numbers (NaN, text) fails its response model. Never retried: asking again is
+    billed again for the same unreadable answer."""
+    return "Invalid response object" in str(exc)
+
+
+def _describe(exc: BaseException | None) -> str:
+    if exc is None:
+        return "no reply"
+    if isinstance(exc, (asyncio.TimeoutError, TimeoutError)):
+        return "the model did not answer in time"
+    text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    return text[:300]

@@ -1,0 +1,104 @@
+"""What is wrong with a hand-built scene that still loads: one warning per problem, naming the
+file (an empty soul, a cast entry without a folder, settings written without `---` fences, a
+soul without its three parts, a soul edit waiting in drafts/). Pure functions over the files'
+texts; a file that does not load at all is the loader's error, not a warning.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+from engine.catalog import Phrase, say
+from engine.errors import CircusError
+from engine.folder import frontmatter
+from engine.folder.settings import ContextSettings, SoulSettings
+from engine.folder.soul import missing_parts
+
+_KEY = re.compile(r"\s*([A-Za-z_]+)\s*:")
+
+
+@dataclass(frozen=True)
+class SceneWarning:
+    """One problem: the catalog key saying it, its values, and the file inside the scene."""
+
+    key: str
+    path: str
+    values: tuple[tuple[str, object], ...] = ()
+
+    def text(self, language: object = "en") -> str:
+        """The one line a director reads: `actors/Rose/soul.md: it has no text …`."""
+        values = {
+            name: tuple(v.render(language) if isinstance(v, Phrase) else v for v in value)
+            if isinstance(value, tuple)
+            else value
+            for name, value in self.values
+        }
+        return say("warning.line", language, path=self.path, what=Phrase(self.key, **values))
+
+
+def unfenced_settings(text: str, known: Iterable[str]) -> tuple[str, ...]:
+    """The setting names a file opens with when it has no `---` fences around them
+    ("language: en" as its first line), else (): those lines reach every model as text."""
+    if text.lstrip("\ufeff").startswith("---"):
+        return ()
+    names = set(known)
+    found: list[str] = []
+    for line in text.lstrip("\ufeff").splitlines():
+        if not line.strip():
+            if found:
+                break
+            continue
+        match = _KEY.match(line)
+        if match is None or match.group(1) not in names:
+            break
+        found.append(match.group(1))
+    return tuple(found)
+
+
+def _cast_setting(context: str) -> list[str]:
+    try:
+        settings, _ = frontmatter.split(context)
+    except CircusError:
+        return []  # the loader says what is wrong with it
+    cast = settings.get("cast")
+    return [str(c) for c in cast] if isinstance(cast, list) else []
+
+
+def check_scene(
+    context: str, souls: Mapping[str, str | None], drafts: Iterable[str] = ()
+) -> tuple[SceneWarning, ...]:
+    """Warnings for a scene: `context` is context.md's text, `souls` each actor folder's
+    soul.md text (None when it is missing), `drafts` the actors with a kept soul draft."""
+    out: list[SceneWarning] = []
+    keys = unfenced_settings(context, ContextSettings.model_fields)
+    if keys:
+        out.append(SceneWarning("warning.no_fences", "context.md", (("keys", keys),)))
+    for name in _cast_setting(context):
+        if name not in souls:
+            out.append(SceneWarning("warning.cast_no_folder", "context.md", (("name", name),)))
+    for actor, text in souls.items():
+        rel = f"actors/{actor}/soul.md"
+        if text is None:
+            out.append(SceneWarning("warning.no_soul", rel))
+            continue
+        keys = unfenced_settings(text, SoulSettings.model_fields)
+        if keys:
+            out.append(SceneWarning("warning.no_fences", rel, (("keys", keys),)))
+        try:
+            _, body = frontmatter.split(text)
+        except CircusError:
+            continue
+        if not body.strip():
+            out.append(SceneWarning("warning.soul_empty", rel))
+            continue
+        missing = missing_parts(body)
+        if missing:
+            parts = tuple(Phrase(key) for key in missing)
+            out.append(SceneWarning("warning.soul_parts", rel, (("parts", parts),)))
+    for actor in drafts:
+        out.append(
+            SceneWarning("warning.soul_draft", f"drafts/{actor}.soul.md", (("actor", actor),))
+        )
+    return tuple(out)

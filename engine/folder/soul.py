@@ -1,0 +1,129 @@
+"""An actor's soul.md: settings in front matter, then bio, prior story and director's notes.
+
+The body is shown to that actor alone. The three parts are `##` sections; the prior-story
+section can be redrafted by `summarize_for` without touching the other two. `settings` holds
+the front matter as validated by engine.folder.settings (so the properties below can trust its types).
+Pure functions.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from engine.catalog import say
+from engine.folder import frontmatter
+from engine.folder.sections import Section, split
+from engine.folder.settings import soul_settings
+
+PRIOR_STORY_HEADINGS = ("前期劇本", "前期剧本", "前情", "prior story", "backstory so far")
+BIO_HEADINGS = ("角色小傳", "角色小传", "小傳", "小传", "bio", "character")
+NOTES_HEADINGS = (
+    "導戲筆記",
+    "导戏笔记",
+    "導演筆記",
+    "导演笔记",
+    "director's notes",
+    "director notes",
+)
+# The three parts, in order (seed 000 §6), by the catalog key of the heading new souls get.
+PARTS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("soul.bio", BIO_HEADINGS),
+    ("soul.prior_story", PRIOR_STORY_HEADINGS),
+    ("soul.notes", NOTES_HEADINGS),
+)
+_GUIDE = {  # the one line under each heading of a new soul
+    "soul.bio": "soul.bio.guide",
+    "soul.prior_story": "soul.prior_story.guide",
+    "soul.notes": "soul.notes.guide",
+}
+_SECTION = re.compile(r"## (.+?)\s*$")  # soul.md is the writer's markdown: no escapes
+
+
+@dataclass(frozen=True)
+class Soul:
+    name: str
+    body: str
+    settings: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def model(self) -> str | None:
+        return _opt_str(self.settings.get("model"))
+
+    @property
+    def fallback_model(self) -> str | None:
+        return _opt_str(self.settings.get("fallback_model"))
+
+    @property
+    def api_base(self) -> str | None:
+        return _opt_str(self.settings.get("api_base"))
+
+    @property
+    def avatar_url(self) -> str | None:
+        return _opt_str(self.settings.get("avatar_url"))
+
+    @property
+    def temperature(self) -> float | None:
+        value = self.settings.get("temperature")
+        return float(value) if isinstance(value, (int, float)) else None
+
+    @property
+    def aliases(self) -> tuple[str, ...]:
+        value = self.settings.get("aliases") or ()
+        if isinstance(value, str):
+            value = [value]
+        return tuple(str(a).strip() for a in value if str(a).strip())
+
+
+def _opt_str(value: Any) -> str | None:
+    return str(value).strip() or None if value is not None else None
+
+
+def parse_soul(name: str, text: str, path: object, rel: str | None = None) -> Soul:
+    """A soul from its file's text; its settings checked by engine.folder.settings.SoulSettings."""
+    settings, body = frontmatter.split(text, path, rel)
+    return Soul(name, body.strip(), soul_settings(settings, path, rel).as_dict())
+
+
+def replace_prior_story(body: str, story: str, language: str = "zh") -> str:
+    """Return the soul body with its prior-story section replaced (or added) by `story`."""
+    section = _prior_story(body)
+    if section is not None:
+        # The heading keeps the blank lines right under it; the old story goes.
+        blank = 0
+        while blank < len(section.lines) and not section.lines[blank].strip():
+            blank += 1
+        head = "\n".join((section.line, *section.lines[:blank]))
+        tail = body[section.end_offset :]
+        return body[: section.offset] + head + "\n\n" + story.strip() + "\n\n" + tail.lstrip("\n")
+    heading = say("soul.prior_story", language)
+    return body.rstrip("\n") + f"\n\n## {heading}\n\n{story.strip()}\n"
+
+
+def missing_parts(body: str) -> tuple[str, ...]:
+    """The catalog keys (`PARTS`) of the parts a soul body has no `##` heading for."""
+    headings = [section.match.group(1).casefold() for section in split(body, _SECTION)]
+    return tuple(key for key, words in PARTS if not any(w in h for h in headings for w in words))
+
+
+def blank_soul(language: str = "zh") -> str:
+    """A new actor's soul.md: the three headed parts, each with one line of guidance."""
+    parts = [f"## {say(key, language)}\n\n{say(_GUIDE[key], language)}\n" for key, _ in PARTS]
+    return "\n".join(parts)
+
+
+def bio_part(body: str) -> str:
+    """The soul without its prior story: what a summariser may know about the character."""
+    section = _prior_story(body)
+    if section is not None:
+        return (body[: section.offset] + body[section.end_offset :]).strip()
+    return body.strip()
+
+
+def _prior_story(body: str) -> Section | None:
+    """The first section whose heading names the prior story, if any."""
+    for section in split(body, _SECTION):
+        if any(h in section.match.group(1).casefold() for h in PRIOR_STORY_HEADINGS):
+            return section
+    return None

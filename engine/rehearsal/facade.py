@@ -1,0 +1,133 @@
+"""A rehearsal: the one object a frontend holds for a scene folder — a small facade that builds
+the parts and hands each what it uses.
+
+Parts: the scene on disk (engine.rehearsal.scene_access), the run's slot (engine.rehearsal.run_slot), its spend
+(engine.rehearsal.spending), the run loop (engine.rehearsal.run_loop) and the command groups — `takes`, `souls`,
+`cast`, `stage`, `notes`, `spend`, `harvest`. No part inherits from another; what two groups
+share is a function or a part both are handed. The folder is the state: a new Rehearsal on the
+same folder continues exactly where the last one stopped.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from contextlib import AbstractAsyncContextManager
+from pathlib import Path
+
+from engine.config import DEFAULT_TURNS, Config
+from engine.door.llm import LiteLLMModels, Models
+from engine.folder.names import Actor
+from engine.folder.scene import SceneState
+from engine.folder.turns import Turn
+from engine.rehearsal.cast_commands import Cast
+from engine.rehearsal.harvest import Harvest
+from engine.rehearsal.note_commands import Notes
+from engine.rehearsal.results import Status, status_of
+from engine.rehearsal.run_loop import RunLoop, RunResult
+from engine.rehearsal.run_slot import RunSlot
+from engine.rehearsal.scene_access import SceneAccess
+from engine.rehearsal.soul_commands import Souls
+from engine.rehearsal.spending import Spending
+from engine.rehearsal.stage_commands import Stage
+from engine.rehearsal.take_commands import Takes
+from engine.rehearsal.view import SceneView, view_of
+from engine.spend.ledger import Ledger
+
+__all__ = ["Rehearsal", "RunResult"]
+
+
+class Rehearsal:
+    """Director commands for one scene folder. Frontends hold one per scene."""
+
+    def __init__(
+        self,
+        root: Path | str,
+        *,
+        models: Models | None = None,
+        config: Config | None = None,
+        account: str | None = None,
+    ) -> None:
+        """`models` is the model door (default: litellm, configured by `config`); `config` the
+        operator's settings (default: the environment, read once now). `account` names whose
+        daily budget the runs spend (the bot: discord-<guild id>); its ledger lives beside the
+        scene, under <scenes folder>/.circus/spend/."""
+        self.scene = SceneAccess(root)
+        self.files, self.root, self.name = self.scene.files, self.scene.root, self.scene.name
+        self.events = self.scene.events
+        self.config = config or Config.from_env(os.environ)
+        self.models: Models = models or LiteLLMModels(self.config)  # the model door
+        self.account = account
+        self.ledger = Ledger(self.root.parent, account) if account else None
+        self.slot = RunSlot(self.name)
+        self.spend = Spending(self.scene, self.models, self.config, self.ledger)
+        self.run_loop = RunLoop(self.scene, self.slot, self.models, self.config, self.spend)
+        self.notes = Notes(self.scene, self.config)
+        self.souls = Souls(self.scene, self.slot, self.models, self.config, self.spend)
+        self.cast = Cast(self.scene, self.slot, self.config)
+        self.stage = Stage(self.scene, self.slot)
+        self.harvest = Harvest(self.scene)
+        self.takes = Takes(self.scene, self.slot, self.harvest)
+        self.recovered = self.files.store.recover_if_idle(self.name)
+
+    # ----------------------------------------------------------------- reading
+    @property
+    def running(self) -> bool:
+        return self.slot.running
+
+    async def state(self) -> SceneState:
+        return await self.scene.state()
+
+    async def view(self) -> SceneView:
+        """The scene as a frontend may read it: a frozen snapshot (engine.rehearsal.view)."""
+        return view_of(await self.files.load(), self.config)
+
+    def frontend_lock(self, frontend: str) -> AbstractAsyncContextManager[None]:
+        """Hold while a frontend reads, acts on and rewrites its own state in this scene, so two
+        processes serving it (by mistake) take turns (the bot's catch-up of unposted turns)."""
+        return self.scene.store.file_lock(frontend)
+
+    async def record(self) -> tuple[Turn, ...]:
+        """The working take's turns as the public record has them (what a thread shows)."""
+        return tuple((await self.scene.state()).turns)
+
+    async def resolve_actor(self, name: str) -> Actor:
+        """The cast member `name` means (SceneAccess.resolve_actor)."""
+        return await self.scene.resolve_actor(name)
+
+    async def current_take(self) -> int:
+        """The working take's number: the last saved take's + 1."""
+        return await self.scene.current_take()
+
+    async def status(self) -> Status:
+        return await status_of(self.scene, self.slot, self.spend, await self.notes.notes_dropped())
+
+    # ----------------------------------------------------------------- running
+    async def start_run(
+        self,
+        turns: int = DEFAULT_TURNS,
+        start: Actor | None = None,
+        mode: str = "run",
+        direction: str = "",
+    ) -> asyncio.Task[RunResult]:
+        """Start a run in the background and return its task (engine.rehearsal.run_loop)."""
+        return await self.run_loop.start_run(turns, start, mode, direction)
+
+    async def run(self, turns: int = DEFAULT_TURNS, start: Actor | None = None) -> RunResult:
+        """RUN mode: let the scene go `turns` turns by itself, optionally from `start`."""
+        return await self.run_loop.run(turns, start)
+
+    async def resume(self, turns: int = DEFAULT_TURNS) -> RunResult:
+        """Back to RUN mode from where the scene stopped."""
+        return await self.run_loop.resume(turns)
+
+    async def cue(self, actor: Actor, direction: str = "") -> RunResult:
+        """CUE mode: one turn by `actor`; `direction` is private to them for this turn."""
+        return await self.run_loop.cue(actor, direction)
+
+    async def cut(self) -> bool:
+        """Stop the run now. Returns False when nothing was running."""
+        return await self.run_loop.cut()
+
+    async def wait(self) -> RunResult | None:
+        return await self.run_loop.wait()

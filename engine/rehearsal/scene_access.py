@@ -1,0 +1,190 @@
+"""The scene on disk as every part of a rehearsal reads and changes it: one folder, its events,
+and the one way a turn lands.
+
+Invariant: the command groups and the run loop read the scene only through `state()`, and a
+turn — a model's or a person's — lands only through `commit_turn`: whole, through the store's
+journal, or not at all, and is announced (TurnCompleted) only once it has landed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+
+from engine.clock import utcnow
+from engine.errors import AmbiguousActor, UnknownActor
+from engine.events import EventHub, TurnCompleted
+from engine.folder.names import Actor
+from engine.folder.scene import (
+    STAGE_KEY,
+    STAGE_MANAGER_LOG,
+    TRANSCRIPT,
+    USAGE_LOG,
+    SceneFiles,
+    SceneState,
+    backstage_path,
+)
+from engine.folder.turns import ANY, Turn, render_thought, render_turn
+from engine.reply.cue import cue_candidates
+from engine.takes.folders import take_dir, take_numbers
+from engine.turn.performance import Performance, Usage
+
+
+class SceneAccess:
+    """One scene folder: its files (and store), its events, its state, how a turn lands."""
+
+    def __init__(self, root: Path | str, events: EventHub | None = None) -> None:
+        self.files = SceneFiles(Path(root))
+        self.store = self.files.store
+        self.root = self.files.root
+        self.name = self.files.name
+        self.events = events or EventHub()
+
+    async def state(self) -> SceneState:
+        return await self.files.load()
+
+    async def resolve_actor(self, name: str) -> Actor:
+        """The cast member `name` means (a name or an alias, `@` and honorifics tolerated, a
+        Latin name only as a whole word); AmbiguousActor when it could mean several,
+        UnknownActor when nobody. The one resolve: commands take the Actor it returns and only
+        check that they are still in the cast (`SceneState.member`)."""
+        state = await self.state()
+        found = [a for a in cue_candidates(name, state.aliases()) if a != ANY]
+        if len(found) > 1:  # never guess whom a private word is for: ask
+            raise AmbiguousActor(name, found)
+        if not found or found[0] not in state.cast:
+            raise UnknownActor(name, state.cast)
+        return Actor(found[0])
+
+    async def current_take(self) -> int:
+        """The working take's number: the last saved take's + 1."""
+        numbers = await take_numbers(self.store)
+        return (numbers[-1] if numbers else 0) + 1
+
+    async def is_saved(self, transcript: str) -> int | None:
+        """The saved take whose transcript is exactly this one (the latest), if any."""
+        for n in reversed(await take_numbers(self.store)):
+            if await self.store.read(f"{take_dir(n)}/{TRANSCRIPT}") == transcript:
+                return n
+        return None
+
+    # ----------------------------------------------------------------- landing a turn
+    async def commit_turn(
+        self,
+        state: SceneState,
+        *,
+        take: int,
+        number: int,
+        actor: str,
+        reason: str,
+        result: Performance,
+        sm_log: str,
+        sm_usage: Usage | None,
+        index: int = 1,
+        total: int = 1,
+    ) -> bool:
+        """Land the turn whole, then announce it (TurnCompleted), for a model's turn and a
+        person's line alike. Returns True if a cut arrived meanwhile (honoured after)."""
+        reply = result.reply
+        turn = Turn(number, actor, reply.action, reply.dialogue, reply.cue)
+        usage = usage_rows(take, number, actor, reason, result, sm_usage)
+        appends = turn_appends(turn, reply.thought, state.language, usage, sm_log)
+        # A writer may have edited the logs while the model was thinking: then the cached
+        # parse is stale and must be re-read, not extended.
+        fresh = self.files.unchanged([TRANSCRIPT, backstage_path(actor)])
+        cut = await self._land_whole(appends)
+        if fresh:
+            self._remember(state, turn, reply.thought)
+        else:
+            self.files.forget()
+        self.events.emit(turn_completed(self.name, take, turn, reason, result, index, total))
+        return cut
+
+    async def _land_whole(self, appends: list[tuple[str, str]]) -> bool:
+        """Write the turn's appends in one journaled step. Once the model has answered, a cut
+        waits for the commit: the turn lands whole, and True says a cut arrived meanwhile."""
+        commit = asyncio.ensure_future(self.store.commit_appends(appends))
+        try:
+            await asyncio.shield(commit)
+        except asyncio.CancelledError:
+            await asyncio.wait([commit])
+            commit.result()
+            return True
+        return False
+
+    def _remember(self, state: SceneState, turn: Turn, thought: str) -> None:
+        """Extend the cached parse with the turn just written (the logs were not edited)."""
+        state.turns.append(turn)
+        self.files.remember_append(TRANSCRIPT, state.turns)
+        self.files.remember_append(TRANSCRIPT, state.blocks, key=STAGE_KEY)
+        if thought:
+            state.thoughts.setdefault(turn.actor, {})[turn.number] = thought
+            self.files.remember_append(backstage_path(turn.actor), state.thoughts[turn.actor])
+
+
+def usage_rows(
+    take: int, number: int, actor: str, reason: str, result: Performance, sm_usage: Usage | None
+) -> list[dict[str, object]]:
+    """The turn's rows in usage.jsonl: the actor's, then the stage manager's if it chose."""
+    at = utcnow().isoformat(timespec="seconds")
+    # contracts §4: the rows every reader of usage.jsonl expects (older rows lack the
+    # take/at/reason/repaired/fallback keys; readers tolerate that)
+    rows: list[dict[str, object]] = [
+        {
+            "turn": number,
+            "role": actor,
+            **result.usage.__dict__,
+            "take": take,
+            "at": at,
+            "reason": reason,
+            "repaired": result.repaired,
+            "fallback": result.fallback,
+            "wrote_for_others": result.wrote_for_others,
+        }
+    ]
+    if sm_usage is not None:
+        rows.append(
+            {"turn": number, "role": "stage_manager", **sm_usage.__dict__, "take": take, "at": at}
+        )
+    return rows
+
+
+def turn_appends(
+    turn: Turn, thought: str, language: str, usage: list[dict[str, object]], sm_log: str
+) -> list[tuple[str, str]]:
+    """What the turn adds to each log, in the order they are written."""
+    appends = [
+        (TRANSCRIPT, render_turn(turn, language)),
+        (USAGE_LOG, "".join(json.dumps(u, ensure_ascii=False) + "\n" for u in usage)),
+    ]
+    if thought:  # a person's line without a thought leaves the backstage alone
+        appends.insert(0, (backstage_path(turn.actor), render_thought(turn.number, thought)))
+    if sm_log:
+        appends.append((STAGE_MANAGER_LOG, sm_log))
+    return appends
+
+
+def turn_completed(
+    scene: str, take: int, turn: Turn, reason: str, result: Performance, index: int, total: int
+) -> TurnCompleted:
+    reply = result.reply
+    return TurnCompleted(
+        scene,
+        take=take,
+        turn=turn.number,
+        actor=turn.actor,
+        action=reply.action,
+        dialogue=reply.dialogue,
+        cue=reply.cue,
+        thought=reply.thought,
+        repaired=result.repaired,
+        fallback=result.fallback,
+        prompt_tokens=result.usage.prompt_tokens,
+        completion_tokens=result.usage.completion_tokens,
+        cost_usd=result.usage.cost_usd,
+        index=index,
+        total=total,
+        cut=reply.cut,
+        played=reason == "played",
+    )

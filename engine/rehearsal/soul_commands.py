@@ -1,0 +1,166 @@
+"""The director's commands on an actor's soul: read and replace soul.md, draft its prior story
+from a full backstory (a model call), and keep a soul edit that could not be used.
+
+A command group of Rehearsal over the scene on disk (engine.rehearsal.scene_access). A refused soul writes
+nothing; a soul is never replaced beside a run; a summary spends from the scene's budgets and is
+recorded like every other call (engine.rehearsal.spending).
+"""
+
+from __future__ import annotations
+
+from engine.config import Config
+from engine.door import llm
+from engine.errors import BadRequest, BadSceneFile, CircusError
+from engine.folder import frontmatter
+from engine.folder.names import Actor
+from engine.folder.role_models import (
+    api_base,
+    extra_params,
+    sent_reply_cap,
+    stage_manager_model,
+    turn_timeout,
+)
+from engine.folder.scene import DRAFTS, soul_path
+from engine.folder.settings import MAX_FILE_BYTES, SoulSettings, check_untrusted_soul
+from engine.folder.soul import bio_part, parse_soul, replace_prior_story
+from engine.rehearsal.results import check_origin, given_text
+from engine.rehearsal.run_slot import RunSlot
+from engine.rehearsal.scene_access import SceneAccess
+from engine.rehearsal.spending import Spending
+from engine.turn.prompts import summarize_messages
+
+
+def draft_path(actor: str) -> str:
+    return f"{DRAFTS}/{actor}.soul.md"
+
+
+class Souls:
+    """Souls, prior stories and soul drafts for one scene folder."""
+
+    def __init__(
+        self,
+        scene: SceneAccess,
+        slot: RunSlot,
+        models: llm.Models,
+        config: Config,
+        spending: Spending,
+    ) -> None:
+        self.scene, self.slot, self.models = scene, slot, models
+        self.config, self.spending = config, spending
+
+    async def soul_text(self, actor: Actor) -> str:
+        name = (await self.scene.state()).member(actor)
+        return await self.scene.store.read(soul_path(name)) or ""
+
+    async def set_soul(self, actor: Actor, text: str, *, origin: str = "operator") -> None:
+        """Replace an actor's soul.md; refused (nothing written) if its front matter is broken.
+
+        `origin="discord"`: the text came from an untrusted member, so it may not set
+        `api_base`, nor a `model`/`fallback_model` outside `allowed_models()` (Refused).
+        """
+        check_origin(origin)
+        name = (await self.scene.state()).member(actor)
+        rel = soul_path(name)
+        path = self.scene.root / rel
+        text = given_text(text, path, rel)
+        new = parse_soul(name, text, path, rel)
+        if not new.body:
+            raise BadSceneFile(path, "error.file.soul_empty", rel=rel)
+        if origin == "discord":
+            current = await self._soul_on_disk(name)
+            check_untrusted_soul(SoulSettings(**new.settings), current, self.config)
+        self.slot.refuse_if_running()
+        await self.scene.store.write_atomic(rel, text)
+
+    async def _soul_on_disk(self, name: str) -> SoulSettings | None:
+        """The settings in `name`'s soul.md now (None if it is missing or unreadable)."""
+        rel = soul_path(name)
+        try:
+            text = await self.scene.store.read(rel, limit=MAX_FILE_BYTES)
+            if text is None:
+                return None
+            return SoulSettings(**parse_soul(name, text, self.scene.root / rel, rel).settings)
+        except CircusError:
+            return None
+
+    # ----------------------------------------------------------------- prior story
+    async def summarize_for(self, actor: Actor, full_history: str, write: bool = True) -> str:
+        """Draft part 2 of `actor`'s soul (what they know) from the director's full backstory."""
+        if not full_history.strip():
+            raise BadRequest("error.backstory_empty")
+        state = await self.scene.state()
+        name = state.member(actor)
+        soul = state.souls[name]
+        config = self.config
+        model = stage_manager_model(state.settings, config)
+        # a summary spends from the same budgets, and is recorded like every other call
+        guard = await self.spending.guard()
+        guard.begin_turn(
+            self.spending.limits(state),
+            await self.spending.scene_spent(state),
+            take=await self.scene.current_take(),
+        )
+        call = llm.ModelCall(
+            model=model,
+            messages=summarize_messages(name, bio_part(soul.body), full_history, state.language),
+            api_base=api_base(soul, state.settings, config),
+            timeout=turn_timeout(state.settings, config),
+            max_tokens=sent_reply_cap(model, "free", config),
+            extra=extra_params(model, config),
+            retries=config.model_retries,
+            purpose="summarize",
+        )
+        reply = await self.models.complete(call, gate=guard)
+        story = reply.text.strip()
+        if write and story:
+            await self._write_prior_story(name, story)
+        return story
+
+    async def _write_prior_story(self, name: str, story: str) -> None:
+        """Replace part 2 of `name`'s soul.md with `story`; its settings and other parts stay."""
+        language = (await self.scene.state()).language
+        store, rel = self.scene.store, soul_path(name)
+        text = await store.read(rel) or ""
+        _, body = frontmatter.split(text, self.scene.root / rel)
+        new_body = replace_prior_story(body, story, language)
+        header = text[: len(text) - len(body)] if text.endswith(body) else ""  # body may be empty
+        await store.write_atomic(rel, header + new_body)
+
+    async def backstory_drafts(self, full_backstory: str) -> dict[str, str]:
+        """Each actor's prior story drafted from the full backstory (one summary call each,
+        shown that actor's own bio only). Nothing is written: `accept_prior_story` does."""
+        if not isinstance(full_backstory, str) or not full_backstory.strip():
+            raise BadRequest("error.backstory_empty")
+        state = await self.scene.state()
+        return {
+            name: await self.summarize_for(Actor(name), full_backstory, write=False)
+            for name in state.cast
+        }
+
+    async def accept_prior_story(self, actor: Actor, text: str) -> None:
+        """Write `text` as part 2 (the prior story) of the actor's soul; the rest unchanged."""
+        name = (await self.scene.state()).member(actor)
+        rel = soul_path(name)
+        story = given_text(text, self.scene.root / rel, rel).strip()
+        if not story:
+            raise BadRequest("error.prior_story_empty", name=name)
+        self.slot.refuse_if_running()
+        await self._write_prior_story(name, story)
+
+    # ----------------------------------------------------------------- soul drafts
+    async def save_soul_draft(self, actor: Actor, text: str) -> str:
+        """Keep a soul edit that could not be used, in drafts/<actor>.soul.md (never loaded,
+        never in a take). Returns that path inside the scene."""
+        name = (await self.scene.state()).member(actor)
+        rel = draft_path(name)
+        await self.scene.store.write_atomic(rel, given_text(text, self.scene.root / rel, rel))
+        return rel
+
+    async def soul_draft(self, actor: Actor) -> str | None:
+        """The kept draft of the actor's soul, if there is one."""
+        name = (await self.scene.state()).member(actor)
+        return await self.scene.store.read(draft_path(name), limit=MAX_FILE_BYTES)
+
+    async def drop_soul_draft(self, actor: Actor) -> None:
+        name = (await self.scene.state()).member(actor)
+        self.scene.store.remove(draft_path(name))

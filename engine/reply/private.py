@@ -1,0 +1,187 @@
+"""Finding private text inside a public field of a reply, in every style models write it.
+
+Invariant: whatever a model marks as private — a nested `<thought>`/`<think>`/`<analysis>` tag,
+an HTML comment, a bracketed aside such as `(thinking: …)` or 「（內心：…）」, or a label such as
+`Thought:`/`内心OS：` (which makes the rest of the field private) — is returned as private and
+never as public. When in doubt the text is private: losing a line costs less than leaking a
+secret. Pure functions.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+# Words a model uses for private text: bracketed (`(reasoning: …)`, 【內心】) or as a label.
+_EN_WORDS = (
+    r"inner (?:thoughts?|voice|monologue)|internal(?: monologue| thoughts?)?"
+    r"|private(?: notes?| thoughts?)?|notes? to self|note-to-self|thinking|thoughts?"
+    r"|reasoning|analysis|scratch ?pad|monologue|reflection|internally|privately|thinks"
+)
+_ZH_WORDS = (
+    r"內心\s*OS|内心\s*OS|內心獨白|内心独白|內心|内心|心聲|心声|心想|心裡話|心里话"
+    r"|心[裡裏里中]?暗?想|暗想|暗忖|潛台詞|潜台词"
+    r"|想法|思考|盤算|盘算|推理|分析|獨白|独白"
+)
+# Notes to the reader ("(Note: she is lying)") are out of character and often give the secret
+# away: private when bracketed.
+_NOTE_WORDS = (
+    r"(?:notes?|OOC)(?![A-Za-z])|(?:註|注|備註|备注|旁註|旁注)(?=\s*[:：])"
+    r"|(?:subtext|motivations?|motives?|intentions?|emotions?)(?=\s*[:：])"
+    r"|(?:動機|动机|意圖|意图|情緒|情绪|目的)(?=\s*[:：])"
+)
+
+_OPEN_BRACKET = r"[（(【\[〔]"
+_MARKER = re.compile(
+    r"<!--"
+    r"|<\s*(/)?\s*([A-Za-z][\w|-]*)([^<>]*)>"
+    rf"|{_OPEN_BRACKET}\s*(?:(?:{_EN_WORDS})(?![A-Za-z])|{_NOTE_WORDS}|{_ZH_WORDS}"
+    r"|OS(?=\s*[:：)）\]】])"
+    r"|(?:[A-Za-z.'’]+\s+){1,3}(?:thinks|thinking|wonders)(?![A-Za-z]))",
+    re.I,
+)
+_BRACKET_CLOSE = re.compile(r"[）)】\]〕]")
+# A bracket holding only the word (`[Thought]`, 【內心】, `(thinking)`) is a label, not an aside:
+# what follows it is private too.
+_BRACKET_LABEL = re.compile(
+    rf"{_OPEN_BRACKET}\s*(?:{_EN_WORDS}|{_ZH_WORDS}|OS)\s*[:：]?\s*[）)】\]〕]", re.I
+)
+# A label inside a public field: `Thought:`, `**Thinking:**`, `内心OS：`, `OS：`. Chinese words
+# count anywhere (Chinese has no spaces); English strong words after a space or a sentence's
+# end; weaker ones (analysis, reasoning) only at the start of a line or in bold, where a
+# character is unlikely to be saying them.
+_EMPH = r"[*_]{0,3}"
+_LABEL = re.compile(
+    rf"{_EMPH}(?:{_ZH_WORDS})\s*{_EMPH}\s*[:：]"
+    rf"|(?:^|(?<=[\s。！？!?.,，、」』”\"*_（(]))"
+    rf"{_EMPH}(?:(?i:thoughts?|thinking|thinks|inner (?:thoughts?|voice|monologue)|internal monologue"
+    rf"|private (?:notes?|thoughts?)|notes? to self)|OS)\s*{_EMPH}\s*[:：]"
+    rf"|(?:^|(?<=\n))[ \t>*_#-]*(?i:reasoning|analysis|scratch ?pad|monologue)\s*{_EMPH}\s*[:：]"
+    rf"|(?:^|(?<=\s))\*\*\s*(?i:reasoning|analysis|scratch ?pad)\s*[:：]?\s*\*\*\s*[:：]?",
+)
+_GAP = re.compile(r"(?<=\S)[ \t]{2,}(?=\S)")
+_PRIVATE_WORDS = {
+    "think", "thinking", "thought", "thoughts", "innerthought", "innerthoughts", "inner",
+    "innermonologue", "innervoice", "monologue", "reasoning", "reflection", "scratchpad",
+    "internal", "private", "backstage", "os", "secret", "analysis", "privatenote",
+    "privatenotes", "privatethought", "privatethoughts", "note", "notes", "notetoself",
+    "notestoself", "aside", "internalmonologue",
+}  # fmt: skip
+
+
+# A tag name holding one of these is private too, whatever surrounds it.
+_PRIVATE_PARTS = ("think", "thought", "monolog", "private", "secret", "internal", "reasoning",
+                  "scratchpad", "analysis", "reflection", "subtext", "motivation")  # fmt: skip
+
+
+def _distance(a: str, b: str) -> int:
+    row = list(range(len(b) + 1))
+    for i, ca in enumerate(a, 1):
+        prev, row[0] = row[0], i
+        for j, cb in enumerate(b, 1):
+            prev, row[j] = row[j], min(row[j] + 1, row[j - 1] + 1, prev + (ca != cb))
+    return row[-1]
+
+
+@lru_cache(maxsize=4096)
+def is_private_tag(name: str) -> bool:
+    """A tag name a model uses for private text, in any case and with near-miss spellings."""
+    key = re.sub(r"[^a-z]", "", name.lower())
+    if key in _PRIVATE_WORDS:
+        return True
+    if any(part in key for part in _PRIVATE_PARTS):  # <internal_thought>, <inner-reasoning>
+        return True
+    # Within two edits of "thinking" a name has at most 10 letters: longer ones are not checked.
+    return 5 <= len(key) <= 10 and any(
+        _distance(key, word) <= (1 if len(word) <= 5 else 2)
+        for word in ("thought", "think", "thinking")
+    )
+
+
+def _markers(value: str, brackets: bool = True) -> tuple[list[str], list[str], bool]:
+    """Public pieces, private pieces, and whether a label made the rest of the field private."""
+    public: list[str] = []
+    private: list[str] = []
+    pos = 0
+    while (m := _MARKER.search(value, pos)) is not None:
+        if not brackets and m.group(0) != "<!--" and m.group(2) is None:
+            public.append(value[pos : m.end()])
+            pos = m.end()
+        elif m.group(0) == "<!--":
+            end = value.find("-->", m.end())
+            public.append(value[pos : m.start()])
+            private.append(value[m.end() : len(value) if end < 0 else end])
+            pos = len(value) if end < 0 else end + 3
+        elif m.group(2) is not None:
+            if not is_private_tag(m.group(2)):
+                public.append(value[pos : m.end()])
+                pos = m.end()
+                continue
+            public.append(value[pos : m.start()])
+            attrs = m.group(3).strip()
+            if m.group(1):  # a stray closing tag: what came before it was private
+                private.append("".join(public))
+                public = []
+                pos = m.end()
+                continue
+            if attrs.endswith("/"):  # <thought/> holds nothing
+                pos = m.end()
+                continue
+            if attrs[:1] in (":", "："):  # <thinking: …> is a bracketed aside
+                private.append(attrs[1:])
+                pos = m.end()
+                continue
+            close = _MARKER.search(value, m.end())
+            while close is not None and not (
+                close.group(1) and close.group(2) and is_private_tag(close.group(2))
+            ):
+                close = _MARKER.search(value, close.end())
+            end = close.start() if close is not None else len(value)
+            private.append(value[m.end() : end])
+            pos = close.end() if close is not None else len(value)
+        else:
+            public.append(value[pos : m.start()])
+            label = _BRACKET_LABEL.match(value, m.start())
+            if label is not None:  # 【內心】… : the rest of the field is private
+                private.append(value[label.end() :])
+                return public, private, True
+            close = _BRACKET_CLOSE.search(value, m.end())
+            end = close.end() if close is not None else len(value)
+            private.append(value[m.start() : end])
+            pos = end
+    public.append(value[pos:])
+    return public, private, False
+
+
+def split_private(value: str) -> tuple[str, list[str]]:
+    """A public field's text without its private parts, and those parts in order.
+
+    An opened private tag runs to its closing tag or, unclosed, to the end of the field; a stray
+    closing private tag makes everything before it private (the model forgot to open it); a
+    private label (`Thought:`, `[內心]`) makes everything after it private.
+    """
+    public, private, _ = _markers(value)
+    said = "".join(public)
+    label = _LABEL.search(said)
+    if label is not None:
+        private.append(said[label.end() :])
+        said = said[: label.start()]
+    if len(said) != len(value):  # "Hi. (thinking: …) ok" reads "Hi. ok", not "Hi.  ok"
+        said = _GAP.sub(" ", said)
+    return said, [p.strip() for p in private if p.strip()]
+
+
+def remove_markers(text: str) -> tuple[str, list[str]]:
+    """Text outside every field without its private tags and comments (those are returned).
+
+    Brackets and labels stay: there they are the reply's own labels (`【內心】…`, `Thought:`),
+    which engine.reply.styles reads as fields.
+    """
+    public, private, _ = _markers(text, brackets=False)
+    return "".join(public), [p.strip() for p in private if p.strip()]
+
+
+def has_private(text: str) -> bool:
+    """Whether `text` holds a private marker or label of any kind (even an empty one)."""
+    public, private, labelled = _markers(text)
+    return bool(private) or labelled or "".join(public) != text or bool(_LABEL.search(text))

@@ -1,0 +1,277 @@
+"""A take read from its own folder alone — no Rehearsal, no run lock, nothing written — and the
+secrets ledger over it, with the prompt audit.
+
+Circus keeps no copy of the prompts it sent, so the audit runs over the prompts rebuilt by
+engine.turn.prompts for each turn of the take from the take's own files (souls, context, whispers
+as saved, the record and the speaker's thoughts before that turn): what the walls let through
+at every turn. A test audits the prompts a scripted model really received the same way.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+from pathlib import Path
+
+from engine.catalog import say
+from engine.errors import CircusError, TakeNotFound
+from engine.folder.numbers import whole_number
+from engine.folder.scene import SceneFiles, SceneState
+from engine.folder.stage import merge, on_stage, walk
+from engine.folder.turns import Turn
+from engine.takes.folders import take_dir, take_numbers
+from engine.takes.secrets import (
+    SecretEntry,
+    SeenPrompt,
+    ledger,
+    prompt_breaches,
+    with_prompt_breaches,
+)
+from engine.takes.tree import Parent
+from engine.turn.prompts import ActorBrief, actor_messages, block_line, public_line
+
+CURRENT_WORDS = {"current", "當前", "当前"}
+WHERE = {  # engine.takes.secrets' field names → how a ledger line says them
+    "line": "secrets.where.line",
+    "action": "secrets.where.action",
+    "thought": "secrets.where.thought",
+    "prompt": "secrets.where.prompt",
+}
+
+
+async def resolve(root: Path, ref: object | None) -> tuple[int, bool]:
+    """(number, saved) of a take reference: a saved take's number, `current` (the working
+    take), or None (the last saved take, else the working one). TakeNotFound otherwise."""
+    store = SceneFiles(root).store
+    saved = await take_numbers(store)
+    current = (saved[-1] if saved else 0) + 1
+    if ref is None:
+        return (saved[-1], True) if saved else (current, False)
+    text = str(ref).strip().casefold()
+    if text in CURRENT_WORDS:
+        return current, False
+    number = whole_number(text.removeprefix("take").lstrip("_ "))
+    if number == current:
+        return current, False
+    if number is None or number not in saved:
+        raise TakeNotFound(ref, saved)
+    return number, True
+
+
+async def load_take(root: Path, number: int, saved: bool) -> SceneState:
+    """The take's files as a scene (a saved take is a full snapshot of its folder)."""
+    return await SceneFiles(root / take_dir(number) if saved else root).load()
+
+
+def secrets_of(state: SceneState, marked_now: SceneState | None = None) -> dict[str, list[str]]:
+    """Each actor's marked secrets: as the take's souls had them, and (`marked_now`) as the
+    scene's souls have them now — a secret marked after a take was saved still counts."""
+    out = {a: list(state.souls[a].settings.get("secrets") or ()) for a in state.cast}
+    if marked_now is not None:
+        for actor, mine in out.items():
+            soul = marked_now.souls.get(actor)
+            later = soul.settings.get("secrets") or () if soul is not None else ()
+            mine += [s for s in later if s not in mine]
+    return out
+
+
+def scaffolding(actor: str, language: str) -> str:
+    """Circus's own words around an actor's prompt (rules, headings, labels): never private,
+    so a secret that is an everyday word in them ("silence") is not a breach there."""
+    brief = ActorBrief(
+        name=actor, soul="", context="", cast=(actor,), turns=(), own_thoughts={},
+        whisper_all="-", whisper_private="-", direction="-", neglected=True, language=language,
+    )  # fmt: skip
+    return "\n".join(m["content"] for m in actor_messages(brief))
+
+
+def allowed_for(state: SceneState, actor: str, turn: int) -> tuple[str, ...]:
+    """Every text `actor` may see when it plays turn `turn` (engine.takes.secrets.SeenPrompt): the
+    prompt's own scaffolding, its own soul, the public context, the whispers for everyone and for it, its own earlier
+    thoughts, and the public record it witnessed before that turn."""
+    lang = state.language
+    turns = [t for t in state.turns if t.number < turn]
+    blocks = [b for b in state.blocks if b.after < turn]
+    mine = [t for n, t in state.thoughts.get(actor, {}).items() if n < turn]
+    seen: list[str] = [scaffolding(actor, state.language), state.souls[actor].body, state.context]
+    seen += mine
+    seen += [state.whispers.everyone, state.whispers.for_actor(actor)]
+    for item, before, after in walk(state.cast, merge(turns, blocks)):
+        if actor in before or actor in after:
+            if isinstance(item, Turn):
+                seen += [item.action, item.dialogue, public_line(item, lang)]
+            else:
+                seen += [item.text, block_line(item, lang)]
+    return tuple(t for t in seen if t)
+
+
+def rebuilt_prompts(state: SceneState) -> list[SeenPrompt]:
+    """The prompt each turn's actor was built from this take's files (module docstring)."""
+    out: list[SeenPrompt] = []
+    start = state.cast if state.start is None else state.start
+    for turn in state.turns:
+        if turn.actor not in state.souls:
+            continue  # an actor removed since: no soul to rebuild from
+        turns = tuple(t for t in state.turns if t.number < turn.number)
+        blocks = tuple(b for b in state.blocks if b.after < turn.number)
+        mine = {n: t for n, t in state.thoughts.get(turn.actor, {}).items() if n < turn.number}
+        brief = ActorBrief(
+            name=turn.actor,
+            soul=state.souls[turn.actor].body,
+            context=state.context,
+            cast=tuple(state.cast),
+            turns=turns,
+            own_thoughts=mine,
+            whisper_all=state.whispers.everyone,
+            whisper_private=state.whispers.for_actor(turn.actor),
+            language=state.language,
+            stage=blocks,
+            on_stage=tuple(on_stage(state.cast, merge(turns, blocks), start)),
+        )
+        text = "\n".join(m["content"] for m in actor_messages(brief))
+        allowed = allowed_for(state, turn.actor, turn.number)
+        out.append(SeenPrompt(turn.actor, turn.number, text, allowed))
+    return out
+
+
+@dataclass(frozen=True)
+class TakeLedger:
+    take: int
+    saved: bool
+    language: str
+    entries: tuple[SecretEntry, ...]
+    prompts_checked: int
+
+
+def take_ledger(
+    state: SceneState, number: int, saved: bool, marked_now: SceneState | None = None
+) -> TakeLedger:
+    """The ledger of one take, its prompt audit included (`secrets_of` says whose secrets)."""
+    secrets = secrets_of(state, marked_now)
+    prompts = rebuilt_prompts(state) if any(secrets.values()) else []
+    entries = ledger(secrets, state.turns, state.thoughts)
+    found = prompt_breaches(secrets, prompts)
+    return TakeLedger(
+        number, saved, state.language, with_prompt_breaches(entries, found), len(prompts)
+    )
+
+
+def _turn_text(turn: Turn) -> str:
+    return (turn.dialogue or turn.action).split("\n")[0][:100]
+
+
+def ledger_lines(book: TakeLedger) -> list[str]:
+    """The ledger in plain lines (the terminal, Discord, the take report's section)."""
+    lang = book.language
+    if not book.entries:
+        return [say("secrets.none_marked", lang)]
+    out: list[str] = [say("secrets.title", lang, take=book.take)]
+    for e in book.entries:
+        if e.surfaced is None:
+            out.append(say("secrets.never", lang, owner=e.owner, secret=e.secret))
+        else:
+            t = e.surfaced
+            out.append(
+                say(
+                    "secrets.surfaced", lang, owner=e.owner, secret=e.secret, turn=t.number,
+                    actor=t.actor, where=say(WHERE[e.field], lang),
+                    text=_turn_text(t),
+                )
+            )  # fmt: skip
+            if e.before is not None:
+                b = e.before
+                out.append(
+                    say("secrets.before", lang, turn=b.number, actor=b.actor, text=_turn_text(b))
+                )
+        for breach in e.breaches:
+            out.append(
+                say(
+                    "secrets.breach", lang, turn=breach.turn, actor=breach.actor,
+                    where=say(WHERE[breach.where], lang),
+                )
+            )  # fmt: skip
+    walls = sum(b.where == "prompt" for e in book.entries for b in e.breaches)
+    out.append(say("secrets.audit", lang, prompts=book.prompts_checked, breaches=walls))
+    return out
+
+
+async def tree_of(
+    root: Path, current_turns: int | None = None
+) -> tuple[dict[int, Parent | None], dict[int, int]]:
+    """(take → parent, take → turns) over the saved takes, and the working take when it has
+    turns of its own (`current_turns`; when None, read from a transcript that is not just the
+    last saved take's)."""
+    from engine.folder.scene import TRANSCRIPT
+    from engine.takes.folders import take_info
+    from engine.takes.tree import read_parents
+
+    store = SceneFiles(root).store
+    numbers = await take_numbers(store)
+    turns = {n: (await take_info(store, n)).turns for n in numbers}
+    if current_turns is None:
+        text = await store.read(TRANSCRIPT) or ""
+        last = await store.read(f"{take_dir(numbers[-1])}/{TRANSCRIPT}") if numbers else None
+        current_turns = 0 if text == last else len((await SceneFiles(root).load()).turns)
+    if current_turns:
+        turns[(numbers[-1] if numbers else 0) + 1] = current_turns
+    return await read_parents(store, sorted(turns)), turns
+
+
+async def report_sections(root: Path, number: int, saved: bool) -> str:
+    """What the take report gains (issue 21): the secrets ledger when a soul marks secrets,
+    and the takes tree as a Mermaid graph once there are two takes."""
+    from engine.takes.tree import mermaid_tree
+
+    try:  # an old take whose files no longer load still gets the rest of its report
+        state = await load_take(root, number, saved)
+        now = await SceneFiles(root).load() if saved else None
+    except CircusError:
+        return ""
+    lang = state.language
+    out: list[str] = []
+    book = await asyncio.to_thread(take_ledger, state, number, saved, now)  # CPU: off the loop
+    if book.entries:
+        out += ["", say("report.secrets", lang), "", *ledger_lines(book)[1:]]
+    tree, _turns = await tree_of(root, None if saved else len(state.turns) or 1)
+    if len(tree) > 1:
+        out += ["", say("report.tree", lang), "", mermaid_tree(tree, lang, number)]
+    return "\n".join(out) + ("\n" if out else "")
+
+
+# ---------------------------------------------------------------------- what frontends call
+async def secrets_lines(root: Path | str, take: object | None = None) -> list[str]:
+    """`circus secrets` / `/secrets`: the ledger of a take (default: the last saved one)."""
+    root = Path(root)
+    number, saved = await resolve(root, take)
+    state = await load_take(root, number, saved)
+    now = await SceneFiles(root).load() if saved else None
+    return ledger_lines(await asyncio.to_thread(take_ledger, state, number, saved, now))
+
+
+async def tree_lines_of(root: Path | str) -> list[str]:
+    """`circus take list --tree` / `/take list`: the takes drawn as a tree."""
+    from engine.takes.tree import tree_lines
+
+    root = Path(root)
+    language = (await SceneFiles(root).load()).language
+    tree, turns = await tree_of(root)
+    saved = await take_numbers(SceneFiles(root).store)
+    current = (saved[-1] if saved else 0) + 1
+    return tree_lines(tree, turns, language, current) or [say("tree.none", language)]
+
+
+async def parent_take(root: Path | str, take: object) -> int:
+    """The take `take` was made from (`take diff N` with one take); BadRequest for the first."""
+    from engine.errors import BadRequest
+
+    root = Path(root)
+    number, _saved = await resolve(root, take)
+    tree, _turns = await tree_of(root)
+    tree.setdefault(number, None)
+    parent = tree.get(number)
+    if parent is None:
+        numbers = sorted(n for n in tree if n < number)
+        if not numbers:
+            raise BadRequest("error.take_no_parent", take=number)
+        return numbers[-1]
+    return parent.take
