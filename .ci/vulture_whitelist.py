@@ -14,22 +14,22 @@ _.BASE  # discord.http.Route (bot/app.py point_at)
 _.DEFAULT_GATEWAY
 _.initial  # discord.Client.before_identify_hook(shard_id, *, initial) (bot/app.py)
 _.translate  # app_commands.Translator (bot/i18n.py)
-_.transform  # app_commands.Transformer (bot/options.py)
+_.transform  # app_commands.Transformer (bot/interaction/options.py)
 _.required  # argparse subparsers (circus/cli.py)
 _.telemetry  # litellm module settings (engine/door/llm.py)
 _.suppress_debug_info
 _.custom_provider_map
-_.vocab_only  # llama_cpp model params (engine/door/tokens.py)
+_.vocab_only  # llama_cpp model params (engine/providers/vocab.py)
 _._requires_eval  # llama_cpp.Llama's own flag (engine/providers/prefix_cache.py)
 _.yaml_implicit_resolvers  # PyYAML's resolver table (engine/folder/frontmatter.py)
 _.budget_usd  # pydantic fields read through model_dump (engine/folder/settings.py)
 _.budget_tokens
 _._warming  # holds the warm-up task so it is not garbage collected (bot/app.py)
-_.prior_story  # a dataclass field named by its modal's table (bot/cast.py)
+_.prior_story  # a dataclass field named by its modal's table (bot/commands/cast.py)
 
 # --- used by the tests or benches -------------------------------------------------------
 _.reactions_seen  # bot/app.py: tests wait on it
-_.delivered  # bot/backstage.py
+_.delivered  # bot/thread/backstage.py
 _.next_speaker  # engine/turn/casting.py
 _.forget_saved_prompts  # engine/providers/embedded.py
 _.actor_messages  # engine/turn/prompts.py

@@ -9,7 +9,7 @@ latency per call. Measured:
     model time and Discord HTTP time);
   * /cut in all 20 scenes at once while they run: from the interaction to its confirmation;
     then ⏹ Cut pressed on every scene's panel (a component interaction) the same way;
-  * the panels (bot.panel): edits of the panel messages per scene-minute of running, and REST
+  * the panels (bot.panel.message): edits of the panel messages per scene-minute of running, and REST
     calls per posted turn (everything the bot sent while the scenes ran, panels included).
 Targets: ack p95 ≤ 1 s; overhead median ≤ 10 ms; /cut and ⏹ Cut p95 ≤ 1 s; panel edits per
 scene ≤ 1 + wall/2 s (the first change at once, then one every 2 s: 30 a minute). Prints a table; exit code 1 if a target fails.
@@ -77,8 +77,8 @@ async def bench(scenes: int, turns: int, latency: float, channels: int) -> int:
                 await h.wait_followups(1, timeout=30)
                 await until_finished(fake, [thread], 1)
                 acks.clear()
-                for stage in bot.stages.values():
-                    stage.overhead.clear()
+                for scene_thread in bot.scene_threads.values():
+                    scene_thread.overhead.clear()
 
                 names = [f"scene-{i:02d}" for i in range(scenes)]
                 templates = ["interrogation", "wake"]
@@ -133,7 +133,7 @@ async def bench(scenes: int, turns: int, latency: float, channels: int) -> int:
                 await bot.panels.settled()
                 wall = time.perf_counter() - started
                 during = fake.requests[sent_before:]
-                panel_ids = {str(bot.stages[n].binding.panel_id) for n in names}
+                panel_ids = {str(bot.scene_threads[n].binding.panel_id) for n in names}
                 panel_edits = sum(
                     1
                     for q in during
@@ -142,7 +142,7 @@ async def bench(scenes: int, turns: int, latency: float, channels: int) -> int:
                     and q.path.rsplit("/", 1)[-1] in panel_ids
                 )
                 rest_calls = sum(1 for q in during if not q.path.startswith("/interactions/"))
-                overhead = [x for n in names for x in bot.stages[n].overhead]
+                overhead = [x for n in names for x in bot.scene_threads[n].overhead]
                 posted = sum(
                     1
                     for t in threads
@@ -182,7 +182,7 @@ async def bench(scenes: int, turns: int, latency: float, channels: int) -> int:
                 presses: list[float] = []
 
                 async def press_cut(name: str, thread: int) -> None:
-                    panel_id = bot.stages[name].binding.panel_id
+                    panel_id = bot.scene_threads[name].binding.panel_id
                     await until_cut_enabled(fake, thread, panel_id)
                     began = asyncio.get_running_loop().time()
                     handle = await fake.click(panel_id, f"circus:cut:0:{name}")

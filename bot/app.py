@@ -1,6 +1,6 @@
 """The Discord client: command tree, the scenes it plays, and `main()` for `circus bot`.
 
-Invariants: one Stage per bound scene, found by its thread id; at start the bot re-attaches
+Invariants: one SceneThread per bound scene, found by its thread id; at start the bot re-attaches
 every scene bound on disk (.circus/discord.json) before it takes any interaction, and a scene
 that fails to load still answers (with the reason, to its directors); the bot only asks for the
 Guilds and Guild Message Reactions intents (no message content, no members). SIGTERM (`docker
@@ -23,17 +23,19 @@ import discord
 import yarl
 from discord import app_commands
 
-from bot import cast, commands, continuity, harvest, panel_menus, scenes, stagecraft, votes
-from bot.backstage import Backstage
 from bot.binding import Binding, binding_or_none, write_binding
-from bot.edge import on_tree_error
+from bot.commands import cast, continuity, directing, harvest, scenes, stagecraft
 from bot.i18n import CommandTranslator
-from bot.panel import EDIT_INTERVAL, Panels
-from bot.panel_controls import PanelButton, PanelSelect
-from bot.personas import Personas
+from bot.interaction.edge import on_tree_error
+from bot.panel import menus
+from bot.panel.controls import PanelButton, PanelSelect
+from bot.panel.message import EDIT_INTERVAL, Panels
 from bot.server_folders import bound_scenes, misplaced, scene_folder, scene_key
 from bot.shards import IdentifyPacer, ShardPlan, shard_plan
-from bot.stage import Stage
+from bot.thread import votes
+from bot.thread.backstage import Backstage
+from bot.thread.personas import Personas
+from bot.thread.scene import SceneThread
 from engine import (
     CircusError,
     Config,
@@ -95,7 +97,7 @@ class CircusBot(discord.AutoShardedClient):
         self.backstage = Backstage(self)
         track_queue(self.config, "personas", self.personas.queued)  # scale: /metrics
         track_queue(self.config, "backstage", self.backstage.queued)
-        self.stages: dict[str, Stage] = {}
+        self.scene_threads: dict[str, SceneThread] = {}
         self.panels = Panels(self, panel_interval)  # each scene thread's control panel
         track_queue(self.config, "panel", self.panels.queued)
         self._warming: asyncio.Task[None] | None = None
@@ -142,29 +144,29 @@ class CircusBot(discord.AutoShardedClient):
         """Attach every scene bound on disk in this process's servers to its thread (after a
         restart). Other processes' servers are never read."""
         for guild_id, name, binding in bound_scenes(self.scenes_dir, self.shards_plan):
-            if scene_key(guild_id, name) in self.stages:
+            if scene_key(guild_id, name) in self.scene_threads:
                 continue
             try:
-                stage = self._attach(name, binding)
-                await stage.refresh()
-                await stage.catch_up()
-                await self.panels.adopt(stage)
+                scene_thread = self._attach(name, binding)
+                await scene_thread.refresh()
+                await scene_thread.catch_up()
+                await self.panels.adopt(scene_thread)
             except CircusError as exc:  # a broken scene still answers, with the reason
                 log.warning("scene %s: %s", name, exc)
             except Exception:  # one unreadable scene must not keep the bot from starting
                 log.exception("scene %s could not be attached", name)
 
     # ------------------------------------------------------------------ scenes
-    def stage_for_thread(self, thread_id: int | None) -> Stage | None:
+    def scene_thread_in(self, thread_id: int | None) -> SceneThread | None:
         key = self._threads.get(thread_id or 0)
-        return self.stages.get(key) if key else None
+        return self.scene_threads.get(key) if key else None
 
-    def stage_named(self, guild_id: int, name: str) -> Stage | None:
+    def scene_thread_named(self, guild_id: int, name: str) -> SceneThread | None:
         """The server's scene `name`, if it is bound to a thread."""
-        return self.stages.get(scene_key(guild_id, name))
+        return self.scene_threads.get(scene_key(guild_id, name))
 
-    def _attach(self, name: str, binding: Binding) -> Stage:
-        stage = Stage(
+    def _attach(self, name: str, binding: Binding) -> SceneThread:
+        scene_thread = SceneThread(
             scene_folder(self.scenes_dir, binding.guild_id, name),
             binding,
             self,
@@ -173,43 +175,43 @@ class CircusBot(discord.AutoShardedClient):
             models=self.models,
             config=self.config,
         )
-        self.stages[stage.key] = stage
-        self._threads[binding.thread_id] = stage.key
-        return stage
+        self.scene_threads[scene_thread.key] = scene_thread
+        self._threads[binding.thread_id] = scene_thread.key
+        return scene_thread
 
-    async def bind(self, name: str, binding: Binding) -> Stage:
+    async def bind(self, name: str, binding: Binding) -> SceneThread:
         """Bind the server's scene `name` (in its folder) to a thread, replacing any earlier
         thread, and persist the binding."""
         write_binding(scene_folder(self.scenes_dir, binding.guild_id, name), binding)
-        stage = self.stage_named(binding.guild_id, name)
-        if stage is None:
-            stage = self._attach(name, binding)
+        scene_thread = self.scene_thread_named(binding.guild_id, name)
+        if scene_thread is None:
+            scene_thread = self._attach(name, binding)
         else:
-            self._threads.pop(stage.binding.thread_id, None)
-            stage.binding = binding
-            self._threads[binding.thread_id] = stage.key
-        await stage.refresh()
-        await stage.mark_all_posted()
-        return stage
+            self._threads.pop(scene_thread.binding.thread_id, None)
+            scene_thread.binding = binding
+            self._threads[binding.thread_id] = scene_thread.key
+        await scene_thread.refresh()
+        await scene_thread.mark_all_posted()
+        return scene_thread
 
-    async def show_panel(self, stage: Stage) -> None:
-        """Post the scene's control panel in its (new) thread (bot.panel)."""
-        await self.panels.show(stage)
+    async def show_panel(self, scene_thread: SceneThread) -> None:
+        """Post the scene's control panel in its (new) thread (bot.panel.message)."""
+        await self.panels.show(scene_thread)
 
     async def unbind(self, key: str) -> None:
         """Forget the scene `key` (bot.server_folders.scene_key) and its thread."""
         self.panels.drop(key)
-        stage = self.stages.pop(key, None)
-        if stage is not None:
-            self._threads.pop(stage.binding.thread_id, None)
-            await stage.close()
+        scene_thread = self.scene_threads.pop(key, None)
+        if scene_thread is not None:
+            self._threads.pop(scene_thread.binding.thread_id, None)
+            await scene_thread.close()
 
     async def on_app_command_completion(
         self, interaction: discord.Interaction, command: object
     ) -> None:
-        stage = self.stage_for_thread(interaction.channel_id)
-        if stage is not None:  # a replay or a cast change: no event says so to the panel
-            self.panels.nudge(stage.key)
+        scene_thread = self.scene_thread_in(interaction.channel_id)
+        if scene_thread is not None:  # a replay or a cast change: no event says so to the panel
+            self.panels.nudge(scene_thread.key)
 
     async def on_raw_reaction_add(self, event: discord.RawReactionActionEvent) -> None:
         try:
@@ -224,19 +226,19 @@ class CircusBot(discord.AutoShardedClient):
             self.reactions_seen += 1
 
     def _webhook_changed(self, channel_id: int, webhook_id: int) -> None:
-        for stage in self.stages.values():
-            b = stage.binding
+        for scene_thread in self.scene_threads.values():
+            b = scene_thread.binding
             if b.channel_id == channel_id and b.webhook_id != webhook_id:
-                if binding_or_none(stage.rehearsal.root) is not None:
-                    stage.rebind(replace(b, webhook_id=webhook_id))
+                if binding_or_none(scene_thread.rehearsal.root) is not None:
+                    scene_thread.rebind(replace(b, webhook_id=webhook_id))
 
     # ------------------------------------------------------------------ shutdown
     async def shutdown(self, grace: float = SHUTDOWN_GRACE) -> None:
         """Stop cleanly: cut every running scene (turns stay whole), tell its directors in the
         thread and by DM, and deliver what is queued — within `grace` seconds — then close."""
         log.info("shutting down: cutting running scenes")
-        stages = list(self.stages.values())
-        cut = await asyncio.gather(*(s.stop_for_shutdown() for s in stages), return_exceptions=True)
+        scene_threads = list(self.scene_threads.values())
+        cut = await asyncio.gather(*(s.stop_for_shutdown() for s in scene_threads), return_exceptions=True)
         log.info("cut %d running scene(s)", sum(1 for c in cut if c is True))
         try:
             async with asyncio.timeout(grace):
@@ -247,17 +249,17 @@ class CircusBot(discord.AutoShardedClient):
 
     async def drain(self) -> None:
         """Wait until everything the scenes emitted so far is in Discord (tests, bench)."""
-        for stage in list(self.stages.values()):
-            await stage.drain()
+        for scene_thread in list(self.scene_threads.values()):
+            await scene_thread.drain()
         await self.personas.drain()
-        for stage in list(self.stages.values()):
-            await stage.votes.drain()
+        for scene_thread in list(self.scene_threads.values()):
+            await scene_thread.votes.drain()
         await self.backstage.drain()
 
     async def close(self) -> None:
-        for stage in list(self.stages.values()):
+        for scene_thread in list(self.scene_threads.values()):
             with contextlib.suppress(Exception):
-                await stage.close()
+                await scene_thread.close()
         self.panels.close()
         await self.personas.close()
         await self.backstage.close()
@@ -266,12 +268,12 @@ class CircusBot(discord.AutoShardedClient):
 
 # The command modules, in the order they register: a new one is one more line here.
 COMMAND_MODULES: tuple[Callable[[app_commands.CommandTree], None], ...] = (
-    commands.setup,  # first: it makes the /take group that harvest adds /take compare to
+    directing.setup,  # first: it makes the /take group that harvest adds /take compare to
     harvest.setup,
     stagecraft.setup,
     cast.setup,
     continuity.setup,  # issue 21: /scene next, /secrets, the tree in /take list
-    panel_menus.setup,  # ⭐ Pick line, 🎬 Cue this actor, 💭 Thought (message menus)
+    menus.setup,  # ⭐ Pick line, 🎬 Cue this actor, 💭 Thought (message menus)
 )
 # Views whose buttons outlive a restart (timeout=None, fixed custom ids), each made for the
 # bot at start: a new one is one more line here.

@@ -27,7 +27,7 @@ class Binding:
     thread_id: int
     directors: tuple[int, ...] = field(default_factory=tuple)
     webhook_id: int | None = None
-    panel_id: int | None = None  # the thread's control panel message (bot.panel)
+    panel_id: int | None = None  # the thread's control panel message (bot.panel.message)
 
     def with_director(self, user_id: int) -> Binding:
         if user_id in self.directors:

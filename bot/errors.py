@@ -1,6 +1,6 @@
 """Problems the bot itself reports to a person, as an i18n key plus values.
 
-Invariant: these carry no text of their own; the single error edge (bot.edge.report, via the
+Invariant: these carry no text of their own; the single error edge (bot.interaction.edge.report, via the
 command tree's on_error) renders them in the scene's language, privately. Engine errors
 (CircusError) travel separately and are translated at the same edge.
 """
@@ -12,7 +12,7 @@ from discord import app_commands
 
 class BotProblem(app_commands.AppCommandError):
     """Something a user or admin can act on; rendered privately with `bot.i18n.t`. An
-    AppCommandError, so a check (bot.gate.directors_only) may raise it straight to on_tree_error."""
+    AppCommandError, so a check (bot.interaction.gate.directors_only) may raise it straight to on_tree_error."""
 
     def __init__(self, key: str, **values: object) -> None:
         super().__init__(key)

@@ -68,10 +68,10 @@ class Room:
         await self._stack.enter_async_context(self.fake.connected(self.bot))
         return self.bot
 
-    def stage(self, name: str) -> Any:
-        """The bot's Stage of this server's scene `name` (KeyError if it is not bound)."""
+    def scene_thread(self, name: str) -> Any:
+        """The bot's SceneThread of this server's scene `name` (KeyError if it is not bound)."""
         assert self.bot is not None
-        found = self.bot.stage_named(self.fake.guild_id, name)
+        found = self.bot.scene_thread_named(self.fake.guild_id, name)
         if found is None:
             raise KeyError(name)
         return found

@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from bot.delivery import POSTED, Mark, landed, unposted, write_mark
+from bot.thread.delivery import POSTED, Mark, landed, unposted, write_mark
 from engine import Turn
 from engine.folder.turns import parse_transcript
 from tests.botkit import finished, room
@@ -86,8 +86,8 @@ async def test_two_catch_ups_at_once_post_the_missing_turns_once(tmp_path):
         await r.start_bot()
         lose_posts_after(r, thread, 2)
         rewind_mark(scene, 2)
-        stage = r.stage("審訊室")
-        posted = await asyncio.gather(stage.catch_up(), stage.catch_up())
+        scene_thread = r.scene_thread("審訊室")
+        posted = await asyncio.gather(scene_thread.catch_up(), scene_thread.catch_up())
         await r.drain()
         assert sorted(posted) == [0, 3]
         assert r.lines(thread) == everything

@@ -13,9 +13,9 @@ import io
 import discord
 import pytest
 
-from bot.harvest import parse_take, render_pick_line, voter_name
-from bot.reports import report_numbers
-from bot.votes import is_star, voter
+from bot.commands.harvest import parse_take, render_pick_line, voter_name
+from bot.thread.reports import report_numbers
+from bot.thread.votes import is_star, voter
 from engine.folder.turns import parse_transcript
 from engine.harvest.picks import Pick, parse_picks
 from engine.providers.scripted import ScriptedRequest
@@ -293,12 +293,12 @@ async def test_take_compare_is_private_and_long_ones_come_as_a_file(tmp_path):
         await finished(r, thread, 2)
         # a spectator may compare; r.ask asserts the answer is private
         text = await r.ask("take compare", {"a": "1", "b": "current"}, channel=thread, user="bob")
-        expected = await r.stage("審訊室").rehearsal.harvest.diff(1, "current")
+        expected = await r.scene_thread("審訊室").rehearsal.harvest.diff(1, "current")
         assert text == expected and "3" in text
 
         handle = await r.slash("take compare", {"a": "1", "full": True}, user="bob", channel=thread)
         text = await r.answer(handle)
-        full = await r.stage("審訊室").rehearsal.harvest.diff(1, "current", full=True)
+        full = await r.scene_thread("審訊室").rehearsal.harvest.diff(1, "current", full=True)
         files = attached(r, handle)
         assert text == full or files["take_1-vs-take_2.md"].decode("utf-8") == full
 
@@ -330,7 +330,7 @@ async def test_a_long_comparison_comes_as_a_file(tmp_path, scripted):
         await finished(r, thread, 2)
         handle = await r.slash("take compare", {"a": "1", "b": "2", "full": True}, channel=thread)
         text = await r.answer(handle)
-        full = await r.stage("長").rehearsal.harvest.diff(1, 2, full=True)
+        full = await r.scene_thread("長").rehearsal.harvest.diff(1, 2, full=True)
         assert len(full) > 2000
         assert attached(r, handle) == {"take_1-vs-take_2.md": full.encode("utf-8")}
         assert "1" in text and "2" in text
@@ -364,8 +364,8 @@ async def test_export_attaches_files_a_screenwriter_opens(tmp_path):
         rows = list(csv.reader(io.StringIO(data.decode("utf-8-sig"), newline="")))
         assert rows[0][0] == "鏡號" and len(rows) == 1 + len(turns)
         # ...and are exactly what `circus export` writes for the same take.
-        stage = r.stage("審訊室")
-        for path in await stage.rehearsal.harvest.export(out=tmp_path / "cli"):
+        scene_thread = r.scene_thread("審訊室")
+        for path in await scene_thread.rehearsal.harvest.export(out=tmp_path / "cli"):
             assert files[path.name] == path.read_bytes(), path.name
         assert "weighs what was said" not in fountain  # no thoughts unless asked
         assert not (r.home / "審訊室" / "exports").exists()  # nothing left behind
@@ -436,7 +436,7 @@ async def test_a_replay_waits_for_a_vote_in_progress(tmp_path):
     async with room(tmp_path) as r:
         thread = await rehearsed(r)
         await r.ask("take save", channel=thread)
-        votes = r.stage("審訊室").votes
+        votes = r.scene_thread("審訊室").votes
         async with votes.lock:  # a vote is being counted
             handle = await r.slash("replay", {"take": 1, "until": 1}, channel=thread)
             assert handle.deferred and handle.followups == []

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import pytest
 
-from bot.backstory import PREVIEW, draft_message
-from bot.cast import SoulParts, compose_soul, name_taken, too_long
-from bot.context import split_context, with_body
+from bot.commands.backstory import PREVIEW, draft_message
+from bot.commands.cast import SoulParts, compose_soul, name_taken, too_long
+from bot.commands.context import split_context, with_body
+from bot.commands.scenes import blank_language, template_for
 from bot.render import render_warnings
-from bot.scenes import blank_language
 from engine.folder.soul import missing_parts
 
 ALIASES = {"林小姐": ("林曉雯",), "刑警": ("王警官",), "Ruth": ()}
@@ -152,3 +152,18 @@ def test_a_blank_scene_speaks_the_language_chosen_else_a_chinese_discord_s(
     chosen, locale, language
 ):
     assert blank_language(chosen, locale) == language
+
+
+@pytest.mark.parametrize(
+    "chosen, offered, template",
+    [
+        ("wake", ["interrogation", "wake"], "wake"),
+        (None, ["interrogation", "wake"], "interrogation"),
+        (None, ["wake", "zoo"], "wake"),
+        (None, [], "interrogation"),
+    ],
+)
+def test_a_new_scene_starts_from_the_chosen_template_else_the_default_else_the_first(
+    chosen, offered, template
+):
+    assert template_for(chosen, offered) == template

@@ -201,7 +201,8 @@ def test_every_command_and_option_description_has_chinese():
     import discord
     from discord import app_commands
 
-    from bot import commands, harvest, scenes
+    from bot.commands import directing as commands
+    from bot.commands import harvest, scenes
 
     tree = app_commands.CommandTree(discord.Client(intents=discord.Intents.none()))
     tree.add_command(scenes.build(["x"]))

@@ -194,7 +194,8 @@ def test_an_account_cannot_name_a_path(tmp_path, account):
 
 LAZY = """
 import asyncio, sys
-from engine import Rehearsal, llm
+from engine import Rehearsal
+from engine.door import llm
 from engine.spend.budget import Limit, Spend, SpendGuard
 scene = sys.argv[1]
 asyncio.run(Rehearsal(scene, account="discord-1").status())

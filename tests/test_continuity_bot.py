@@ -55,7 +55,7 @@ async def test_scene_next_secrets_and_the_take_tree_from_a_thread(tmp_path):
             )
             assert "### 承接自 一，排演 2" in shown
         assert THOUGHT not in r.everything_public()  # the carried thoughts stayed private
-        assert r.stage("二").binding.directors == r.stage("一").binding.directors
+        assert r.scene_thread("二").binding.directors == r.scene_thread("一").binding.directors
 
         # Each soul opens in the soul form from its button; what is sent is written.
         buttons = messages[-1]

@@ -12,13 +12,12 @@ from __future__ import annotations
 import ast
 import subprocess
 import sys
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 
 import pytest
+from housekit import REPO, circles, describe, import_graph, module_files
 
-REPO = Path(__file__).resolve().parent.parent
-PACKAGES = ("engine", "bot", "circus")
 MAX_FUNCTION_LINES = 60
 
 # Import circles tolerated, each as the sorted files in it: none since #19. Keep it empty.
@@ -27,100 +26,6 @@ KNOWN_CIRCLES: set[frozenset[str]] = set()
 # Functions tolerated over MAX_FUNCTION_LINES, "file:qualified.name" → the most lines allowed
 # until it is split: none since #19. Keep it empty.
 LONG_FUNCTIONS: dict[str, int] = {}
-
-
-# --- the import graph ---------------------------------------------------------------------
-
-
-def module_files(root: Path, packages: Iterable[str] = PACKAGES) -> dict[str, str]:
-    """Every module under the packages, by dotted name → its file relative to root."""
-    found: dict[str, str] = {}
-    for package in packages:
-        for path in sorted((root / package).rglob("*.py")):
-            rel = path.relative_to(root)
-            parts = list(rel.with_suffix("").parts)
-            if parts[-1] == "__init__":
-                parts.pop()
-            found[".".join(parts)] = rel.as_posix()
-    return found
-
-
-def _absolute(module: str, is_package: bool, node: ast.ImportFrom) -> str:
-    """The absolute module an `from … import` names (relative imports resolved)."""
-    if not node.level:
-        return node.module or ""
-    base = module.split(".")
-    base = base if is_package else base[:-1]
-    base = base[: len(base) - (node.level - 1)]
-    return ".".join([*base, *([node.module] if node.module else [])])
-
-
-def imports_of(source: str, module: str, is_package: bool, known: Mapping[str, str]) -> set[str]:
-    """The product modules one module imports anywhere in its file: at the top, inside
-    functions and under `if TYPE_CHECKING:` alike (a circle for the type checker is a circle
-    for the reader). `from pkg import name` counts as pkg.name when that is a module."""
-    targets: set[str] = set()
-    for node in ast.walk(ast.parse(source)):
-        if isinstance(node, ast.Import):
-            targets.update(alias.name for alias in node.names)
-        elif isinstance(node, ast.ImportFrom):
-            base = _absolute(module, is_package, node)
-            for alias in node.names:
-                targets.add(f"{base}.{alias.name}" if f"{base}.{alias.name}" in known else base)
-    return {t for t in targets if t in known and t != module}
-
-
-def import_graph(root: Path, packages: Iterable[str] = PACKAGES) -> dict[str, set[str]]:
-    """File → the product files it imports."""
-    known = module_files(root, packages)
-    return {
-        rel: {
-            known[t]
-            for t in imports_of(
-                (root / rel).read_text("utf-8"), name, rel.endswith("__init__.py"), known
-            )
-        }
-        for name, rel in known.items()
-    }
-
-
-def circles(graph: Mapping[str, set[str]]) -> set[frozenset[str]]:
-    """The strongly connected components with more than one file (Tarjan's algorithm)."""
-    index: dict[str, int] = {}
-    low: dict[str, int] = {}
-    stack: list[str] = []
-    on_stack: set[str] = set()
-    found: set[frozenset[str]] = set()
-
-    def visit(node: str) -> None:
-        index[node] = low[node] = len(index)
-        stack.append(node)
-        on_stack.add(node)
-        for nxt in sorted(graph.get(node, ())):
-            if nxt not in index:
-                visit(nxt)
-                low[node] = min(low[node], low[nxt])
-            elif nxt in on_stack:
-                low[node] = min(low[node], index[nxt])
-        if low[node] == index[node]:
-            component: set[str] = set()
-            while True:
-                top = stack.pop()
-                on_stack.discard(top)
-                component.add(top)
-                if top == node:
-                    break
-            if len(component) > 1:
-                found.add(frozenset(component))
-
-    for node in sorted(graph):
-        if node not in index:
-            visit(node)
-    return found
-
-
-def describe(circle: frozenset[str]) -> str:
-    return " ↔ ".join(sorted(circle))
 
 
 # --- function length ----------------------------------------------------------------------

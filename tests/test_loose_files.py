@@ -46,7 +46,7 @@ async def test_a_bot_restarted_on_an_unreadable_binding_starts_and_leaves_that_s
         await r.stop_bot()
         (r.home / "審訊室" / ".circus" / "discord.json").write_text("[]", encoding="utf-8")
         bot = await r.start_bot()
-        assert [stage.name for stage in bot.stages.values()] == ["雨夜"]
+        assert [scene_thread.name for scene_thread in bot.scene_threads.values()] == ["雨夜"]
         bound = json.loads((r.home / "雨夜" / ".circus" / "discord.json").read_text("utf-8"))
         assert int(bound["thread_id"]) in bot._threads
 

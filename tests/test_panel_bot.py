@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.panel_text import EVERYONE
+from bot.panel.text import EVERYONE
 from engine import DEFAULT_TURNS
 from tests.botkit import Gate, Room, finished, room, until
 from tests.fakediscord import ComponentDisabled, InteractionHandle

@@ -7,7 +7,7 @@ from dataclasses import replace
 
 import pytest
 
-from bot.panel_text import (
+from bot.panel.text import (
     EVERYONE,
     OPTIONS,
     Coalescer,
@@ -274,7 +274,7 @@ def test_a_hand_edited_panel_id_that_is_no_id_is_refused_naming_the_file(tmp_pat
 )
 def test_a_select_sends_exactly_one_name_or_is_refused(values: object, ok: bool):
     from bot.errors import BotProblem
-    from bot.panel_controls import chosen
+    from bot.panel.controls import chosen
 
     if ok:
         assert chosen(values) == "Ana"

@@ -18,15 +18,15 @@ from dataclasses import dataclass
 import discord
 from discord import app_commands
 
-from bot.edge import describe
 from bot.errors import BotProblem
-from bot.files import MODAL_LIMIT, soul_file, uploaded_text
-from bot.forms import DirectorsForm
-from bot.gate import DirectorsGroup, scene_of
 from bot.i18n import t, words
-from bot.options import ActorArg
-from bot.replies import defer, reply
-from bot.stage import Stage
+from bot.interaction.edge import describe
+from bot.interaction.files import MODAL_LIMIT, soul_file, uploaded_text
+from bot.interaction.forms import DirectorsForm
+from bot.interaction.gate import DirectorsGroup, scene_of
+from bot.interaction.options import ActorArg
+from bot.interaction.replies import defer, reply
+from bot.thread.scene import SceneThread
 from engine import MAX_CAST, Actor, CircusError, check_name, say
 
 NameArg = app_commands.Range[str, 1, 64]  # engine.check_name's own bound, told to Discord too
@@ -88,10 +88,10 @@ def name_taken(name: str, cast: Sequence[str], aliases: Mapping[str, Sequence[st
 class ActorModal(DirectorsForm):
     """A new actor's soul in three fields: bio (required), prior story, director's notes."""
 
-    def __init__(self, stage: Stage, name: str) -> None:
-        lang = stage.lang
+    def __init__(self, scene_thread: SceneThread, name: str) -> None:
+        lang = scene_thread.lang
         super().__init__(title=t("cast.form_title", lang, actor=name)[:45], timeout=None)
-        self.stage = stage
+        self.scene_thread = scene_thread
         self.name = name
         self.fields: dict[str, discord.ui.TextInput[ActorModal]] = {}
         for field, (_, label, hint) in PARTS.items():
@@ -107,42 +107,42 @@ class ActorModal(DirectorsForm):
             self.add_item(box)
 
     async def on_submit(self, interaction: discord.Interaction) -> None:
-        stage = scene_of(interaction)  # a director's: interaction_check let it through
+        scene_thread = scene_of(interaction)  # a director's: interaction_check let it through
         await defer(interaction)
         values = {field: box.value or "" for field, box in self.fields.items()}
         over = too_long(values)
         if over is not None:
             field, length = over
-            label = t(PARTS[field][1], stage.lang)
+            label = t(PARTS[field][1], scene_thread.lang)
             raise BotProblem("cast.field_too_long", field=label, length=length, limit=MODAL_LIMIT)
-        text = compose_soul(SoulParts(**values), stage.lang)
+        text = compose_soul(SoulParts(**values), scene_thread.lang)
         try:
-            actor = await stage.rehearsal.cast.add_actor(self.name, text, origin="discord")
+            actor = await scene_thread.rehearsal.cast.add_actor(self.name, text, origin="discord")
         except CircusError as exc:  # refused: say why, and hand back what was typed
             why = await describe(interaction, exc)
-            kept = t("cast.form_kept", stage.lang, actor=self.name)
+            kept = t("cast.form_kept", scene_thread.lang, actor=self.name)
             await reply(interaction, f"{why}\n{kept}", file=soul_file(self.name, text))
             return
-        await joined(interaction, stage, actor)
+        await joined(interaction, scene_thread, actor)
 
 
-async def joined(interaction: discord.Interaction, stage: Stage, actor: Actor) -> None:
+async def joined(interaction: discord.Interaction, scene_thread: SceneThread, actor: Actor) -> None:
     """A new actor is in the cast: personas know them now; the thread and the director hear."""
-    await stage.refresh()
-    stage.status_line(t("cast.line_joined", stage.lang, actor=actor.name))
-    await reply(interaction, t("cast.added", stage.lang, actor=actor.name))
+    await scene_thread.refresh()
+    scene_thread.status_line(t("cast.line_joined", scene_thread.lang, actor=actor.name))
+    await reply(interaction, t("cast.added", scene_thread.lang, actor=actor.name))
 
 
 async def add_actor(
     interaction: discord.Interaction,
-    stage: Stage,
+    scene_thread: SceneThread,
     name: str,
     file: discord.Attachment | None = None,
 ) -> None:
     """/actor add: refused before the form if the name is taken or the cast is full; an
     uploaded soul.md is written at once, else the form opens."""
     name = check_name(name, "Actor")
-    view = await stage.rehearsal.view()
+    view = await scene_thread.rehearsal.view()
     taken = name_taken(name, view.cast, view.aliases)
     if taken is not None:
         same = _key(taken) == _key(name)  # their own name, or one of their aliases
@@ -150,33 +150,33 @@ async def add_actor(
     if len(view.cast) >= MAX_CAST:  # before the form: nobody types a soul in vain
         raise BotProblem("cast.full", most=MAX_CAST)
     if file is None:
-        await interaction.response.send_modal(ActorModal(stage, name))
+        await interaction.response.send_modal(ActorModal(scene_thread, name))
         return
     await defer(interaction)
     text = await uploaded_text(file)
-    actor = await stage.rehearsal.cast.add_actor(name, text, origin="discord")
-    await joined(interaction, stage, actor)
+    actor = await scene_thread.rehearsal.cast.add_actor(name, text, origin="discord")
+    await joined(interaction, scene_thread, actor)
 
 
-async def remove_actor(interaction: discord.Interaction, stage: Stage, actor: Actor) -> None:
+async def remove_actor(interaction: discord.Interaction, scene_thread: SceneThread, actor: Actor) -> None:
     """/actor remove: the thread hears it by name."""
     await defer(interaction)
-    await stage.rehearsal.cast.remove_actor(actor)
-    await stage.refresh()
-    stage.status_line(t("cast.line_left", stage.lang, actor=actor.name))
-    await reply(interaction, t("cast.removed", stage.lang, actor=actor.name))
+    await scene_thread.rehearsal.cast.remove_actor(actor)
+    await scene_thread.refresh()
+    scene_thread.status_line(t("cast.line_left", scene_thread.lang, actor=actor.name))
+    await reply(interaction, t("cast.removed", scene_thread.lang, actor=actor.name))
 
 
 async def rename_actor(
-    interaction: discord.Interaction, stage: Stage, actor: Actor, new_name: str
+    interaction: discord.Interaction, scene_thread: SceneThread, actor: Actor, new_name: str
 ) -> None:
     """/actor rename (before the take's first turn): the thread hears it by name."""
     await defer(interaction)
-    renamed = await stage.rehearsal.cast.rename_actor(actor, new_name)
-    await stage.refresh()
+    renamed = await scene_thread.rehearsal.cast.rename_actor(actor, new_name)
+    await scene_thread.refresh()
     values = dict(old=actor.name, new=renamed.name)
-    stage.status_line(t("cast.line_renamed", stage.lang, **values))
-    await reply(interaction, t("cast.renamed", stage.lang, **values))
+    scene_thread.status_line(t("cast.line_renamed", scene_thread.lang, **values))
+    await reply(interaction, t("cast.renamed", scene_thread.lang, **values))
 
 
 # ---------------------------------------------------------------------- the commands

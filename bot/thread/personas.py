@@ -4,7 +4,7 @@ Invariants: posts through one webhook leave in the order they were queued (so a 
 appear in order), one at a time (bot.serial), honouring Discord's 429 `retry_after`; the bot
 reuses its own webhook in a channel (creating one only if it has none, at most 15 exist per
 channel); a deleted webhook is recreated once per post; an archived thread is revived. Only
-frontstage text is ever handed to this module (bot.stage decides that).
+frontstage text is ever handed to this module (bot.thread.scene decides that).
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from bot.errors import MissingPermission, WebhookLimit
 from bot.render import sanitise_webhook_name
 from bot.serial import Serial
 
-log = logging.getLogger("circus.bot.personas")
+log = logging.getLogger("circus.bot.thread.personas")
 
 WEBHOOK_NAME = "Circus"
 # discord.py waits out a 429 and retries, but gives up after 5 tries at one request (at once if

@@ -17,10 +17,10 @@ import unicodedata
 
 import discord
 
-from bot.personas import Post
+from bot.thread.personas import Post
 from engine import CircusError, Rehearsal
 
-log = logging.getLogger("circus.bot.votes")
+log = logging.getLogger("circus.bot.thread.votes")
 
 STAR = "⭐"
 NAME_LIMIT = 32
@@ -48,7 +48,7 @@ def voter_tag(user_id: int) -> str:
 
 
 class Votes:
-    """One scene's message → (take, turn) map and its ⭐ votes (owned by its `Stage`)."""
+    """One scene's message → (take, turn) map and its ⭐ votes (owned by its `SceneThread`)."""
 
     def __init__(self, rehearsal: Rehearsal) -> None:
         self.rehearsal = rehearsal
@@ -138,8 +138,8 @@ class Votes:
 
 async def on_reaction(client: discord.Client, event: discord.RawReactionActionEvent) -> None:
     """Route a raw reaction event to the scene playing in its thread (if any)."""
-    find = getattr(client, "stage_for_thread", None)
-    stage = find(event.channel_id) if find else None
-    if stage is None:
+    find = getattr(client, "scene_thread_in", None)
+    scene_thread = find(event.channel_id) if find else None
+    if scene_thread is None:
         return
-    await stage.votes.react(event, client.user.id if client.user else None)
+    await scene_thread.votes.react(event, client.user.id if client.user else None)

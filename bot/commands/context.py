@@ -13,14 +13,14 @@ import re
 import discord
 from discord import app_commands
 
-from bot.edge import describe
 from bot.errors import BotProblem
-from bot.files import MODAL_LIMIT, text_file, uploaded_text
-from bot.forms import DirectorsForm
-from bot.gate import directors_only, scene_of
 from bot.i18n import t, words
-from bot.replies import defer, reply
-from bot.stage import Stage
+from bot.interaction.edge import describe
+from bot.interaction.files import MODAL_LIMIT, text_file, uploaded_text
+from bot.interaction.forms import DirectorsForm
+from bot.interaction.gate import directors_only, scene_of
+from bot.interaction.replies import defer, reply
+from bot.thread.scene import SceneThread
 from engine import CircusError
 
 _OPEN = re.compile(r"\ufeff?---[ \t]*\r?\n")
@@ -55,10 +55,10 @@ def context_file(text: str) -> discord.File:
 class ContextModal(DirectorsForm):
     """context.md's public body in one field, prefilled with what is on disk."""
 
-    def __init__(self, stage: Stage, body: str) -> None:
-        lang = stage.lang
-        super().__init__(title=t("context.form_title", lang, scene=stage.name)[:45], timeout=None)
-        self.stage = stage
+    def __init__(self, scene_thread: SceneThread, body: str) -> None:
+        lang = scene_thread.lang
+        super().__init__(title=t("context.form_title", lang, scene=scene_thread.name)[:45], timeout=None)
+        self.scene_thread = scene_thread
         self.body: discord.ui.TextInput[ContextModal] = discord.ui.TextInput(
             label=t("context.label", lang)[:45],
             placeholder=t("context.hint", lang)[:100],
@@ -70,51 +70,51 @@ class ContextModal(DirectorsForm):
         self.add_item(self.body)
 
     async def on_submit(self, interaction: discord.Interaction) -> None:
-        stage = scene_of(interaction)  # a director's: interaction_check let it through
+        scene_thread = scene_of(interaction)  # a director's: interaction_check let it through
         await defer(interaction)
         text = self.body.value or ""
         if len(text) > MODAL_LIMIT:
-            label = t("context.label", stage.lang)
+            label = t("context.label", scene_thread.lang)
             raise BotProblem(
                 "cast.field_too_long", field=label, length=len(text), limit=MODAL_LIMIT
             )
         # The settings as they are now (a terminal may have changed them meanwhile), untouched.
-        header, _ = split_context(await stage.rehearsal.cast.context_text())
+        header, _ = split_context(await scene_thread.rehearsal.cast.context_text())
         whole = with_body(header, text)
         try:
-            await stage.rehearsal.cast.set_context(whole, origin="discord")
+            await scene_thread.rehearsal.cast.set_context(whole, origin="discord")
         except CircusError as exc:  # refused: say why, and hand back what was typed
             why = await describe(interaction, exc)
-            kept = t("context.form_kept", stage.lang)
+            kept = t("context.form_kept", scene_thread.lang)
             await reply(interaction, f"{why}\n{kept}", file=context_file(whole))
             return
-        await saved(interaction, stage)
+        await saved(interaction, scene_thread)
 
 
-async def saved(interaction: discord.Interaction, stage: Stage) -> None:
-    await stage.refresh()  # the language may have changed with it
-    await reply(interaction, t("context.saved", stage.lang))
+async def saved(interaction: discord.Interaction, scene_thread: SceneThread) -> None:
+    await scene_thread.refresh()  # the language may have changed with it
+    await reply(interaction, t("context.saved", scene_thread.lang))
 
 
 async def edit_context(
-    interaction: discord.Interaction, stage: Stage, file: discord.Attachment | None = None
+    interaction: discord.Interaction, scene_thread: SceneThread, file: discord.Attachment | None = None
 ) -> None:
     """/scene context: an uploaded context.md is written; else a form opens with its public
     body (or, for a body longer than a form holds, the file comes back to edit and upload)."""
     if file is not None:
         await defer(interaction)
         text = await uploaded_text(file, too_big="upload_too_big")
-        await stage.rehearsal.cast.set_context(text, origin="discord")
-        await saved(interaction, stage)
+        await scene_thread.rehearsal.cast.set_context(text, origin="discord")
+        await saved(interaction, scene_thread)
         return
-    whole = await stage.rehearsal.cast.context_text()
+    whole = await scene_thread.rehearsal.cast.context_text()
     _, body = split_context(whole)
     if len(body.strip("\n")) > MODAL_LIMIT:
         await defer(interaction)
-        message = t("context.too_long", stage.lang, length=len(body.strip("\n")))
+        message = t("context.too_long", scene_thread.lang, length=len(body.strip("\n")))
         await reply(interaction, message, file=context_file(whole))
         return
-    await interaction.response.send_modal(ContextModal(stage, body))
+    await interaction.response.send_modal(ContextModal(scene_thread, body))
 
 
 def attach(group: app_commands.Group) -> None:

@@ -3,7 +3,7 @@ found again by its id in the scene's binding after a restart, edited in place wh
 
 Invariants: a scene has at most one panel message (its id lives in .circus/discord.json, written
 through bot.binding); the panel is edited at most once every `interval` seconds per scene and
-each edit shows the state at that moment (bot.panel_text.Coalescer) — never a new message per
+each edit shows the state at that moment (bot.panel.text.Coalescer) — never a new message per
 turn. The panel shows only public facts (never a thought, a note or a direction). A panel that
 cannot be posted, pinned or edited (permissions, an archived thread) is logged and never stops
 the scene.
@@ -19,12 +19,12 @@ from dataclasses import replace
 
 import discord
 
-from bot.panel_controls import to_view
-from bot.panel_text import Coalescer, Progress, Snapshot, advance, layout, panel_text, shows_change
-from bot.stage import Stage
+from bot.panel.controls import to_view
+from bot.panel.text import Coalescer, Progress, Snapshot, advance, layout, panel_text, shows_change
+from bot.thread.scene import SceneThread
 from engine import CircusError, Event, Status
 
-log = logging.getLogger("circus.bot.panel")
+log = logging.getLogger("circus.bot.panel.message")
 
 EDIT_INTERVAL = 2.0  # seconds between two edits of one panel (Discord: 5 edits / 5 s / channel)
 
@@ -32,14 +32,14 @@ EDIT_INTERVAL = 2.0  # seconds between two edits of one panel (Discord: 5 edits 
 class Panel:
     """The panel of one scene: listens to its events and keeps its message up to date."""
 
-    def __init__(self, stage: Stage, client: discord.Client, interval: float) -> None:
-        self.stage = stage
+    def __init__(self, scene_thread: SceneThread, client: discord.Client, interval: float) -> None:
+        self.scene_thread = scene_thread
         self.client = client
         self.coalescer = Coalescer(interval)
         self.progress = Progress()
         self._full: Status | None = None  # the last whole status read
         self._task: asyncio.Task[None] | None = None
-        self._unlisten: Callable[[], None] = stage.rehearsal.events.listen(self._on_event)
+        self._unlisten: Callable[[], None] = scene_thread.rehearsal.events.listen(self._on_event)
 
     # ------------------------------------------------------------------ events
     def _on_event(self, event: Event) -> None:
@@ -51,7 +51,7 @@ class Panel:
         """Something the panel shows may have changed: edit it when the coalescer allows."""
         self.coalescer.changed()
         if self._task is None or self._task.done():
-            self._task = asyncio.create_task(self._flush(), name=f"panel-{self.stage.name}")
+            self._task = asyncio.create_task(self._flush(), name=f"panel-{self.scene_thread.name}")
 
     async def _flush(self) -> None:
         loop = asyncio.get_running_loop()
@@ -71,7 +71,7 @@ class Panel:
         """What the panel shows now. While this bot runs the scene (edits every 2 s) it reads
         the scene's view, take and budgets — not the whole /status, which also re-counts
         tokens and re-reads every call's spend (those lines keep their last value)."""
-        rehearsal = self.stage.rehearsal
+        rehearsal = self.scene_thread.rehearsal
         if rehearsal.running and self._full is not None:
             view = await rehearsal.view()
             status = replace(
@@ -86,20 +86,20 @@ class Panel:
                 held_by=None,
             )
             last = view.last_turn.actor if view.last_turn else ""
-            return Snapshot(self.stage.lang, status, self.progress, last)
+            return Snapshot(self.scene_thread.lang, status, self.progress, last)
         status = self._full = await rehearsal.status()
         last = ""
         if not self.progress.last_speaker:
             view = await rehearsal.view()
             last = view.last_turn.actor if view.last_turn else ""
-        return Snapshot(self.stage.lang, status, self.progress, last)
+        return Snapshot(self.scene_thread.lang, status, self.progress, last)
 
     async def _content(self) -> tuple[str, discord.ui.View]:
         snap = await self.snapshot()
         return panel_text(snap), to_view(layout(snap))
 
     def _thread(self) -> discord.PartialMessageable:
-        b = self.stage.binding
+        b = self.scene_thread.binding
         return self.client.get_partial_messageable(b.thread_id, guild_id=b.guild_id)
 
     async def post(self) -> None:
@@ -110,15 +110,15 @@ class Panel:
                 content, view=view, allowed_mentions=discord.AllowedMentions.none()
             )
         except (discord.HTTPException, CircusError) as exc:
-            log.warning("scene %s: no panel posted: %s", self.stage.name, exc)
+            log.warning("scene %s: no panel posted: %s", self.scene_thread.name, exc)
             return
-        self.stage.rebind(replace(self.stage.binding, panel_id=message.id))
+        self.scene_thread.rebind(replace(self.scene_thread.binding, panel_id=message.id))
         with contextlib.suppress(discord.HTTPException):  # pinned when allowed, works without
             await message.pin(reason="Circus scene panel")
 
     async def edit(self) -> None:
         """Show the scene's state now (a deleted panel is posted again)."""
-        panel_id = self.stage.binding.panel_id
+        panel_id = self.scene_thread.binding.panel_id
         if panel_id is None:
             await self.post()
             return
@@ -131,7 +131,7 @@ class Panel:
         except discord.NotFound:
             await self.post()
         except (discord.HTTPException, CircusError) as exc:
-            log.warning("scene %s: panel not updated: %s", self.stage.name, exc)
+            log.warning("scene %s: panel not updated: %s", self.scene_thread.name, exc)
 
     def close(self) -> None:
         self._unlisten()
@@ -151,25 +151,25 @@ class Panels:
         """Panels with an edit waiting (their coalescing window open): /metrics' depth."""
         return sum(1 for p in self.by_scene.values() if p._task is not None and not p._task.done())
 
-    def _panel(self, stage: Stage) -> Panel:
-        panel = self.by_scene.get(stage.key)
-        if panel is None or panel.stage is not stage:
+    def _panel(self, scene_thread: SceneThread) -> Panel:
+        panel = self.by_scene.get(scene_thread.key)
+        if panel is None or panel.scene_thread is not scene_thread:
             if panel is not None:
                 panel.close()
-            panel = self.by_scene[stage.key] = Panel(stage, self.client, self.interval)
+            panel = self.by_scene[scene_thread.key] = Panel(scene_thread, self.client, self.interval)
         return panel
 
-    async def show(self, stage: Stage) -> None:
+    async def show(self, scene_thread: SceneThread) -> None:
         """The scene was bound to a (new) thread: post its panel there."""
-        await self._panel(stage).post()
+        await self._panel(scene_thread).post()
 
-    async def adopt(self, stage: Stage) -> None:
+    async def adopt(self, scene_thread: SceneThread) -> None:
         """After a restart: find the scene's panel again by its id and bring it up to date
         (a scene bound before panels existed gets one)."""
-        await self._panel(stage).edit()
+        await self._panel(scene_thread).edit()
 
     def nudge(self, key: str) -> None:
-        """A command changed the scene `key` (its Stage.key) in a way no event tells (a replay,
+        """A command changed the scene `key` (its SceneThread.key) in a way no event tells (a replay,
         a new actor)."""
         panel = self.by_scene.get(key)
         if panel is not None:

@@ -1,11 +1,11 @@
 """Panning for gold in a scene thread: /picks, /take compare, /export and /report.
 
 Invariants: every answer is private. What only directors may see stays behind the director
-check (bot.gate.directors_only): an export with the actors' thoughts and a take's report (it
+check (bot.interaction.gate.directors_only): an export with the actors' thoughts and a take's report (it
 counts the stage manager's choices and the models' costs); the line bin, a comparison of takes and a frontstage export hold only
 what the thread already showed, so anyone in the thread may ask for them. Exports are written
 into a private temporary folder and attached; nothing is left behind in the scene folder.
-(⭐ votes are bot.votes; the report's embed and its DM to directors are bot.reports.)
+(⭐ votes are bot.thread.votes; the report's embed and its DM to directors are bot.thread.reports.)
 """
 
 from __future__ import annotations
@@ -20,12 +20,12 @@ import discord
 from discord import app_commands
 
 from bot.errors import BotProblem
-from bot.files import INLINE_LIMIT, text_file
-from bot.gate import directors_only, directors_only_if, scene_of, stage_or_none
 from bot.i18n import t, words
-from bot.replies import defer, reply
-from bot.reports import report_message
-from bot.stage import Stage
+from bot.interaction.files import INLINE_LIMIT, text_file
+from bot.interaction.gate import directors_only, directors_only_if, scene_of, scene_thread_or_none
+from bot.interaction.replies import defer, reply
+from bot.thread.reports import report_message
+from bot.thread.scene import SceneThread
 from engine import Pick, render_picks, whole_number
 
 FORMATS = ("fountain", "fdx", "md", "csv")
@@ -82,64 +82,64 @@ async def take_choices(
     interaction: discord.Interaction, current: str
 ) -> list[app_commands.Choice[str]]:
     """Autocomplete for take options: the take being played, then the saved ones (newest first)."""
-    stage = stage_or_none(interaction)
-    if stage is None:
+    scene_thread = scene_thread_or_none(interaction)
+    if scene_thread is None:
         return []
-    number = await stage.rehearsal.current_take()
-    choices = [app_commands.Choice(name=t("take_current", stage.lang, n=number), value="current")]
-    for info in reversed(await stage.rehearsal.takes.list_takes()):
-        label = t("take_saved_choice", stage.lang, n=info.number, turns=info.turns)
+    number = await scene_thread.rehearsal.current_take()
+    choices = [app_commands.Choice(name=t("take_current", scene_thread.lang, n=number), value="current")]
+    for info in reversed(await scene_thread.rehearsal.takes.list_takes()):
+        label = t("take_saved_choice", scene_thread.lang, n=info.number, turns=info.turns)
         choices.append(app_commands.Choice(name=label[:100], value=str(info.number)))
     typed = current.strip().casefold()
     return [c for c in choices if typed in c.name.casefold() or typed in c.value][:25]
 
 
-async def take_number(stage: Stage, ref: TakeRef) -> int:
-    return await stage.rehearsal.current_take() if ref == "current" else int(ref)
+async def take_number(scene_thread: SceneThread, ref: TakeRef) -> int:
+    return await scene_thread.rehearsal.current_take() if ref == "current" else int(ref)
 
 
 # ---------------------------------------------------------------------- the bodies
-async def show_picks(interaction: discord.Interaction, stage: Stage) -> None:
+async def show_picks(interaction: discord.Interaction, scene_thread: SceneThread) -> None:
     """/picks: the picked lines and their votes, inline if they fit, else picks.md attached."""
     await defer(interaction)
-    found = await stage.rehearsal.harvest.picks()
+    found = await scene_thread.rehearsal.harvest.picks()
     if not found:
-        await reply(interaction, t("picks_none", stage.lang))
+        await reply(interaction, t("picks_none", scene_thread.lang))
         return
-    lines = "\n".join(render_pick_line(p, stage.lang) for p in found)
-    text = t("picks_list", stage.lang, count=len(found), lines=lines)
+    lines = "\n".join(render_pick_line(p, scene_thread.lang) for p in found)
+    text = t("picks_list", scene_thread.lang, count=len(found), lines=lines)
     if len(text) <= INLINE_LIMIT:
         await reply(interaction, text)
         return
-    bin_md = render_picks(found, stage.lang)
+    bin_md = render_picks(found, scene_thread.lang)
     await reply(
         interaction,
-        t("picks_file", stage.lang, count=len(found)),
+        t("picks_file", scene_thread.lang, count=len(found)),
         file=text_file("picks.md", bin_md),
     )
 
 
 async def compare_takes(
-    interaction: discord.Interaction, stage: Stage, a: str, b: str, full: bool
+    interaction: discord.Interaction, scene_thread: SceneThread, a: str, b: str, full: bool
 ) -> None:
     """/take compare: two takes side by side, inline if it fits, else attached."""
     first, second = take_of(a), take_of(b)
     await defer(interaction)
-    text = await stage.rehearsal.harvest.diff(first, second, full=full)
+    text = await scene_thread.rehearsal.harvest.diff(first, second, full=full)
     if len(text) <= INLINE_LIMIT:
         await reply(interaction, text)
         return
-    na, nb = await take_number(stage, first), await take_number(stage, second)
+    na, nb = await take_number(scene_thread, first), await take_number(scene_thread, second)
     await reply(
         interaction,
-        t("compare_file", stage.lang, a=na, b=nb),
+        t("compare_file", scene_thread.lang, a=na, b=nb),
         file=text_file(f"take_{na}-vs-take_{nb}.md", text),
     )
 
 
 async def export_take(
     interaction: discord.Interaction,
-    stage: Stage,
+    scene_thread: SceneThread,
     take: str,
     format: str,
     picks: bool,
@@ -150,27 +150,27 @@ async def export_take(
     formats = FORMATS if format == "all" else (format,)
     await defer(interaction)
     with tempfile.TemporaryDirectory(prefix="circus-export-") as folder:
-        paths = await stage.rehearsal.harvest.export(
+        paths = await scene_thread.rehearsal.harvest.export(
             take=ref, formats=formats, picks=picks, thoughts=thoughts, out=Path(folder)
         )
         files = [discord.File(io.BytesIO(p.read_bytes()), filename=p.name) for p in paths]
     names = ", ".join(f"`{p.name}`" for p in paths)
     if picks:
-        text = t("export_picks_done", stage.lang, files=names)
+        text = t("export_picks_done", scene_thread.lang, files=names)
     else:
-        text = t("export_done", stage.lang, take=await take_number(stage, ref), files=names)
+        text = t("export_done", scene_thread.lang, take=await take_number(scene_thread, ref), files=names)
     await reply(interaction, text, files=files)
 
 
-async def report_take(interaction: discord.Interaction, stage: Stage, take: str) -> None:
+async def report_take(interaction: discord.Interaction, scene_thread: SceneThread, take: str) -> None:
     """/report: the take's report embed, with report.md attached (directors only)."""
     ref = take_of(take)
     await defer(interaction)
-    number = await take_number(stage, ref)
-    embed, enclosed = await report_message(stage.rehearsal, stage.lang, ref, number)
+    number = await take_number(scene_thread, ref)
+    embed, enclosed = await report_message(scene_thread.rehearsal, scene_thread.lang, ref, number)
     await reply(
         interaction,
-        t("report_done", stage.lang, take=number),
+        t("report_done", scene_thread.lang, take=number),
         embed=embed,
         file=discord.File(io.BytesIO(enclosed.data), filename=enclosed.filename),
     )
@@ -235,9 +235,11 @@ async def report(interaction: discord.Interaction, take: str = "current") -> Non
 
 def setup(tree: app_commands.CommandTree) -> None:
     """Register the harvest commands; `/take compare` joins the `take` group that
-    bot.commands.setup registered first."""
+    bot.commands.directing.setup registered first."""
     take_group = tree.get_command("take")
-    assert isinstance(take_group, app_commands.Group), "bot.commands.setup(tree) comes first"
+    assert isinstance(take_group, app_commands.Group), (
+        "bot.commands.directing.setup(tree) comes first"
+    )
     take_group.add_command(take_compare)
     command: app_commands.Command[Any, Any, Any] | app_commands.Group
     for command in (picks, export, report):

@@ -1,7 +1,7 @@
 """A take's report in Discord: a short embed with the numbers, and report.md attached.
 
 Invariant: a report reaches only a scene's directors — as the private answer to `/report`
-(a director command, bot.harvest) or by DM through Backstage when a take is saved (bot.stage) — because it
+(a director command, bot.commands.harvest) or by DM through Backstage when a take is saved (bot.thread.scene) — because it
 counts the stage manager's choices and each model's cost per actor and call, which spectators
 never see (the thread's panel shows only the day's total spend, as #20 asks). The embed is read from the engine's markdown (`report_numbers`, pure); the file is that markdown.
 """
@@ -13,8 +13,8 @@ from dataclasses import dataclass
 
 import discord
 
-from bot.backstage import Enclosure
 from bot.i18n import t
+from bot.thread.backstage import Enclosure
 from engine import Rehearsal
 
 REPORT_FILE = "report.md"

@@ -5,7 +5,7 @@ changes, before an actor option is even resolved), and so is /unplay ACTOR for a
 nobody here (a player may give back their own role, never another's); /say is
 accepted only from the member who plays an actor in this scene (anyone else is refused
 privately) and posts through that actor's own persona like any turn. (How stage blocks and a
-waiting run read in the thread: bot.blocks, posted by bot.stage in order with the turns.)
+waiting run read in the thread: bot.thread.blocks, posted by bot.thread.scene in order with the turns.)
 """
 
 from __future__ import annotations
@@ -15,41 +15,41 @@ from typing import Any
 import discord
 from discord import app_commands
 
-from bot.blocks import player_id, say_text
 from bot.errors import BotProblem, NotDirector
-from bot.gate import directed, directors_only, may_direct, scene_of
 from bot.i18n import t, words
-from bot.options import ActorArg, actor_choices
-from bot.replies import defer, reply
-from bot.stage import Stage
+from bot.interaction.gate import directed, directors_only, may_direct, scene_of
+from bot.interaction.options import ActorArg, actor_choices
+from bot.interaction.replies import defer, reply
+from bot.thread.blocks import player_id, say_text
+from bot.thread.scene import SceneThread
 from engine import Actor, NotPlaying
 
 
 # ---------------------------------------------------------------------- the bodies
-async def enter_actor(interaction: discord.Interaction, stage: Stage, actor: Actor) -> None:
+async def enter_actor(interaction: discord.Interaction, scene_thread: SceneThread, actor: Actor) -> None:
     """/enter: an actor walks on stage."""
     await defer(interaction)
-    block = await stage.rehearsal.stage.enter(actor)
-    await reply(interaction, say_text("entered", stage.lang, actor=block.actor))
+    block = await scene_thread.rehearsal.stage.enter(actor)
+    await reply(interaction, say_text("entered", scene_thread.lang, actor=block.actor))
 
 
-async def exit_actor(interaction: discord.Interaction, stage: Stage, actor: Actor) -> None:
+async def exit_actor(interaction: discord.Interaction, scene_thread: SceneThread, actor: Actor) -> None:
     """/exit: an actor walks off stage."""
     await defer(interaction)
-    block = await stage.rehearsal.stage.exit(actor)
-    await reply(interaction, say_text("exited", stage.lang, actor=block.actor))
+    block = await scene_thread.rehearsal.stage.exit(actor)
+    await reply(interaction, say_text("exited", scene_thread.lang, actor=block.actor))
 
 
-async def stage_event(interaction: discord.Interaction, stage: Stage, text: str) -> None:
+async def stage_event(interaction: discord.Interaction, scene_thread: SceneThread, text: str) -> None:
     """/event: something happens on stage, for everyone."""
     await defer(interaction)
-    await stage.rehearsal.stage.event(text)
-    await reply(interaction, say_text("evented", stage.lang))
+    await scene_thread.rehearsal.stage.event(text)
+    await reply(interaction, say_text("evented", scene_thread.lang))
 
 
 async def play_actor(
     interaction: discord.Interaction,
-    stage: Stage,
+    scene_thread: SceneThread,
     actor: Actor,
     member: discord.User | discord.Member,
 ) -> None:
@@ -57,31 +57,31 @@ async def play_actor(
     if member.bot:
         raise BotProblem("stage.play_bot")
     await defer(interaction)
-    name = await stage.rehearsal.stage.play(actor, player_id(member))
-    await reply(interaction, say_text("played", stage.lang, user=member.mention, actor=name))
+    name = await scene_thread.rehearsal.stage.play(actor, player_id(member))
+    await reply(interaction, say_text("played", scene_thread.lang, user=member.mention, actor=name))
 
 
-async def unplay_actor(interaction: discord.Interaction, stage: Stage, actor: Actor | None) -> None:
+async def unplay_actor(interaction: discord.Interaction, scene_thread: SceneThread, actor: Actor | None) -> None:
     """/unplay: a role back to its model — anyone's for a director, else only your own."""
     await defer(interaction)
     me = player_id(interaction.user)
-    if actor and may_direct(interaction, stage):
-        freed = await stage.rehearsal.stage.unplay(actor)
+    if actor and may_direct(interaction, scene_thread):
+        freed = await scene_thread.rehearsal.stage.unplay(actor)
     elif actor:
         try:
-            freed = await stage.rehearsal.stage.unplay(actor, player=me)
+            freed = await scene_thread.rehearsal.stage.unplay(actor, player=me)
         except NotPlaying:  # someone else's role: that is a director's call
-            mentions = ", ".join(f"<@{d}>" for d in stage.binding.directors)
-            raise NotDirector(mentions or t("nobody", stage.lang)) from None
+            mentions = ", ".join(f"<@{d}>" for d in scene_thread.binding.directors)
+            raise NotDirector(mentions or t("nobody", scene_thread.lang)) from None
     else:
-        freed = await stage.rehearsal.stage.unplay(player=me)
+        freed = await scene_thread.rehearsal.stage.unplay(player=me)
     key = "unplayed" if freed else "unplayed_none"
-    await reply(interaction, say_text(key, stage.lang, actors=", ".join(freed)))
+    await reply(interaction, say_text(key, scene_thread.lang, actors=", ".join(freed)))
 
 
 async def say_line(
     interaction: discord.Interaction,
-    stage: Stage,
+    scene_thread: SceneThread,
     line: str = "",
     action: str = "",
     cue: str = "",
@@ -89,26 +89,26 @@ async def say_line(
 ) -> None:
     """/say: the line of the actor this member plays (NotPlaying if they play nobody)."""
     me = player_id(interaction.user)
-    played = [a for a, p in (await stage.rehearsal.stage.players()).items() if p == me]
+    played = [a for a, p in (await scene_thread.rehearsal.stage.players()).items() if p == me]
     if not played:
         raise NotPlaying(None)
     await defer(interaction)
     actor = played[0]
-    waiting = stage.rehearsal.stage.waiting_for == actor
+    waiting = scene_thread.rehearsal.stage.waiting_for == actor
     # The player's own actor, as the engine named it: the check inside `say` is all it needs.
-    await stage.rehearsal.stage.say(Actor(actor), line, action, cue, thought, player=me)
+    await scene_thread.rehearsal.stage.say(Actor(actor), line, action, cue, thought, player=me)
     key = "said_waiting" if waiting else "said"
-    await reply(interaction, say_text(key, stage.lang, actor=actor))
+    await reply(interaction, say_text(key, scene_thread.lang, actor=actor))
 
 
 async def directs_or_plays(interaction: discord.Interaction) -> bool:
     """/unplay ACTOR: a director, or a member who plays someone here (whether ACTOR is theirs
     the engine decides, once it is resolved). Anyone else is refused before it is resolved."""
     if getattr(interaction.namespace, "actor", None):
-        stage = scene_of(interaction)
-        if not may_direct(interaction, stage):
+        scene_thread = scene_of(interaction)
+        if not may_direct(interaction, scene_thread):
             me = player_id(interaction.user)
-            if me not in (await stage.rehearsal.stage.players()).values():
+            if me not in (await scene_thread.rehearsal.stage.players()).values():
                 directed(interaction)  # raises NotDirector, naming the directors
     return True
 
@@ -166,8 +166,8 @@ async def say(
     cue: str | None = None,
     thought: app_commands.Range[str, 1, 1900] | None = None,
 ) -> None:
-    stage = scene_of(interaction)
-    await say_line(interaction, stage, line or "", action or "", cue or "", thought or "")
+    scene_thread = scene_of(interaction)
+    await say_line(interaction, scene_thread, line or "", action or "", cue or "", thought or "")
 
 
 def setup(tree: app_commands.CommandTree) -> None:

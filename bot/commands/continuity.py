@@ -16,17 +16,17 @@ from typing import Any
 import discord
 from discord import app_commands
 
-from bot.commands import SoulModal
-from bot.edge import report
-from bot.files import MODAL_LIMIT
-from bot.gate import directed, directors_only, may_direct, refuse, scene_of
-from bot.host import host_of
+from bot.commands.directing import SoulModal
+from bot.commands.scenes import open_thread
 from bot.i18n import t, words
+from bot.interaction.edge import report
+from bot.interaction.files import MODAL_LIMIT
+from bot.interaction.gate import directed, directors_only, may_direct, refuse, scene_of
+from bot.interaction.host import host_of
+from bot.interaction.replies import defer, reply
 from bot.render import LIMIT, split_message
-from bot.replies import defer, reply
-from bot.scenes import open_thread
 from bot.server_folders import scene_key
-from bot.stage import Stage
+from bot.thread.scene import SceneThread
 from engine import Actor, check_name, secrets_lines, start_next
 
 EDIT_SECONDS = 15 * 60.0  # the buttons live as long as the interaction token
@@ -40,12 +40,12 @@ def _chunks(text: str) -> list[str]:
 class EditSouls(discord.ui.View):
     """A button per actor of the new scene: each opens that soul in the soul form."""
 
-    def __init__(self, stage: Stage, cast: tuple[str, ...]) -> None:
+    def __init__(self, scene_thread: SceneThread, cast: tuple[str, ...]) -> None:
         super().__init__(timeout=EDIT_SECONDS)
-        self.stage = stage
+        self.scene_thread = scene_thread
         for actor in cast[:25]:
             button: discord.ui.Button[EditSouls] = discord.ui.Button(
-                label=t("next.edit_button", stage.lang, actor=actor)[:80],
+                label=t("next.edit_button", scene_thread.lang, actor=actor)[:80],
                 style=discord.ButtonStyle.secondary,
                 custom_id=f"next:edit:{actor}"[:100],
             )
@@ -55,17 +55,17 @@ class EditSouls(discord.ui.View):
     def _edit(self, actor: str) -> Callable[[discord.Interaction], Awaitable[None]]:
         async def callback(interaction: discord.Interaction) -> None:
             try:
-                stage = host_of(interaction).stages.get(self.stage.key, self.stage)
-                text = await stage.rehearsal.souls.soul_text(Actor(actor))
+                scene_thread = host_of(interaction).scene_threads.get(self.scene_thread.key, self.scene_thread)
+                text = await scene_thread.rehearsal.souls.soul_text(Actor(actor))
                 if len(text) > MODAL_LIMIT:
                     await defer(interaction)
-                    message = t("soul_too_long", stage.lang, actor=actor, length=len(text))
+                    message = t("soul_too_long", scene_thread.lang, actor=actor, length=len(text))
                     await reply(interaction, message)
                     return
-                if not may_direct(interaction, stage):
-                    raise refuse(interaction, stage)
-                modal = SoulModal(stage, Actor(actor), text)
-                modal.for_scene = stage  # opened from the old thread: it writes to the new scene
+                if not may_direct(interaction, scene_thread):
+                    raise refuse(interaction, scene_thread)
+                modal = SoulModal(scene_thread, Actor(actor), text)
+                modal.for_scene = scene_thread  # opened from the old thread: it writes to the new scene
                 await interaction.response.send_modal(modal)
             except Exception as exc:  # one private line, never a traceback
                 await report(interaction, exc)
@@ -83,25 +83,25 @@ async def scene_next(
     dest = old.rehearsal.root.parent / name  # the same server's folder
     done = await start_next(old.rehearsal.root, dest, take, config=bot.config)
     thread = await open_thread(interaction, name, old.binding.directors)
-    stage = bot.stages[scene_key(old.binding.guild_id, name)]
-    lang = stage.lang
+    scene_thread = bot.scene_threads[scene_key(old.binding.guild_id, name)]
+    lang = scene_thread.lang
     head = t("next.created", lang, scene=name, old=old.name, take=done.take, thread=thread.mention)
     await reply(interaction, head)
     for actor in done.cast:
-        section = await carried_of(stage, actor)
+        section = await carried_of(scene_thread, actor)
         shown = section if len(section) <= PREVIEW else section[:PREVIEW].rstrip() + "…"
         text = (
             t("next.draft", lang, actor=actor) + "\n```md\n" + shown.replace("```", "ˋˋˋ") + "\n```"
         )
         await interaction.followup.send(text[:LIMIT], ephemeral=True)
     await interaction.followup.send(
-        t("next.edit_hint", lang), view=EditSouls(stage, done.cast), ephemeral=True
+        t("next.edit_hint", lang), view=EditSouls(scene_thread, done.cast), ephemeral=True
     )
 
 
-async def carried_of(stage: Stage, actor: str) -> str:
+async def carried_of(scene_thread: SceneThread, actor: str) -> str:
     """The section carried into `actor`'s soul (the text from its heading on)."""
-    text = await stage.rehearsal.souls.soul_text(Actor(actor))
+    text = await scene_thread.rehearsal.souls.soul_text(Actor(actor))
     at = text.rfind("\n### ")
     return text[at + 1 :].split("\n## ", 1)[0].strip() if at >= 0 else ""
 
@@ -112,15 +112,15 @@ async def carried_of(stage: Stage, actor: str) -> str:
 async def secrets(
     interaction: discord.Interaction, take: app_commands.Range[int, 1] | None = None
 ) -> None:
-    stage = scene_of(interaction)
+    scene_thread = scene_of(interaction)
     await defer(interaction)
-    lines = await secrets_lines(stage.rehearsal.root, take)
+    lines = await secrets_lines(scene_thread.rehearsal.root, take)
     for chunk in _chunks("\n".join(lines)):
         await reply(interaction, chunk)
 
 
 def setup(tree: app_commands.CommandTree) -> None:
-    """Add /scene next to the /scene group (bot.scenes builds it first) and /secrets."""
+    """Add /scene next to the /scene group (bot.commands.scenes builds it first) and /secrets."""
     scene = tree.get_command("scene")
     if isinstance(scene, app_commands.Group):
         command: app_commands.Command[Any, Any, Any] = app_commands.Command(

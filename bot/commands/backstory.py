@@ -5,7 +5,7 @@ Invariants: the full backstory and every draft reach only the director who sent 
 messages; never the thread, never another actor); nothing is written into a soul until a
 director presses Accept (or submits the edited draft), and then only its part 2 (the engine's
 accept_prior_story); every button and form checks again that its user directs the scene (their
-`interaction_check`, bot.forms).
+`interaction_check`, bot.interaction.forms).
 """
 
 from __future__ import annotations
@@ -14,13 +14,13 @@ import discord
 from discord import app_commands
 
 from bot.errors import BotProblem
-from bot.files import MODAL_LIMIT, text_file, uploaded_text
-from bot.forms import DirectorsForm, DirectorsView
-from bot.gate import directors_only, scene_of
 from bot.i18n import t, words
+from bot.interaction.files import MODAL_LIMIT, text_file, uploaded_text
+from bot.interaction.forms import DirectorsForm, DirectorsView
+from bot.interaction.gate import directors_only, scene_of
+from bot.interaction.replies import defer, reply
 from bot.render import LIMIT
-from bot.replies import defer, reply
-from bot.stage import Stage
+from bot.thread.scene import SceneThread
 from engine import UnknownActor
 
 PREVIEW = 1500  # a draft's characters shown inline; a longer one also comes as a file
@@ -59,12 +59,12 @@ def draft_file(actor: str, draft: str) -> discord.File:
 class DraftView(DirectorsView):
     """Accept / Edit / Drop under one actor's draft; it holds the draft until then."""
 
-    def __init__(self, stage: Stage, actor: str, draft: str) -> None:
+    def __init__(self, scene_thread: SceneThread, actor: str, draft: str) -> None:
         super().__init__(timeout=DECIDE_SECONDS)
-        self.stage = stage
+        self.scene_thread = scene_thread
         self.actor = actor
         self.draft = draft
-        lang = stage.lang
+        lang = scene_thread.lang
         buttons = (
             ("accept", "backstory.accept_button", discord.ButtonStyle.success, self.accept),
             ("edit", "backstory.edit_button", discord.ButtonStyle.secondary, self.edit),
@@ -89,23 +89,23 @@ class DraftView(DirectorsView):
         await interaction.response.send_modal(DraftModal(self))
 
     async def drop(self, interaction: discord.Interaction) -> None:
-        stage = scene_of(interaction)
+        scene_thread = scene_of(interaction)
         self.stop()
-        text = draft_message(self.actor, self.draft, "dropped", stage.lang)
+        text = draft_message(self.actor, self.draft, "dropped", scene_thread.lang)
         await interaction.response.edit_message(content=text, view=None, attachments=[])
 
     async def write(self, interaction: discord.Interaction, text: str, state: str) -> None:
         """Write `text` as the actor's prior story (the director said so), then show it done."""
-        stage = scene_of(interaction)
+        scene_thread = scene_of(interaction)
         try:
-            actor = await stage.rehearsal.resolve_actor(self.actor)  # still in the cast?
+            actor = await scene_thread.rehearsal.resolve_actor(self.actor)  # still in the cast?
         except UnknownActor:  # removed or renamed since the draft was made
-            cast = ", ".join((await stage.rehearsal.view()).cast)
+            cast = ", ".join((await scene_thread.rehearsal.view()).cast)
             raise BotProblem("unknown_actor", name=self.actor, cast=cast) from None
-        await stage.rehearsal.souls.accept_prior_story(actor, text)
+        await scene_thread.rehearsal.souls.accept_prior_story(actor, text)
         self.draft = text
         self.stop()
-        shown = draft_message(actor.name, text, state, stage.lang)
+        shown = draft_message(actor.name, text, state, scene_thread.lang)
         await interaction.response.edit_message(content=shown, view=None, attachments=[])
 
 
@@ -113,7 +113,7 @@ class DraftModal(DirectorsForm):
     """One draft prior story, prefilled, for the director to rewrite before it is written."""
 
     def __init__(self, view: DraftView) -> None:
-        lang = view.stage.lang
+        lang = view.scene_thread.lang
         super().__init__(title=t("backstory.form_title", lang, actor=view.actor)[:45], timeout=None)
         self.draft_view = view
         self.story: discord.ui.TextInput[DraftModal] = discord.ui.TextInput(
@@ -128,7 +128,7 @@ class DraftModal(DirectorsForm):
     async def on_submit(self, interaction: discord.Interaction) -> None:
         text = self.story.value or ""
         if len(text) > MODAL_LIMIT:
-            label = t("backstory.label", self.draft_view.stage.lang)
+            label = t("backstory.label", self.draft_view.scene_thread.lang)
             raise BotProblem(
                 "cast.field_too_long", field=label, length=len(text), limit=MODAL_LIMIT
             )
@@ -138,23 +138,23 @@ class DraftModal(DirectorsForm):
 
 
 async def draft_backstories(
-    interaction: discord.Interaction, stage: Stage, file: discord.Attachment
+    interaction: discord.Interaction, scene_thread: SceneThread, file: discord.Attachment
 ) -> None:
     """/scene backstory: one draft prior story per actor, each shown privately with its buttons."""
     await defer(interaction)
     text = await uploaded_text(file, too_big="upload_too_big")
-    drafts = await stage.rehearsal.souls.backstory_drafts(text)
-    await reply(interaction, t("backstory.drafted", stage.lang, count=len(drafts)))
+    drafts = await scene_thread.rehearsal.souls.backstory_drafts(text)
+    await reply(interaction, t("backstory.drafted", scene_thread.lang, count=len(drafts)))
     for actor, draft in drafts.items():
         if not draft.strip():
-            await reply(interaction, draft_message(actor, draft, "empty", stage.lang))
+            await reply(interaction, draft_message(actor, draft, "empty", scene_thread.lang))
             continue
         file_ = draft_file(actor, draft) if len(draft) > PREVIEW else None
         await reply(
             interaction,
-            draft_message(actor, draft, "draft", stage.lang),
+            draft_message(actor, draft, "draft", scene_thread.lang),
             file=file_,
-            view=DraftView(stage, actor, draft),
+            view=DraftView(scene_thread, actor, draft),
         )
 
 

@@ -20,13 +20,9 @@ from pathlib import Path
 
 import discord
 
-from bot.backstage import Backstage
 from bot.binding import Binding, write_binding
-from bot.blocks import block_message, mention_of, say_text
-from bot.delivery import POSTED, Mark, landed, mark_of, read_mark, unposted, write_mark
 from bot.errors import BotProblem
 from bot.i18n import lang_of, t
-from bot.personas import Personas, Post
 from bot.render import (
     render_turn_message,
     sanitise_webhook_name,
@@ -36,10 +32,14 @@ from bot.render import (
     thought_dm,
     turn_marks,
 )
-from bot.reports import report_message
 from bot.serial import Serial
 from bot.server_folders import account_of, scene_key
-from bot.votes import Votes
+from bot.thread.backstage import Backstage
+from bot.thread.blocks import block_message, mention_of, say_text
+from bot.thread.delivery import POSTED, Mark, landed, mark_of, read_mark, unposted, write_mark
+from bot.thread.personas import Personas, Post
+from bot.thread.reports import report_message
+from bot.thread.votes import Votes
 from engine import (
     CircusError,
     Config,
@@ -67,7 +67,7 @@ log = logging.getLogger("circus.bot")
 STATUS_PERSONA = "Circus"
 
 
-class Stage:
+class SceneThread:
     """One scene bound to one thread; owns the scene's Rehearsal and renders its events."""
 
     def __init__(
@@ -97,7 +97,7 @@ class Stage:
         # seconds from a turn's event to its post being queued (the bot's own overhead)
         self.overhead: deque[float] = deque(maxlen=2000)
         self._reported = False
-        self._run = 0  # which run's posts may move the thread's mark (bot.delivery)
+        self._run = 0  # which run's posts may move the thread's mark (bot.thread.delivery)
         self._run_marked: int | None = None  # the run whose start has been marked
         # (when emitted, event), rendered one at a time in emit order
         self._events: Serial[str, tuple[float, Event]] = Serial(self._render, name="stage")
@@ -256,7 +256,7 @@ class Stage:
 
     # ------------------------------------------------------------------ delivery
     def _delivered(self, mark: Mark, run: int, thread: int, fut: asyncio.Future[None]) -> None:
-        """A turn's last message landed: the thread has it (bot.delivery) — unless a newer run
+        """A turn's last message landed: the thread has it (bot.thread.delivery) — unless a newer run
         has marked its start since, or the scene has moved to another thread."""
         if fut.cancelled() or fut.exception() is not None:
             return
@@ -279,7 +279,7 @@ class Stage:
         self._write_mark(mark_of(await self.rehearsal.record()))
 
     async def catch_up(self) -> int:
-        """Post the turns a killed bot left unposted, once each (bot.delivery); how many. Held
+        """Post the turns a killed bot left unposted, once each (bot.thread.delivery); how many. Held
         until they landed: a second process on the same shards (by mistake) waits, then finds
         the mark moved and posts nothing."""
         async with self.rehearsal.frontend_lock(POSTED):

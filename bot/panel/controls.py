@@ -3,12 +3,12 @@ by their custom id after a restart) and the forms they open.
 
 Invariants: a control is another way to call a slash command, never a second implementation —
 `checked` runs the registered command's own checks (`directors_only`, any group check), then the
-control calls the command's body (bot.commands, bot.harvest: the same function the command
+control calls the command's body (bot.commands.directing, bot.commands.harvest: the same function the command
 calls); a form checks again on submit, so a member who lost the chair meanwhile is refused then
 too. A custom id and a select's values come from
-Discord and are untrusted (bot.panel_text.parse_id, resolve_actor); a control whose scene is
+Discord and are untrusted (bot.panel.text.parse_id, resolve_actor); a control whose scene is
 gone, or that is not one of ours, answers privately and changes nothing. Every error is
-answered once, privately, by bot.edge.report.
+answered once, privately, by bot.interaction.edge.report.
 """
 
 from __future__ import annotations
@@ -19,12 +19,12 @@ from typing import Any
 import discord
 from discord import app_commands
 
-from bot import commands, harvest
-from bot.edge import report
+from bot.commands import directing, harvest
 from bot.errors import BotProblem
-from bot.host import host_of
 from bot.i18n import t
-from bot.panel_text import (
+from bot.interaction.edge import report
+from bot.interaction.host import host_of
+from bot.panel.text import (
     BUTTONS,
     EVERYONE,
     SELECTS,
@@ -39,12 +39,12 @@ from bot.panel_text import (
     title,
     turns_given,
 )
-from bot.stage import Stage
+from bot.thread.scene import SceneThread
 from engine import DEFAULT_TURNS, Actor, UnknownActor, shown_number
 
-log = logging.getLogger("circus.bot.panel")
+log = logging.getLogger("circus.bot.panel.message")
 
-MOST_TURNS = 50  # what /run turns: accepts (bot.commands.Turns)
+MOST_TURNS = 50  # what /run turns: accepts (bot.commands.directing.Turns)
 NOTE_LIMIT = 2000  # a whisper typed in the form (a slash option is capped the same)
 _SCENE = r"(?P<page>[0-9]{1,2}):(?P<scene>[^\x00-\x1f]{1,64})"
 BUTTON_TEMPLATE = rf"circus:(?P<action>{'|'.join(BUTTONS)}):{_SCENE}"
@@ -73,14 +73,14 @@ async def checked(interaction: discord.Interaction, path: str) -> app_commands.C
     return cmd
 
 
-def stage_for(interaction: discord.Interaction, pid: PanelId | None) -> Stage:
+def scene_thread_for_panel(interaction: discord.Interaction, pid: PanelId | None) -> SceneThread:
     """The scene a control belongs to, if it still plays in this thread."""
     if pid is None:
         raise BotProblem("panel.unknown")
-    stage = host_of(interaction).stage_for_thread(interaction.channel_id)
-    if stage is None or stage.name != pid.scene:
+    scene_thread = host_of(interaction).scene_thread_in(interaction.channel_id)
+    if scene_thread is None or scene_thread.name != pid.scene:
         raise BotProblem("panel.gone")
-    return stage
+    return scene_thread
 
 
 # ---------------------------------------------------------------------- what each control does
@@ -88,25 +88,25 @@ async def act(interaction: discord.Interaction, custom_id: str, values: object) 
     """A member used a panel control: do what it says, or say privately why not."""
     try:
         pid = parse_id(custom_id)
-        stage = stage_for(interaction, pid)
+        scene_thread = scene_thread_for_panel(interaction, pid)
         assert pid is not None
         if pid.action in SELECTS:
-            await choose(interaction, stage, pid, chosen(values))
+            await choose(interaction, scene_thread, pid, chosen(values))
         elif pid.action == "run":
             await checked(interaction, "run")
-            await interaction.response.send_modal(RunForm(stage))
+            await interaction.response.send_modal(RunForm(scene_thread))
         elif pid.action == "cut":
             await checked(interaction, "cut")
-            await commands.cut_run(interaction, stage)
+            await directing.cut_run(interaction, scene_thread)
         elif pid.action == "resume":
             await checked(interaction, "resume")
-            await commands.resume_run(interaction, stage, DEFAULT_TURNS)
+            await directing.resume_run(interaction, scene_thread, DEFAULT_TURNS)
         elif pid.action == "save":
             await checked(interaction, "take save")
-            await commands.save_take(interaction, stage)
+            await directing.save_take(interaction, scene_thread)
         elif pid.action == "report":
             await checked(interaction, "report")
-            await harvest.report_take(interaction, stage, "current")
+            await harvest.report_take(interaction, scene_thread, "current")
     except Exception as exc:
         await report(interaction, exc)
 
@@ -118,33 +118,33 @@ def chosen(values: object) -> str:
     raise BotProblem("panel.unknown")
 
 
-async def choose(interaction: discord.Interaction, stage: Stage, pid: PanelId, value: str) -> None:
+async def choose(interaction: discord.Interaction, scene_thread: SceneThread, pid: PanelId, value: str) -> None:
     """The Cue or Note select: turn its page, or open the form for whom was chosen."""
     await checked(interaction, pid.action)
     page = page_of(value)
     if page is not None:
-        await show_page(interaction, stage, pid.action, page)
+        await show_page(interaction, scene_thread, pid.action, page)
         return
     if pid.action == "note" and value == EVERYONE:
-        await interaction.response.send_modal(NoteForm(stage, None))
+        await interaction.response.send_modal(NoteForm(scene_thread, None))
         return
     if value == EVERYONE:  # an empty cast's placeholder option
         raise BotProblem("panel.unknown")
     try:
-        actor = await stage.rehearsal.resolve_actor(value)
+        actor = await scene_thread.rehearsal.resolve_actor(value)
     except UnknownActor:  # renamed or removed since the panel was drawn
         raise BotProblem("panel.nobody_there", actor=discord.utils.escape_markdown(value)) from None
-    form = CueForm(stage, actor) if pid.action == "cue" else NoteForm(stage, actor)
+    form = CueForm(scene_thread, actor) if pid.action == "cue" else NoteForm(scene_thread, actor)
     await interaction.response.send_modal(form)
 
 
-async def show_page(interaction: discord.Interaction, stage: Stage, action: str, page: int) -> None:
+async def show_page(interaction: discord.Interaction, scene_thread: SceneThread, action: str, page: int) -> None:
     """Another page of a long cast, privately: a select like the panel's, for those names."""
-    snap = Snapshot(stage.lang, await stage.rehearsal.status())
+    snap = Snapshot(scene_thread.lang, await scene_thread.rehearsal.status())
     spec = cue_select(snap, page) if action == "cue" else note_select(snap, page)
     view = discord.ui.View(timeout=None)
     view.add_item(PanelSelect.of(spec))
-    await interaction.response.send_message(t("panel.page", stage.lang), view=view, ephemeral=True)
+    await interaction.response.send_message(t("panel.page", scene_thread.lang), view=view, ephemeral=True)
 
 
 # ---------------------------------------------------------------------- dynamic items
@@ -205,7 +205,7 @@ class PanelSelect(discord.ui.DynamicItem[discord.ui.Select], template=SELECT_TEM
 
 
 def to_view(rows: list[list[ButtonSpec] | SelectSpec]) -> discord.ui.View:
-    """The panel's components, row by row (bot.panel_text.layout)."""
+    """The panel's components, row by row (bot.panel.text.layout)."""
     view = discord.ui.View(timeout=None)
     for number, row in enumerate(rows):
         items = [PanelSelect.of(row)] if isinstance(row, SelectSpec) else map(PanelButton.of, row)
@@ -229,11 +229,11 @@ class Form(discord.ui.Modal):
 class RunForm(Form):
     """▶ Run: how many turns (prefilled with the default)."""
 
-    def __init__(self, stage: Stage) -> None:
-        super().__init__(title=title("panel.run_title", stage.lang), timeout=None)
-        self.stage = stage
+    def __init__(self, scene_thread: SceneThread) -> None:
+        super().__init__(title=title("panel.run_title", scene_thread.lang), timeout=None)
+        self.scene_thread = scene_thread
         self.turns: discord.ui.TextInput[RunForm] = discord.ui.TextInput(
-            label=t("panel.turns_label", stage.lang, most=MOST_TURNS)[:45],
+            label=t("panel.turns_label", scene_thread.lang, most=MOST_TURNS)[:45],
             default=str(DEFAULT_TURNS),
             max_length=3,
             required=False,
@@ -248,19 +248,19 @@ class RunForm(Form):
                 "panel.bad_turns", value=shown_number(self.turns.value), most=MOST_TURNS
             )
         await checked(interaction, "run")
-        await commands.start_run(interaction, self.stage, turns, None)
+        await directing.start_run(interaction, self.scene_thread, turns, None)
 
 
 class CueForm(Form):
     """🎬 Cue: an optional private direction for the chosen actor's next turn."""
 
-    def __init__(self, stage: Stage, actor: Actor) -> None:
-        super().__init__(title=title("panel.cue_title", stage.lang, actor=actor.name), timeout=None)
-        self.stage = stage
+    def __init__(self, scene_thread: SceneThread, actor: Actor) -> None:
+        super().__init__(title=title("panel.cue_title", scene_thread.lang, actor=actor.name), timeout=None)
+        self.scene_thread = scene_thread
         self.actor = actor
         self.direction: discord.ui.TextInput[CueForm] = discord.ui.TextInput(
-            label=t("panel.direction_label", stage.lang)[:45],
-            placeholder=t("panel.direction_hint", stage.lang, actor=actor.name)[:100],
+            label=t("panel.direction_label", scene_thread.lang)[:45],
+            placeholder=t("panel.direction_hint", scene_thread.lang, actor=actor.name)[:100],
             style=discord.TextStyle.paragraph,
             required=False,
             max_length=NOTE_LIMIT,
@@ -271,19 +271,19 @@ class CueForm(Form):
     async def on_submit(self, interaction: discord.Interaction) -> None:
         direction = self.direction.value.strip() or None
         await checked(interaction, "cue")
-        await commands.cue_actor(interaction, self.stage, self.actor, direction)
+        await directing.cue_actor(interaction, self.scene_thread, self.actor, direction)
 
 
 class NoteForm(Form):
     """📝 Note: a whisper to everyone, or to the chosen actor."""
 
-    def __init__(self, stage: Stage, actor: Actor | None) -> None:
-        who = actor.name if actor else t("panel.everyone", stage.lang)
-        super().__init__(title=title("panel.note_title", stage.lang, who=who), timeout=None)
-        self.stage = stage
+    def __init__(self, scene_thread: SceneThread, actor: Actor | None) -> None:
+        who = actor.name if actor else t("panel.everyone", scene_thread.lang)
+        super().__init__(title=title("panel.note_title", scene_thread.lang, who=who), timeout=None)
+        self.scene_thread = scene_thread
         self.actor = actor
         self.text: discord.ui.TextInput[NoteForm] = discord.ui.TextInput(
-            label=t("panel.note_label", stage.lang)[:45],
+            label=t("panel.note_label", scene_thread.lang)[:45],
             style=discord.TextStyle.paragraph,
             max_length=NOTE_LIMIT,
             custom_id="note",
@@ -292,4 +292,4 @@ class NoteForm(Form):
 
     async def on_submit(self, interaction: discord.Interaction) -> None:
         await checked(interaction, "note")
-        await commands.whisper(interaction, self.stage, self.text.value, self.actor)
+        await directing.whisper(interaction, self.scene_thread, self.text.value, self.actor)

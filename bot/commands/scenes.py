@@ -4,7 +4,7 @@ Invariants: `/scene` carries `default_member_permissions` = Manage Threads, so D
 it only to members a server's admins allow (Server Settings → Integrations can widen or narrow
 that per role, member and channel); whoever may use it becomes a director of what they open.
 `/scene new cast:` makes a blank scene of that cast (the engine checks every name) instead of a
-template copy; `/scene context` and `/scene backstory` (bot.context, bot.backstory) are for the
+template copy; `/scene context` and `/scene backstory` (bot.commands.context, bot.commands.backstory) are for the
 scene's directors as well, inside its thread.
 A scene bound to a server is opened elsewhere only by its own directors. A scene is bound to a
 thread only once its folder loads and its webhook and thread exist; a `/scene new` that fails
@@ -24,14 +24,14 @@ from typing import Literal
 import discord
 from discord import app_commands
 
-from bot import backstory, context
 from bot.binding import Binding, binding_or_none, opening, read_binding
+from bot.commands import backstory, context
 from bot.errors import BotProblem, MissingPermission, NotDirector
-from bot.gate import language
-from bot.host import host_of
 from bot.i18n import t, words
+from bot.interaction.gate import language
+from bot.interaction.host import host_of
+from bot.interaction.replies import defer, reply
 from bot.render import autocomplete_names, render_scene_list, scene_card, split_message
-from bot.replies import defer, reply
 from bot.server_folders import claim, home_of, scene_folder, scene_key, visible_scenes
 from engine import DEFAULT_TEMPLATE, Rehearsal, check_name, is_zh, new_scene, split_cast
 
@@ -90,16 +90,16 @@ async def bind_thread(
     bot = host_of(interaction)
     channel = parent_channel(interaction)
     binding = Binding(channel.guild.id, channel.id, thread.id, directors, hook_id)
-    stage = await bot.bind(scene, binding)
-    view = await stage.rehearsal.view()
-    card = scene_card(scene, view.context, view.cast, directors, stage.lang)
+    scene_thread = await bot.bind(scene, binding)
+    view = await scene_thread.rehearsal.view()
+    card = scene_card(scene, view.context, view.cast, directors, scene_thread.lang)
     try:
         for chunk in split_message(card):
             await thread.send(chunk, allowed_mentions=discord.AllowedMentions.none())
         await thread.add_user(interaction.user)
     except discord.Forbidden as exc:
         raise MissingPermission(thread.mention, "Send Messages in Threads") from exc
-    await bot.show_panel(stage)  # the control panel, under the scene card
+    await bot.show_panel(scene_thread)  # the control panel, under the scene card
     return thread
 
 
@@ -166,7 +166,7 @@ async def create_scene(
         await bot.unbind(scene_key(guild, name))
         await asyncio.to_thread(shutil.rmtree, folder, True)
         raise
-    lang = bot.stages[scene_key(guild, name)].lang
+    lang = bot.scene_threads[scene_key(guild, name)].lang
     key = "scene_created_blank" if names else "scene_created"
     await reply(interaction, t(key, lang, scene=name, thread=thread.mention))
 
@@ -208,7 +208,7 @@ async def open_scene(interaction: discord.Interaction, name: str) -> None:
                 await thread.delete()
             raise
         await bind_thread(interaction, name, thread, hook_id, directors)
-    lang = bot.stages[scene_key(guild, name)].lang
+    lang = bot.scene_threads[scene_key(guild, name)].lang
     await reply(interaction, t("scene_opened", lang, scene=name, thread=thread.mention))
 
 

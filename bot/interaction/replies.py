@@ -1,7 +1,7 @@
 """How the bot answers an interaction: acknowledged at once, then answered privately.
 
 Invariant: every answer is ephemeral, mentions nobody, fits one Discord message (2000
-characters), and carries a pending notice for its reader (bot.backstage: closed DMs) once.
+characters), and carries a pending notice for its reader (bot.thread.backstage: closed DMs) once.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from typing import Any
 
 import discord
 
-from bot.host import host_of
+from bot.interaction.host import host_of
 
 MESSAGE_LIMIT = 2000
 

@@ -3,16 +3,16 @@
 Invariant: a form (Modal) or a row of buttons (View) is no command, so the command tree's
 checks never see it; these bases give it the director check as its `interaction_check` (run by
 discord.py before `on_submit` or any button's callback) and answer every error through
-bot.edge.report, privately — so a submit or a press by anyone else changes nothing.
+bot.interaction.edge.report, privately — so a submit or a press by anyone else changes nothing.
 """
 
 from __future__ import annotations
 
 import discord
 
-from bot.edge import report
-from bot.gate import directed, may_direct, refuse
-from bot.stage import Stage
+from bot.interaction.edge import report
+from bot.interaction.gate import directed, may_direct, refuse
+from bot.thread.scene import SceneThread
 
 
 class DirectorsForm(discord.ui.Modal):
@@ -20,7 +20,7 @@ class DirectorsForm(discord.ui.Modal):
     to a scene other than its thread's (/scene next opens the new scene's souls from the old
     thread): then its user must direct that scene too."""
 
-    for_scene: Stage | None = None
+    for_scene: SceneThread | None = None
 
     async def interaction_check(self, interaction: discord.Interaction, /) -> bool:
         directed(interaction)  # raises the refusal, which on_error answers

@@ -3,7 +3,7 @@
 Invariant: `directors_only` (an app_commands check), `DirectorsGroup` (a group's
 `interaction_check`) and `directors_only_if` are the only gates for director commands: they run
 before any option is resolved or the engine is touched, and refuse with NotDirector (naming the
-directors) or NotInScene, which the tree's error handler (bot.edge) answers privately.
+directors) or NotInScene, which the tree's error handler (bot.interaction.edge) answers privately.
 """
 
 from __future__ import annotations
@@ -16,55 +16,55 @@ from discord import app_commands
 
 from bot.binding import can_direct
 from bot.errors import BotProblem, NotDirector, NotInScene
-from bot.host import host_of
 from bot.i18n import lang_of, t
-from bot.stage import Stage
+from bot.interaction.host import host_of
+from bot.thread.scene import SceneThread
 
 T = TypeVar("T")
 
 
-def stage_or_none(interaction: discord.Interaction) -> Stage | None:
+def scene_thread_or_none(interaction: discord.Interaction) -> SceneThread | None:
     """The scene playing in the thread this interaction came from, if any."""
-    return host_of(interaction).stage_for_thread(interaction.channel_id)
+    return host_of(interaction).scene_thread_in(interaction.channel_id)
 
 
-def scene_of(interaction: discord.Interaction) -> Stage:
+def scene_of(interaction: discord.Interaction) -> SceneThread:
     """The scene whose thread this interaction came from (NotInScene otherwise)."""
-    stage = stage_or_none(interaction)
-    if stage is None:
+    scene_thread = scene_thread_or_none(interaction)
+    if scene_thread is None:
         raise NotInScene()
-    return stage
+    return scene_thread
 
 
-def may_direct(interaction: discord.Interaction, stage: Stage) -> bool:
+def may_direct(interaction: discord.Interaction, scene_thread: SceneThread) -> bool:
     """A scene's director, or a member with Manage Threads in the scene's own server."""
     manage = bool(interaction.permissions.manage_threads)
-    manage = manage and interaction.guild_id == stage.binding.guild_id
-    return can_direct(interaction.user.id, stage.binding, manage)
+    manage = manage and interaction.guild_id == scene_thread.binding.guild_id
+    return can_direct(interaction.user.id, scene_thread.binding, manage)
 
 
 def language(interaction: discord.Interaction) -> str:
     """The reply language: the scene's in a scene thread (once it has loaded), else the
     user's Discord locale."""
-    stage = stage_or_none(interaction)
-    if stage is not None and stage.lang_known:
-        return stage.lang
+    scene_thread = scene_thread_or_none(interaction)
+    if scene_thread is not None and scene_thread.lang_known:
+        return scene_thread.lang
     return lang_of(str(interaction.locale.value if interaction.locale else ""))
 
 
-def refuse(interaction: discord.Interaction, stage: Stage) -> NotDirector:
+def refuse(interaction: discord.Interaction, scene_thread: SceneThread) -> NotDirector:
     """The refusal for someone who may not direct `stage` (it names its directors)."""
-    mentions = ", ".join(f"<@{d}>" for d in stage.binding.directors)
+    mentions = ", ".join(f"<@{d}>" for d in scene_thread.binding.directors)
     return NotDirector(mentions or t("nobody", language(interaction)))
 
 
-def directed(interaction: discord.Interaction) -> Stage:
+def directed(interaction: discord.Interaction) -> SceneThread:
     """The scene, if the user may direct it (NotDirector otherwise)."""
-    stage = scene_of(interaction)
-    if not may_direct(interaction, stage):
-        raise refuse(interaction, stage)
+    scene_thread = scene_of(interaction)
+    if not may_direct(interaction, scene_thread):
+        raise refuse(interaction, scene_thread)
     host_of(interaction).backstage.remember(interaction)
-    return stage
+    return scene_thread
 
 
 async def is_director(interaction: discord.Interaction) -> bool:

@@ -14,7 +14,7 @@ import logging
 import discord
 from discord import app_commands
 
-from bot.gate import may_direct, scene_of, stage_or_none
+from bot.interaction.gate import may_direct, scene_of, scene_thread_or_none
 from bot.render import autocomplete_names
 from engine import Actor
 
@@ -26,15 +26,15 @@ async def actor_choices(
 ) -> list[app_commands.Choice[str]]:
     """The scene's cast matching what was typed, at most 25. A scene that fails to load offers
     nothing (the command itself then says why)."""
-    stage = stage_or_none(interaction)
-    if stage is None:
+    scene_thread = scene_thread_or_none(interaction)
+    if scene_thread is None:
         return []
     try:
-        view = await stage.rehearsal.view()
-        aliases = dict(view.aliases) if may_direct(interaction, stage) else None
+        view = await scene_thread.rehearsal.view()
+        aliases = dict(view.aliases) if may_direct(interaction, scene_thread) else None
         names = autocomplete_names(current, list(view.cast), aliases)
     except Exception as exc:
-        log.warning("autocomplete in scene %s: %s", stage.name, exc)
+        log.warning("autocomplete in scene %s: %s", scene_thread.name, exc)
         return []
     return [app_commands.Choice(name=n[:100], value=n) for n in names]
 

@@ -2,7 +2,7 @@
 
 Invariant: a stage block shows only the record's own public text; a member is named in the
 thread as a mention built from their Discord id (`discord:<id>` in players.json), anything
-else as written. Pure: the Stage posts what these say.
+else as written. Pure: the SceneThread posts what these say.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ PLAYER = "discord:{}"  # how a member is named in .circus/players.json
 
 
 def say_text(key: str, lang: str, **values: object) -> str:
-    """The stage line `bot.stage.<key>` of engine's catalog in `lang`."""
+    """The stage line `bot.thread.scene.<key>` of engine's catalog in `lang`."""
     return catalog_say("bot.stage." + key, lang, **values)
 
 

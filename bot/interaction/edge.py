@@ -5,7 +5,7 @@ Invariants: every error raised by a command handler, a check, a form or a button
 is translated here, once, into one private (ephemeral) reply in the scene's language; nothing
 is ever half-answered or answered in public. No reply names a server path: a file is named by
 its path inside the scene folder, and to someone who may not direct the scene a scene that
-fails to load is only "its directors have the details". (Who may act: bot.gate.)
+fails to load is only "its directors have the details". (Who may act: bot.interaction.gate.)
 """
 
 from __future__ import annotations
@@ -17,11 +17,11 @@ import discord
 from discord import app_commands
 
 from bot.errors import BotProblem
-from bot.gate import language, may_direct, stage_or_none
-from bot.host import host_of
 from bot.i18n import t
+from bot.interaction.gate import language, may_direct, scene_thread_or_none
+from bot.interaction.host import host_of
+from bot.interaction.replies import reply
 from bot.render import scrub
-from bot.replies import reply
 from engine import BadName, BadSceneFile, CircusError, SceneBusy, SceneNotFound, UnknownActor
 
 log = logging.getLogger("circus.bot")
@@ -39,18 +39,18 @@ ANSWERED_ELSEWHERE = (
 async def describe(interaction: discord.Interaction, error: BaseException) -> str:
     """The sentence a person sees for `error`, in the scene's language."""
     lang = language(interaction)
-    stage = stage_or_none(interaction)
+    scene_thread = scene_thread_or_none(interaction)
     if isinstance(error, BotProblem):
         return t(error.key, lang, **error.values)
-    if isinstance(error, SceneBusy) and stage is not None:
-        return t("busy", lang, scene=stage.name)
-    if isinstance(error, LOAD_ERRORS) and stage is not None and not may_direct(interaction, stage):
+    if isinstance(error, SceneBusy) and scene_thread is not None:
+        return t("busy", lang, scene=scene_thread.name)
+    if isinstance(error, LOAD_ERRORS) and scene_thread is not None and not may_direct(interaction, scene_thread):
         return t("scene_broken", lang)
-    if isinstance(error, UnknownActor) and stage is not None:
+    if isinstance(error, UnknownActor) and scene_thread is not None:
         ns = interaction.namespace
         name = getattr(ns, "actor", None) or getattr(ns, "start", None) or "?"
         with contextlib.suppress(CircusError):
-            cast = (await stage.rehearsal.view()).cast
+            cast = (await scene_thread.rehearsal.view()).cast
             return t("unknown_actor", lang, name=name, cast=", ".join(cast))
     if isinstance(error, CircusError):
         # relative=True: a file by its path inside the scene; scrub() is the second lock.

@@ -1,7 +1,7 @@
 """Message menus (long-press an actor's line → Apps): ⭐ Pick line, 🎬 Cue this actor, 💭 Thought.
 
 Invariants: a menu works only on a message the scene remembered as one of its actors' lines
-(bot.votes: message → take and turn); on anything else it answers privately what it works on.
+(bot.thread.votes: message → take and turn); on anything else it answers privately what it works on.
 "💭 Thought" and "🎬 Cue this actor" are for the scene's directors (the `directors_only` check
 of the slash commands, before anything is read); a thought is only ever answered privately, to
 a director. "⭐ Pick line" is one vote per member, the same as a ⭐ reaction.
@@ -13,51 +13,51 @@ import discord
 from discord import app_commands
 
 from bot.errors import BotProblem
-from bot.gate import directors_only, may_direct, scene_of
 from bot.i18n import t, words
-from bot.panel_controls import CueForm, checked
-from bot.replies import defer, reply
-from bot.stage import Stage
+from bot.interaction.gate import directors_only, may_direct, scene_of
+from bot.interaction.replies import defer, reply
+from bot.panel.controls import CueForm, checked
+from bot.thread.scene import SceneThread
 
 
-async def line_of(stage: Stage, message: discord.Message) -> tuple[int, int, str, str]:
+async def line_of(scene_thread: SceneThread, message: discord.Message) -> tuple[int, int, str, str]:
     """(take, turn, actor, thought) of an actor's line; a private refusal for anything else."""
-    found = await stage.votes.turn_of(message.id)
+    found = await scene_thread.votes.turn_of(message.id)
     if found is None:
         raise BotProblem("menu.not_a_line")
     take, turn = found
-    actor, thought = await stage.rehearsal.harvest.line_of(take, turn)
+    actor, thought = await scene_thread.rehearsal.harvest.line_of(take, turn)
     return take, turn, actor, thought
 
 
 async def pick_line(interaction: discord.Interaction, message: discord.Message) -> None:
-    stage = scene_of(interaction)
+    scene_thread = scene_of(interaction)
     await defer(interaction)
-    take, turn, actor, _ = await line_of(stage, message)
+    take, turn, actor, _ = await line_of(scene_thread, message)
     user = interaction.user
-    counted = await stage.votes.vote(take, turn, user.display_name, user.id)
+    counted = await scene_thread.votes.vote(take, turn, user.display_name, user.id)
     if not counted:
         key = "menu.already"
     else:
-        key = "menu.picked" if may_direct(interaction, stage) else "menu.voted"
-    await reply(interaction, t(key, stage.lang, take=take, turn=turn, actor=actor))
+        key = "menu.picked" if may_direct(interaction, scene_thread) else "menu.voted"
+    await reply(interaction, t(key, scene_thread.lang, take=take, turn=turn, actor=actor))
 
 
 async def cue_actor(interaction: discord.Interaction, message: discord.Message) -> None:
-    stage = scene_of(interaction)
+    scene_thread = scene_of(interaction)
     await checked(interaction, "cue")  # the same gate as /cue
-    _, _, name, _ = await line_of(stage, message)
-    actor = await stage.rehearsal.resolve_actor(name)
-    await interaction.response.send_modal(CueForm(stage, actor))
+    _, _, name, _ = await line_of(scene_thread, message)
+    actor = await scene_thread.rehearsal.resolve_actor(name)
+    await interaction.response.send_modal(CueForm(scene_thread, actor))
 
 
 async def thought(interaction: discord.Interaction, message: discord.Message) -> None:
-    stage = scene_of(interaction)
+    scene_thread = scene_of(interaction)
     await defer(interaction)
-    take, turn, actor, text = await line_of(stage, message)
+    take, turn, actor, text = await line_of(scene_thread, message)
     values = dict(take=take, turn=turn, actor=actor, thought=text)
     await reply(
-        interaction, t("menu.thought_of" if text else "menu.no_thought", stage.lang, **values)
+        interaction, t("menu.thought_of" if text else "menu.no_thought", scene_thread.lang, **values)
     )
 
 

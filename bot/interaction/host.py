@@ -12,10 +12,10 @@ from typing import Protocol
 
 import discord
 
-from bot.backstage import Backstage
 from bot.binding import Binding
-from bot.personas import Personas
-from bot.stage import Stage
+from bot.thread.backstage import Backstage
+from bot.thread.personas import Personas
+from bot.thread.scene import SceneThread
 from engine import Config
 
 
@@ -26,17 +26,17 @@ class Host(Protocol):
     config: Config
     personas: Personas
     backstage: Backstage
-    stages: dict[str, Stage]  # by Stage.key: its server and name
+    scene_threads: dict[str, SceneThread]  # by SceneThread.key: its server and name
 
-    def stage_for_thread(self, thread_id: int | None) -> Stage | None: ...
+    def scene_thread_in(self, thread_id: int | None) -> SceneThread | None: ...
 
-    def stage_named(self, guild_id: int, name: str) -> Stage | None: ...
+    def scene_thread_named(self, guild_id: int, name: str) -> SceneThread | None: ...
 
-    async def bind(self, name: str, binding: Binding) -> Stage: ...
+    async def bind(self, name: str, binding: Binding) -> SceneThread: ...
 
     async def unbind(self, key: str) -> None: ...
 
-    async def show_panel(self, stage: Stage) -> None: ...  # post the scene's control panel
+    async def show_panel(self, scene_thread: SceneThread) -> None: ...  # post the scene's control panel
 
 
 def host_of(interaction: discord.Interaction) -> Host:
