@@ -238,7 +238,9 @@ class CircusBot(discord.AutoShardedClient):
         thread and by DM, and deliver what is queued — within `grace` seconds — then close."""
         log.info("shutting down: cutting running scenes")
         scene_threads = list(self.scene_threads.values())
-        cut = await asyncio.gather(*(s.stop_for_shutdown() for s in scene_threads), return_exceptions=True)
+        cut = await asyncio.gather(
+            *(s.stop_for_shutdown() for s in scene_threads), return_exceptions=True
+        )
         log.info("cut %d running scene(s)", sum(1 for c in cut if c is True))
         try:
             async with asyncio.timeout(grace):

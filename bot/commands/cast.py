@@ -158,7 +158,9 @@ async def add_actor(
     await joined(interaction, scene_thread, actor)
 
 
-async def remove_actor(interaction: discord.Interaction, scene_thread: SceneThread, actor: Actor) -> None:
+async def remove_actor(
+    interaction: discord.Interaction, scene_thread: SceneThread, actor: Actor
+) -> None:
     """/actor remove: the thread hears it by name."""
     await defer(interaction)
     await scene_thread.rehearsal.cast.remove_actor(actor)

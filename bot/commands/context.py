@@ -57,7 +57,9 @@ class ContextModal(DirectorsForm):
 
     def __init__(self, scene_thread: SceneThread, body: str) -> None:
         lang = scene_thread.lang
-        super().__init__(title=t("context.form_title", lang, scene=scene_thread.name)[:45], timeout=None)
+        super().__init__(
+            title=t("context.form_title", lang, scene=scene_thread.name)[:45], timeout=None
+        )
         self.scene_thread = scene_thread
         self.body: discord.ui.TextInput[ContextModal] = discord.ui.TextInput(
             label=t("context.label", lang)[:45],
@@ -97,7 +99,9 @@ async def saved(interaction: discord.Interaction, scene_thread: SceneThread) -> 
 
 
 async def edit_context(
-    interaction: discord.Interaction, scene_thread: SceneThread, file: discord.Attachment | None = None
+    interaction: discord.Interaction,
+    scene_thread: SceneThread,
+    file: discord.Attachment | None = None,
 ) -> None:
     """/scene context: an uploaded context.md is written; else a form opens with its public
     body (or, for a body longer than a form holds, the file comes back to edit and upload)."""

@@ -55,7 +55,9 @@ class EditSouls(discord.ui.View):
     def _edit(self, actor: str) -> Callable[[discord.Interaction], Awaitable[None]]:
         async def callback(interaction: discord.Interaction) -> None:
             try:
-                scene_thread = host_of(interaction).scene_threads.get(self.scene_thread.key, self.scene_thread)
+                scene_thread = host_of(interaction).scene_threads.get(
+                    self.scene_thread.key, self.scene_thread
+                )
                 text = await scene_thread.rehearsal.souls.soul_text(Actor(actor))
                 if len(text) > MODAL_LIMIT:
                     await defer(interaction)
@@ -65,7 +67,9 @@ class EditSouls(discord.ui.View):
                 if not may_direct(interaction, scene_thread):
                     raise refuse(interaction, scene_thread)
                 modal = SoulModal(scene_thread, Actor(actor), text)
-                modal.for_scene = scene_thread  # opened from the old thread: it writes to the new scene
+                modal.for_scene = (
+                    scene_thread  # opened from the old thread: it writes to the new scene
+                )
                 await interaction.response.send_modal(modal)
             except Exception as exc:  # one private line, never a traceback
                 await report(interaction, exc)

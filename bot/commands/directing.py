@@ -66,7 +66,9 @@ async def cut_run(interaction: discord.Interaction, scene_thread: SceneThread) -
     await reply(interaction, t("cut_done" if stopped else "cut_nothing", scene_thread.lang))
 
 
-async def resume_run(interaction: discord.Interaction, scene_thread: SceneThread, turns: int) -> None:
+async def resume_run(
+    interaction: discord.Interaction, scene_thread: SceneThread, turns: int
+) -> None:
     """/resume: play on for `turns` turns from where the scene stopped."""
     await defer(interaction)
     await scene_thread.rehearsal.start_run(turns, mode="resume")
@@ -120,7 +122,9 @@ async def replay_take(
     await reply(interaction, text)
 
 
-async def show_soul(interaction: discord.Interaction, scene_thread: SceneThread, actor: Actor) -> None:
+async def show_soul(
+    interaction: discord.Interaction, scene_thread: SceneThread, actor: Actor
+) -> None:
     """/soul show: an actor's soul.md, inline if it fits, else attached."""
     await defer(interaction)
     text = await scene_thread.rehearsal.souls.soul_text(actor)
@@ -141,7 +145,9 @@ async def edit_soul(
     than a form holds, the file comes back to edit and upload)."""
     if file is not None:
         await defer(interaction)
-        await scene_thread.rehearsal.souls.set_soul(actor, await uploaded_text(file), origin="discord")
+        await scene_thread.rehearsal.souls.set_soul(
+            actor, await uploaded_text(file), origin="discord"
+        )
         await reply(interaction, t("soul_saved", scene_thread.lang, actor=actor.name))
         return
     text = await scene_thread.rehearsal.souls.soul_text(actor)
@@ -165,7 +171,9 @@ async def show_status(interaction: discord.Interaction, scene_thread: SceneThrea
     await reply(interaction, text)
 
 
-async def add_director(interaction: discord.Interaction, scene_thread: SceneThread, user: discord.User) -> None:
+async def add_director(
+    interaction: discord.Interaction, scene_thread: SceneThread, user: discord.User
+) -> None:
     """/director add."""
     values = dict(user=user.mention, scene=scene_thread.name)
     if user.bot:
@@ -195,7 +203,9 @@ class SoulModal(DirectorsForm):
     """A form holding one soul.md (≤ 4000 characters); submitting rewrites it."""
 
     def __init__(self, scene_thread: SceneThread, actor: Actor, text: str) -> None:
-        super().__init__(title=t("soul_title", scene_thread.lang, actor=actor.name)[:45], timeout=None)
+        super().__init__(
+            title=t("soul_title", scene_thread.lang, actor=actor.name)[:45], timeout=None
+        )
         self.scene_thread = scene_thread
         self.actor = actor
         self.body: discord.ui.TextInput[SoulModal] = discord.ui.TextInput(

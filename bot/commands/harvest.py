@@ -86,7 +86,9 @@ async def take_choices(
     if scene_thread is None:
         return []
     number = await scene_thread.rehearsal.current_take()
-    choices = [app_commands.Choice(name=t("take_current", scene_thread.lang, n=number), value="current")]
+    choices = [
+        app_commands.Choice(name=t("take_current", scene_thread.lang, n=number), value="current")
+    ]
     for info in reversed(await scene_thread.rehearsal.takes.list_takes()):
         label = t("take_saved_choice", scene_thread.lang, n=info.number, turns=info.turns)
         choices.append(app_commands.Choice(name=label[:100], value=str(info.number)))
@@ -158,11 +160,15 @@ async def export_take(
     if picks:
         text = t("export_picks_done", scene_thread.lang, files=names)
     else:
-        text = t("export_done", scene_thread.lang, take=await take_number(scene_thread, ref), files=names)
+        text = t(
+            "export_done", scene_thread.lang, take=await take_number(scene_thread, ref), files=names
+        )
     await reply(interaction, text, files=files)
 
 
-async def report_take(interaction: discord.Interaction, scene_thread: SceneThread, take: str) -> None:
+async def report_take(
+    interaction: discord.Interaction, scene_thread: SceneThread, take: str
+) -> None:
     """/report: the take's report embed, with report.md attached (directors only)."""
     ref = take_of(take)
     await defer(interaction)

@@ -26,21 +26,27 @@ from engine import Actor, NotPlaying
 
 
 # ---------------------------------------------------------------------- the bodies
-async def enter_actor(interaction: discord.Interaction, scene_thread: SceneThread, actor: Actor) -> None:
+async def enter_actor(
+    interaction: discord.Interaction, scene_thread: SceneThread, actor: Actor
+) -> None:
     """/enter: an actor walks on stage."""
     await defer(interaction)
     block = await scene_thread.rehearsal.stage.enter(actor)
     await reply(interaction, say_text("entered", scene_thread.lang, actor=block.actor))
 
 
-async def exit_actor(interaction: discord.Interaction, scene_thread: SceneThread, actor: Actor) -> None:
+async def exit_actor(
+    interaction: discord.Interaction, scene_thread: SceneThread, actor: Actor
+) -> None:
     """/exit: an actor walks off stage."""
     await defer(interaction)
     block = await scene_thread.rehearsal.stage.exit(actor)
     await reply(interaction, say_text("exited", scene_thread.lang, actor=block.actor))
 
 
-async def stage_event(interaction: discord.Interaction, scene_thread: SceneThread, text: str) -> None:
+async def stage_event(
+    interaction: discord.Interaction, scene_thread: SceneThread, text: str
+) -> None:
     """/event: something happens on stage, for everyone."""
     await defer(interaction)
     await scene_thread.rehearsal.stage.event(text)
@@ -61,7 +67,9 @@ async def play_actor(
     await reply(interaction, say_text("played", scene_thread.lang, user=member.mention, actor=name))
 
 
-async def unplay_actor(interaction: discord.Interaction, scene_thread: SceneThread, actor: Actor | None) -> None:
+async def unplay_actor(
+    interaction: discord.Interaction, scene_thread: SceneThread, actor: Actor | None
+) -> None:
     """/unplay: a role back to its model — anyone's for a director, else only your own."""
     await defer(interaction)
     me = player_id(interaction.user)

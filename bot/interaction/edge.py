@@ -44,7 +44,11 @@ async def describe(interaction: discord.Interaction, error: BaseException) -> st
         return t(error.key, lang, **error.values)
     if isinstance(error, SceneBusy) and scene_thread is not None:
         return t("busy", lang, scene=scene_thread.name)
-    if isinstance(error, LOAD_ERRORS) and scene_thread is not None and not may_direct(interaction, scene_thread):
+    if (
+        isinstance(error, LOAD_ERRORS)
+        and scene_thread is not None
+        and not may_direct(interaction, scene_thread)
+    ):
         return t("scene_broken", lang)
     if isinstance(error, UnknownActor) and scene_thread is not None:
         ns = interaction.namespace

@@ -36,7 +36,9 @@ class Host(Protocol):
 
     async def unbind(self, key: str) -> None: ...
 
-    async def show_panel(self, scene_thread: SceneThread) -> None: ...  # post the scene's control panel
+    async def show_panel(
+        self, scene_thread: SceneThread
+    ) -> None: ...  # post the scene's control panel
 
 
 def host_of(interaction: discord.Interaction) -> Host:

@@ -118,7 +118,9 @@ def chosen(values: object) -> str:
     raise BotProblem("panel.unknown")
 
 
-async def choose(interaction: discord.Interaction, scene_thread: SceneThread, pid: PanelId, value: str) -> None:
+async def choose(
+    interaction: discord.Interaction, scene_thread: SceneThread, pid: PanelId, value: str
+) -> None:
     """The Cue or Note select: turn its page, or open the form for whom was chosen."""
     await checked(interaction, pid.action)
     page = page_of(value)
@@ -138,13 +140,17 @@ async def choose(interaction: discord.Interaction, scene_thread: SceneThread, pi
     await interaction.response.send_modal(form)
 
 
-async def show_page(interaction: discord.Interaction, scene_thread: SceneThread, action: str, page: int) -> None:
+async def show_page(
+    interaction: discord.Interaction, scene_thread: SceneThread, action: str, page: int
+) -> None:
     """Another page of a long cast, privately: a select like the panel's, for those names."""
     snap = Snapshot(scene_thread.lang, await scene_thread.rehearsal.status())
     spec = cue_select(snap, page) if action == "cue" else note_select(snap, page)
     view = discord.ui.View(timeout=None)
     view.add_item(PanelSelect.of(spec))
-    await interaction.response.send_message(t("panel.page", scene_thread.lang), view=view, ephemeral=True)
+    await interaction.response.send_message(
+        t("panel.page", scene_thread.lang), view=view, ephemeral=True
+    )
 
 
 # ---------------------------------------------------------------------- dynamic items
@@ -255,7 +261,9 @@ class CueForm(Form):
     """🎬 Cue: an optional private direction for the chosen actor's next turn."""
 
     def __init__(self, scene_thread: SceneThread, actor: Actor) -> None:
-        super().__init__(title=title("panel.cue_title", scene_thread.lang, actor=actor.name), timeout=None)
+        super().__init__(
+            title=title("panel.cue_title", scene_thread.lang, actor=actor.name), timeout=None
+        )
         self.scene_thread = scene_thread
         self.actor = actor
         self.direction: discord.ui.TextInput[CueForm] = discord.ui.TextInput(

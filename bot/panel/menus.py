@@ -57,7 +57,8 @@ async def thought(interaction: discord.Interaction, message: discord.Message) ->
     take, turn, actor, text = await line_of(scene_thread, message)
     values = dict(take=take, turn=turn, actor=actor, thought=text)
     await reply(
-        interaction, t("menu.thought_of" if text else "menu.no_thought", scene_thread.lang, **values)
+        interaction,
+        t("menu.thought_of" if text else "menu.no_thought", scene_thread.lang, **values),
     )
 
 

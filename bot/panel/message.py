@@ -156,7 +156,9 @@ class Panels:
         if panel is None or panel.scene_thread is not scene_thread:
             if panel is not None:
                 panel.close()
-            panel = self.by_scene[scene_thread.key] = Panel(scene_thread, self.client, self.interval)
+            panel = self.by_scene[scene_thread.key] = Panel(
+                scene_thread, self.client, self.interval
+            )
         return panel
 
     async def show(self, scene_thread: SceneThread) -> None:
