@@ -1,6 +1,6 @@
 """Benchmark: 20 scenes rehearsing at once in one bot, against the fake Discord.
 
-The real CircusBot logs into tests/fakediscord; every scene runs a scripted model with 200 ms
+The real CircusBot logs into fakediscord; every scene runs a scripted model with 200 ms
 latency per call. Measured:
   * interaction acknowledgement: from the interaction being dispatched to the bot's first
     callback reaching Discord (every /scene new, /run, /status, /note and autocomplete);
@@ -45,7 +45,7 @@ async def bench(scenes: int, turns: int, latency: float, channels: int) -> int:
     from bot.app import CircusBot
     from engine import Config
     from engine.providers.scripted import ScriptedModels
-    from tests.fakediscord import FakeDiscord
+    from fakediscord import FakeDiscord
 
     acks: list[float] = []
 

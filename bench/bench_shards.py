@@ -54,9 +54,9 @@ def model_seconds(page: str) -> tuple[float, float, float]:
 async def fleet(
     processes: int, scenes: int, turns: int, latency: float, servers: int
 ) -> dict[str, float]:
-    from tests.fakediscord import FakeDiscord
-    from tests.fakeproviders.litellm_proxy import FakeLiteLLMProxy
-    from tests.shardkit import (
+    from fakediscord import FakeDiscord
+    from fakeproviders.litellm_proxy import FakeLiteLLMProxy
+    from shardkit import (
         CAST,
         MODEL,
         BotProcess,

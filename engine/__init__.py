@@ -1,6 +1,6 @@
 """Circus's rehearsal engine — and the one surface its frontends (bot/, circus/) may use.
 
-A frontend imports only the names below, always `from engine import X` (tests/test_seams.py
+A frontend imports only the names below, always `from engine import X` (tests/house/test_seams.py
 and ruff's banned-api rule refuse engine submodules in bot/ and circus/):
 
 - commands: `Rehearsal(root, models=…, config=…)`, one per scene folder: run/cue/cut on it,

@@ -1,6 +1,6 @@
 """Run a batch of `circus` command lines in one process, in order, and write what each returned.
 
-tests/test_docs.py runs every command a page of the docs shows. One subprocess per command
+tests/house/test_docs.py runs every command a page of the docs shows. One subprocess per command
 would import litellm once per command (seconds each); this runs a page's commands one after
 the other through `circus.cli.main(argv)` — the same entry point `python -m circus` calls — in
 one interpreter, with the working directory, environment and stdin each command line gives.

@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import date
 from pathlib import Path
 
-from conftest import write_scene
+from scenekit import write_scene
 
 from bot.binding import Binding, write_binding
 

@@ -22,8 +22,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from fakediscord import FakeDiscord
+
 from tests import botkit
-from tests.fakediscord import FakeDiscord
 
 __all__ = ["BotProcess", "Studio", "bot_env", "guilds_over_shards", "running", "until"]
 

@@ -1,7 +1,7 @@
 """Every fixed sentence Circus says, to a model or to a person: one catalog per language.
 
 `en.py` and `zh.py` each hold one dict, key -> str.format template, with the same keys and
-the same placeholders (tests/test_catalog.py); `zh_hans.py` holds the Simplified-script text of
+the same placeholders (tests/engine/test_catalog.py); `zh_hans.py` holds the Simplified-script text of
 Discord's command picker (`cmd.*` keys) for zh-CN users. `is_zh` is the one place that decides which
 language a setting or a Discord locale means; `say` fills a template in it. Plain dicts: cheap.
 """

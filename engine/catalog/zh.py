@@ -1,6 +1,6 @@
 """Chinese (Traditional): every fixed sentence Circus says, to a model or to a person.
 
-The same keys and placeholders as en.py (tests/test_catalog.py checks); the text a Chinese
+The same keys and placeholders as en.py (tests/engine/test_catalog.py checks); the text a Chinese
 scene shows and its models read.
 """
 

@@ -2,7 +2,7 @@
 
 Discord shows each user a command's text in their own locale; zh.py's (Traditional script) goes
 to zh-TW, these to zh-CN (engine.catalog.picker_text). Every other sentence is zh.py's alone.
-Same keys as the `cmd.*` keys of en.py, no placeholders (tests/test_bot_words.py).
+Same keys as the `cmd.*` keys of en.py, no placeholders (tests/bot/test_bot_words.py).
 """
 
 TEXT: dict[str, str] = {

@@ -1,0 +1,327 @@
+"""Black-box tests of the `circus` command line: each test runs it in a subprocess and checks
+exit codes, what it prints and what it writes. Models are the scripted test double
+(`CIRCUS_MODEL=scripted/improv`), except one real turn on the embedded model."""
+
+from __future__ import annotations
+
+import importlib.util
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from clikit import (
+    THOUGHT,
+    WAKE_CAST,
+    ZH_CAST,
+    Live,
+    check_backstage_complete,
+    circus,
+    cli_env,
+    listing,
+    turns_of,
+)
+
+
+@pytest.fixture
+def wake(tmp_path: Path) -> Path:
+    result = circus("new", "wake", "--template", "wake", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    return tmp_path / "wake"
+
+
+# ----------------------------------------------------------------------------- help, templates
+
+
+def test_help_lists_every_command_and_imports_nothing_heavy(tmp_path: Path) -> None:
+    # How fast `--help` answers is measured by bench/bench_cli.py; what keeps it fast is
+    # asserted below (nothing heavy is imported to build the parser).
+    result = circus("--help", cwd=tmp_path)
+    assert result.returncode == 0
+    for command in (
+        "new", "templates", "run", "cue", "note", "resume", "take", "replay", "status",
+        "soul", "summarize", "console", "bot", "demo", "actor", "context", "backstory",
+    ):  # fmt: skip
+        assert command in result.stdout
+    assert circus("run", "--help", cwd=tmp_path).returncode == 0
+    assert circus("bot", "--help", cwd=tmp_path).returncode == 0
+    # what keeps it fast: nothing heavy is imported to build the parser
+    probe = (
+        "import sys, circus.cli; circus.cli.build_parser();"
+        "print(sorted(m for m in ('litellm', 'discord', 'llama_cpp', 'engine.door.llm') if m in sys.modules))"
+    )
+    loaded = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True
+    )
+    assert loaded.stdout.strip() == "[]"
+
+
+def test_templates_and_new(tmp_path: Path) -> None:
+    result = circus("templates", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert "interrogation" in result.stdout and "wake" in result.stdout
+    assert "林小姐" in result.stdout
+
+    made = circus("new", "s1", cwd=tmp_path)
+    assert made.returncode == 0, made.stderr
+    scene = tmp_path / "s1"
+    for rel in ("context.md", "director_notes.md", "transcript.md"):
+        assert (scene / rel).is_file()
+    assert {p.name for p in (scene / "actors").iterdir()} == ZH_CAST
+    assert turns_of(scene) == []
+
+
+# ----------------------------------------------------------------------------- running
+
+
+def test_run_prints_each_line_and_keeps_thoughts_backstage(wake: Path) -> None:
+    result = circus("run", str(wake), "-n", "3", cwd=wake.parent)
+    assert result.returncode == 0, result.stderr
+    turns = turns_of(wake)
+    assert len(turns) == 3 and {t.actor for t in turns} <= WAKE_CAST
+    for turn in turns:
+        assert f"[{turn.number}] {turn.actor}" in result.stdout
+        assert turn.dialogue in result.stdout
+    assert THOUGHT not in result.stdout + result.stderr  # thoughts are private by default
+    assert "[backstage]" not in result.stdout
+    assert "turn 3/3" in result.stderr and "3 turns in" in result.stderr  # progress
+    check_backstage_complete(wake)
+
+    result = circus("resume", str(wake), "-n", "1", "--backstage", cwd=wake.parent)
+    assert result.returncode == 0, result.stderr
+    assert len(turns_of(wake)) == 4
+    assert "[backstage]" in result.stdout and THOUGHT in result.stdout
+    check_backstage_complete(wake)
+
+
+def test_cue_note_take_replay_status_soul(wake: Path) -> None:
+    cwd, s = wake.parent, str(wake)
+    result = circus("cue", s, "danny", "picks", "up", "the", "watch", cwd=cwd)  # an alias, any case
+    assert result.returncode == 0, result.stderr
+    assert [t.actor for t in turns_of(wake)] == ["Danny"]
+
+    result = circus("note", s, "--to", "Carol", "Say", "less.", cwd=cwd)
+    assert result.returncode == 0, result.stderr
+    result = circus("note", s, "Slower, everyone.", cwd=cwd)
+    assert result.returncode == 0, result.stderr
+    notes = (wake / "director_notes.md").read_text(encoding="utf-8")
+    assert notes.index("## Carol") < notes.index("Say less.")
+    assert notes.index("## Everyone") < notes.index("Slower, everyone.") < notes.index("## Ruth")
+
+    assert circus("take", s, "save", cwd=cwd).stdout.strip() == "Saved take_1."
+    assert (wake / "takes" / "take_1" / "transcript.md").is_file()
+    listed = circus("take", s, "list", cwd=cwd)
+    assert listed.returncode == 0 and "take_1" in listed.stdout and "1 turn" in listed.stdout
+    shown = circus("take", s, "show", "take_1", cwd=cwd)
+    assert shown.returncode == 0 and "## 1 · Danny" in shown.stdout
+
+    before = listing(wake)
+    result = circus("replay", s, "1", "--until", "5", cwd=cwd)  # take_1 has one turn
+    assert result.returncode == 2 and "1–1" in result.stderr
+    assert listing(wake) == before
+
+    result = circus("replay", s, "1", "--until", "0", "-n", "2", cwd=cwd)
+    assert result.returncode == 0, result.stderr
+    assert "take 2" in result.stdout
+    assert len(turns_of(wake)) == 2
+    check_backstage_complete(wake)
+
+    status = circus("status", s, cwd=cwd)
+    assert status.returncode == 0, status.stderr
+    for text in ("turns:   2", "Ruth, Danny, Carol", "take_1", "scripted/improv", "model calls"):
+        assert text in status.stdout
+
+    soul = circus("soul", s, "show", "Ruth", cwd=cwd)
+    assert soul.returncode == 0 and "## Prior story" in soul.stdout
+
+
+def test_summarize_rewrites_only_the_prior_story(wake: Path, tmp_path: Path) -> None:
+    history = tmp_path / "history.md"
+    history.write_text("Everything that happened, omnisciently.", encoding="utf-8")
+    soul_file = wake / "actors" / "Ruth" / "soul.md"
+    before = soul_file.read_text(encoding="utf-8")
+    result = circus("summarize", str(wake), "Ruth", str(history), cwd=wake.parent)
+    assert result.returncode == 0, result.stderr
+    after = soul_file.read_text(encoding="utf-8")
+    story = result.stdout.strip()
+    assert story and story in after
+    assert before.split("## Prior story")[0] == after.split("## Prior story")[0]
+    assert before.split("## Director's notes")[1] == after.split("## Director's notes")[1]
+
+
+def test_demo_creates_the_scene_once_and_continues_it(tmp_path: Path) -> None:
+    env = cli_env(CIRCUS_SCENES_DIR=str(tmp_path / "scenes"))
+    for expected in (2, 4):
+        result = circus("demo", "-n", "2", cwd=tmp_path, env=env)
+        assert result.returncode == 0, result.stderr
+        assert len(turns_of(tmp_path / "scenes" / "demo")) == expected
+
+
+def test_soul_set_checks_the_new_soul_before_writing(wake: Path, tmp_path: Path) -> None:
+    soul_file = wake / "actors" / "Danny" / "soul.md"
+    before = soul_file.read_text(encoding="utf-8")
+    broken = tmp_path / "broken.md"
+    broken.write_text("---\ntemperature: hot\n---\n## Bio\nDanny.\n", encoding="utf-8")
+    result = circus("soul", str(wake), "set", "Danny", str(broken), cwd=wake.parent)
+    assert result.returncode == 2 and "temperature" in result.stderr
+    assert soul_file.read_text(encoding="utf-8") == before
+    new = before.replace("pool-cleaning contracts", "used boats")
+    result = circus("soul", str(wake), "set", "dan", "-", cwd=wake.parent, stdin=new)
+    assert result.returncode == 0, result.stderr
+    assert soul_file.read_text(encoding="utf-8") == new
+
+
+def test_piped_console_plays_to_the_end_of_input(wake: Path) -> None:
+    result = circus("console", str(wake), cwd=wake.parent, stdin="RUN 2\n")
+    assert result.returncode == 0, result.stderr
+    assert len(turns_of(wake)) == 2 and "[2] " in result.stdout
+
+
+def test_bot_without_a_token_says_what_to_do(tmp_path: Path) -> None:
+    result = circus("bot", cwd=tmp_path)
+    assert result.returncode != 0
+    assert "DISCORD_TOKEN" in result.stderr
+
+
+# ----------------------------------------------------------------------------- bad input
+
+
+BAD_INPUT = [
+    ("run", "missing"),
+    ("run", "{s}", "-n", "0"),
+    ("run", "{s}", "-n", "abc"),
+    ("run", "{s}", "--start", "Nobody"),
+    ("cue", "{s}", "Nobody"),
+    ("note", "{s}", "--to", "Nobody", "hello"),
+    ("note", "{s}", "   "),
+    ("new", "fresh", "--template", "nope"),
+    ("new", "{s}"),
+    ("new", "no/such/parent"),
+    ("take", "{s}", "show", "9"),
+    ("take", "{s}", "show"),
+    ("take", "{s}", "delete"),
+    ("replay", "{s}", "9"),
+    ("status", "missing"),
+    ("soul", "{s}", "show", "Nobody"),
+    ("resume", "{s}", "-n", "-3"),
+    ("console", "missing"),
+    ("frobnicate",),
+]
+
+
+@pytest.mark.parametrize("argv", BAD_INPUT, ids=lambda a: " ".join(a))
+def test_bad_input_exits_2_with_one_line_and_writes_nothing(wake: Path, argv: tuple) -> None:
+    circus("take", str(wake), "save", cwd=wake.parent)  # so take numbers have something real
+    before = listing(wake.parent)
+    result = circus(*(a.format(s=wake) for a in argv), cwd=wake.parent)
+    assert result.returncode == 2, (result.stdout, result.stderr)
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("circus: "), result.stderr
+    assert result.stdout == ""
+    assert listing(wake.parent) == before
+
+
+def test_a_failing_model_exits_1_with_the_cause(wake: Path) -> None:
+    # A model litellm can route whose server is not there (a name it can't route is refused
+    # before the run starts: tests/engine/test_model_strings.py).
+    env = cli_env(
+        CIRCUS_MODEL="openai/model-x",
+        CIRCUS_API_BASE="http://127.0.0.1:9/v1",
+        OPENAI_API_KEY="sk-loopback-test",
+        CIRCUS_MODEL_RETRIES="0",
+    )
+    result = circus("run", str(wake), "-n", "2", cwd=wake.parent, env=env)
+    assert result.returncode == 1
+    assert "openai/model-x" in result.stderr
+    assert turns_of(wake) == []
+
+
+# ----------------------------------------------------------------------------- Ctrl-C and the console
+
+
+def test_ctrl_c_cuts_the_run_and_nothing_half_made_lands(wake: Path) -> None:
+    env = cli_env(CIRCUS_SCRIPTED_LATENCY="0.3")
+    live = Live("run", str(wake), "-n", "40", cwd=wake.parent, env=env)
+    live.wait_for("[2] ")
+    live.proc.send_signal(signal.SIGINT)
+    code = live.finish()
+    assert code == 130, live.seen
+    assert "cut" in live.seen["err"]
+    turns = turns_of(wake)
+    assert 2 <= len(turns) < 40
+    check_backstage_complete(wake)
+
+
+def test_console_run_status_quit(wake: Path) -> None:
+    live = Live("console", str(wake), cwd=wake.parent, env=cli_env())
+    live.wait_for("HELP lists the verbs")
+    live.send("run 3")
+    live.wait_for("[3] ")
+    live.wait_for("3 turns in", "err")
+    live.send("@carol looks at the cardigans")
+    live.wait_for("[4] Carol")
+    live.send("NOTE carol: breathe")
+    live.wait_for("Noted for Carol only")
+    live.send("STATUS")
+    live.wait_for("turns:   4 on record")
+    live.send("QUIT")
+    assert live.finish() == 0, live.seen
+    assert len(turns_of(wake)) == 4
+    assert THOUGHT not in live.seen["out"]
+    check_backstage_complete(wake)
+
+
+def test_console_note_never_sends_a_private_whisper_to_everyone(wake: Path) -> None:
+    live = Live("console", str(wake), cwd=wake.parent, env=cli_env())
+    live.wait_for("HELP lists the verbs")
+    live.send("NOTE Carol you kept the letter")  # like CUE Carol ...: private
+    live.wait_for("Noted for Carol only")
+    live.send("NOTE Carolyou kept the ring")  # ambiguous: refused
+    live.wait_for("Whom is this for?", "err")
+    live.send("NOTE all: slower")
+    live.wait_for("Noted for everyone")
+    live.send("QUIT")
+    assert live.finish() == 0, live.seen
+    notes = (wake / "director_notes.md").read_text(encoding="utf-8")
+    carol = notes.split("## Carol")[1].split("## ")[0]
+    assert "you kept the letter" in carol and "ring" not in notes
+    assert "you kept the letter" not in notes.split("## Carol")[0]
+
+
+def test_console_cut_interrupts_a_run(wake: Path) -> None:
+    env = cli_env(CIRCUS_SCRIPTED_LATENCY="0.3")
+    live = Live("console", str(wake), "--backstage", cwd=wake.parent, env=env)
+    live.wait_for("HELP lists the verbs")
+    live.send("RUN 20")
+    live.wait_for("[2] ")
+    live.send("cut")
+    live.wait_for("cut —", "err")
+    live.send("status")
+    live.wait_for("mode: idle")
+    live.send("quit")
+    assert live.finish() == 0, live.seen
+    assert THOUGHT in live.seen["out"]  # --backstage
+    assert 2 <= len(turns_of(wake)) < 20
+    check_backstage_complete(wake)
+
+
+# ----------------------------------------------------------------------------- the embedded model
+
+
+@pytest.mark.embedded
+@pytest.mark.skipif(importlib.util.find_spec("llama_cpp") is None, reason="needs [embedded]")
+def test_one_real_turn_on_the_embedded_model(tmp_path: Path) -> None:
+    env = cli_env(CIRCUS_MODEL=None)
+    assert circus("new", "real", "--template", "wake", cwd=tmp_path, env=env).returncode == 0
+    started = time.perf_counter()
+    # --start: one model call (the actor's), not two (no stage manager before turn 1).
+    # A correctness check, not a benchmark: llama.cpp slows down badly on a busy machine.
+    result = circus("run", "real", "-n", "1", "--start", "Ruth", cwd=tmp_path, env=env, timeout=900)
+    print(f"one embedded turn: {time.perf_counter() - started:.1f}s")
+    assert result.returncode == 0, result.stderr
+    turns = turns_of(tmp_path / "real")
+    assert len(turns) == 1 and turns[0].actor in WAKE_CAST
+    assert turns[0].action or turns[0].dialogue
+    check_backstage_complete(tmp_path / "real")
