@@ -30,7 +30,6 @@ _.prior_story  # a dataclass field named by its modal's table (bot/commands/cast
 # --- used by the tests or benches -------------------------------------------------------
 _.reactions_seen  # bot/app.py: tests wait on it
 _.delivered  # bot/thread/backstage.py
-_.next_speaker  # engine/turn/casting.py
 _.forget_saved_prompts  # engine/providers/embedded.py
 _.actor_messages  # engine/turn/prompts.py
 _.stage_manager_messages

@@ -27,7 +27,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from engine import Rehearsal  # noqa: E402
+from engine import Rehearsal, Run  # noqa: E402
 from engine.events import TurnStarted  # noqa: E402
 from engine.folder.templates import new_scene  # noqa: E402
 from engine.providers.scripted import ScriptedModels  # noqa: E402
@@ -64,7 +64,7 @@ async def cut_seconds(runs: int) -> list[float]:
                 second.set() if isinstance(e, TurnStarted) and e.turn == 2 else None
             )
         )
-        task = await rehearsal.start_run(10)
+        task = await rehearsal.start_run(Run(10))
         await second.wait()
         started = time.perf_counter()
         await rehearsal.cut()

@@ -54,7 +54,6 @@ def model_seconds(page: str) -> tuple[float, float, float]:
 async def fleet(
     processes: int, scenes: int, turns: int, latency: float, servers: int
 ) -> dict[str, float]:
-    from fakediscord import FakeDiscord
     from fakeproviders.litellm_proxy import FakeLiteLLMProxy
     from shardkit import (
         CAST,
@@ -66,6 +65,8 @@ async def fleet(
         running,
         until,
     )
+
+    from fakediscord import FakeDiscord
 
     with tempfile.TemporaryDirectory() as tmp:
         scenes_dir = Path(tmp) / "scenes"

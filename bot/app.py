@@ -111,8 +111,6 @@ class CircusBot(discord.AutoShardedClient):
         self._warming = asyncio.create_task(self._warm_models(), name="warm-litellm")
         await self.tree.set_translator(CommandTranslator())
         register(self.tree, list_templates(self.config))
-        for view in PERSISTENT_VIEWS:
-            self.add_view(view(self))
         self.add_dynamic_items(PanelButton, PanelSelect)  # panels work across restarts
         try:
             _count, _url, limits = await self.http.get_bot_gateway()
@@ -277,9 +275,6 @@ COMMAND_MODULES: tuple[Callable[[app_commands.CommandTree], None], ...] = (
     continuity.setup,  # issue 21: /scene next, /secrets, the tree in /take list
     menus.setup,  # ⭐ Pick line, 🎬 Cue this actor, 💭 Thought (message menus)
 )
-# Views whose buttons outlive a restart (timeout=None, fixed custom ids), each made for the
-# bot at start: a new one is one more line here.
-PERSISTENT_VIEWS: tuple[Callable[[CircusBot], discord.ui.View], ...] = ()
 
 
 def register(tree: app_commands.CommandTree, templates: list[str]) -> None:

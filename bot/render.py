@@ -15,7 +15,8 @@ from functools import partial
 from pathlib import Path
 
 from bot.i18n import t
-from engine import CAPS, Status, TakeInfo, dropped_warning, whole_number
+from engine import Status, TakeInfo, dropped_warning, whole_number
+from engine import turn_marks as engine_marks
 
 LIMIT = 2000
 
@@ -131,16 +132,14 @@ def thought_label(scene: str, take: int, turn: int, actor: str, lang: str) -> st
 
 def turn_marks(repaired: bool, fallback: bool, cut: Sequence[str], lang: str) -> list[str]:
     """How a turn was made, for its directors: repaired, a fallback Circus played, cut at a cap."""
-    marks = []
-    if fallback:
-        marks.append(t("mark_fallback", lang))
-    elif repaired:
-        marks.append(t("mark_repaired", lang))
-    fields = [t("mark_cut_reply", lang)] if "reply" in cut else []
-    fields += [t("mark_cut_field", lang, field=f, cap=CAPS[f]) for f in cut if f in CAPS]
+    marks = engine_marks(repaired, fallback, cut)
+    made = {"fallback": "mark_fallback", "repaired": "mark_repaired"}
+    said = [t(made[marks.made], lang)] if marks.made else []
+    fields = [t("mark_cut_reply", lang)] if marks.reply_cut else []
+    fields += [t("mark_cut_field", lang, field=f, cap=cap) for f, cap in marks.fields_cut]
     if fields:
-        marks.append(t("mark_cut", lang, fields=", ".join(fields)))
-    return marks
+        said.append(t("mark_cut", lang, fields=", ".join(fields)))
+    return said
 
 
 def thought_dm(
@@ -235,9 +234,9 @@ def _player(who: str) -> str:
 
 
 def _status_main(status: Status, lang: str) -> str:
-    if status.mode == "running" and status.held_by:  # a terminal (or another bot) runs it
+    if status.running and status.held_by:  # a terminal (or another bot) runs it
         mode = t("mode_elsewhere", lang, pid=status.held_by[0], host=status.held_by[1])
-    elif status.mode == "running":
+    elif status.running:
         mode = t("mode_running", lang, progress=status.progress or "…")
     else:
         mode = t("mode_idle", lang)

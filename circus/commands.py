@@ -36,33 +36,35 @@ async def cmd_templates(args: argparse.Namespace) -> int:
 
 
 async def cmd_run(args: argparse.Namespace) -> int:
+    from engine import Run
+
     rehearsal = await open_scene(args.scene, args.config)
     start = await rehearsal.resolve_actor(args.start) if args.start else None
     check_embedded(await rehearsal.view())
     await print_warnings(rehearsal)
     return await play(
-        rehearsal, lambda: rehearsal.start_run(args.turns, start, "run"), args.backstage
+        rehearsal, lambda: rehearsal.start_run(Run(args.turns, start)), args.backstage
     )
 
 
 async def cmd_resume(args: argparse.Namespace) -> int:
+    from engine import Resume
+
     rehearsal = await open_scene(args.scene, args.config)
     check_embedded(await rehearsal.view())
     await print_warnings(rehearsal)
-    return await play(
-        rehearsal, lambda: rehearsal.start_run(args.turns, None, "resume"), args.backstage
-    )
+    return await play(rehearsal, lambda: rehearsal.start_run(Resume(args.turns)), args.backstage)
 
 
 async def cmd_cue(args: argparse.Namespace) -> int:
+    from engine import Cue
+
     rehearsal = await open_scene(args.scene, args.config)
     actor = await rehearsal.resolve_actor(args.actor)
     check_embedded(await rehearsal.view())
     await print_warnings(rehearsal)
     direction = " ".join(args.direction).strip()
-    return await play(
-        rehearsal, lambda: rehearsal.start_run(1, actor, "cue", direction), args.backstage
-    )
+    return await play(rehearsal, lambda: rehearsal.start_run(Cue(actor, direction)), args.backstage)
 
 
 async def cmd_note(args: argparse.Namespace) -> int:
@@ -86,7 +88,7 @@ async def cmd_take(args: argparse.Namespace) -> int:
     if args.action == "save":
         if args.number:
             raise UsageError(t("cli.take.save_no_number"))
-        number = await rehearsal.takes.save_take()
+        number = await rehearsal.takes.save()
         print(t("cli.take.saved", number=number))
     elif args.action == "diff":
         if len(args.number) != 2:
@@ -96,7 +98,7 @@ async def cmd_take(args: argparse.Namespace) -> int:
     elif args.action == "list":
         if args.number:
             raise UsageError(t("cli.take.list_no_number"))
-        takes = await rehearsal.takes.list_takes()
+        takes = await rehearsal.takes.saved()
         if not takes:
             print(t("cli.take.none"))
         for info in takes:
@@ -105,7 +107,7 @@ async def cmd_take(args: argparse.Namespace) -> int:
     else:
         if len(args.number) != 1:
             raise UsageError(t("cli.take.show_one"))
-        sys.stdout.write(await rehearsal.takes.show_take(args.number[0]))
+        sys.stdout.write(await rehearsal.takes.show(args.number[0]))
     return EXIT_OK
 
 
@@ -165,6 +167,8 @@ async def cmd_report(args: argparse.Namespace) -> int:
 
 
 async def cmd_replay(args: argparse.Namespace) -> int:
+    from engine import Replay
+
     rehearsal = await open_scene(args.scene, args.config)
     if not args.no_play:
         check_embedded(await rehearsal.view())
@@ -182,9 +186,7 @@ async def cmd_replay(args: argparse.Namespace) -> int:
     )
     if args.no_play:
         return EXIT_OK
-    return await play(
-        rehearsal, lambda: rehearsal.start_run(args.turns, None, "replay"), args.backstage
-    )
+    return await play(rehearsal, lambda: rehearsal.start_run(Replay(args.turns)), args.backstage)
 
 
 async def cmd_enter(args: argparse.Namespace) -> int:
@@ -239,12 +241,12 @@ async def cmd_soul(args: argparse.Namespace) -> int:
     if args.action == "show":
         if args.file is not None:
             raise UsageError(t("cli.soul.show_no_file"))
-        sys.stdout.write(await rehearsal.souls.soul_text(actor))
+        sys.stdout.write(await rehearsal.souls.text(actor))
         return EXIT_OK
     if args.action == "set":
         if args.file is None:
             raise UsageError(t("cli.soul.set_needs_file"))
-        await rehearsal.souls.set_soul(actor, read_text(args.file))
+        await rehearsal.souls.set(actor, read_text(args.file))
         print(t("cli.soul.updated", actor=actor))
         return EXIT_OK
     return await edit_soul(rehearsal, actor)
@@ -269,8 +271,7 @@ async def cmd_console(args: argparse.Namespace) -> int:
 
 
 async def cmd_demo(args: argparse.Namespace) -> int:
-
-    from engine import is_scene, new_scene
+    from engine import Run, is_scene, new_scene
 
     scenes = args.config.scenes_dir
     dest = scenes / "demo"
@@ -285,9 +286,7 @@ async def cmd_demo(args: argparse.Namespace) -> int:
     print(t("cli.demo.rehearsing", dest=dest, turns=view.turns, more=args.turns, models=models))
     if "circus-local/smollm2" in models:
         print(t("cli.demo.smoke_model"))
-    code = await play(
-        rehearsal, lambda: rehearsal.start_run(args.turns, None, "run"), args.backstage
-    )
+    code = await play(rehearsal, lambda: rehearsal.start_run(Run(args.turns)), args.backstage)
     if code == EXIT_OK:
         print(t("cli.demo.on_disk", dest=dest, me=me()))
     return code

@@ -30,6 +30,10 @@ from circus.words import LANGUAGE, t
 from engine import (  # CONSOLE: the player id of a person here
     CONSOLE,
     Actor,
+    Cue,
+    Order,
+    Resume,
+    Run,
     dropped_warning,
     is_everyone,
     shown_number,
@@ -181,8 +185,8 @@ class Console:
             raise ConsoleError(t("cli.console.unknown", verb=repr(verb)))
         await handler(rest)
 
-    async def _start(self, turns: int, start: Actor | None, mode: str, direction: str = "") -> None:
-        await self.rehearsal.start_run(turns, start, mode, direction)
+    async def _start(self, order: Order) -> None:
+        await self.rehearsal.start_run(order)
 
     async def do_run(self, rest: str) -> None:
         tokens = rest.split(None, 1)
@@ -192,17 +196,17 @@ class Console:
             tokens = tokens[1:]
         if tokens:
             start = await self.rehearsal.resolve_actor(tokens[0].strip().lstrip("@＠"))
-        await self._start(turns, start, "run")
+        await self._start(Run(turns, start))
 
     async def do_resume(self, rest: str) -> None:
         turns = parse_count(rest.split()[0]) if rest.split() else DEFAULT_TURNS
-        await self._start(turns, None, "resume")
+        await self._start(Resume(turns))
 
     async def do_cue(self, rest: str) -> None:
         if not rest.strip():
             raise ConsoleError(t("cli.console.cue_needs_actor"))
         actor = await self._actor_prefix(rest)
-        await self._start(1, actor[0], "cue", actor[1])
+        await self._start(Cue(actor[0], actor[1]))
 
     async def _forms(self) -> dict[str, tuple[str, ...]]:
         view = await self.rehearsal.view()
@@ -285,10 +289,10 @@ class Console:
         words = rest.split()
         sub = words[0].upper() if words else ""
         if sub == "SAVE":
-            number = await self.rehearsal.takes.save_take()
+            number = await self.rehearsal.takes.save()
             self.say(t("cli.take.saved", number=number))
         elif sub == "LIST":
-            takes = await self.rehearsal.takes.list_takes()
+            takes = await self.rehearsal.takes.saved()
             if not takes:
                 self.say(t("cli.console.no_takes"))
             for info in takes:
@@ -302,7 +306,7 @@ class Console:
         elif sub == "SHOW":
             if len(words) < 2:
                 raise ConsoleError(t("cli.console.show_one"))
-            self.say((await self.rehearsal.takes.show_take(take_ref(words[1]))).rstrip("\n"))
+            self.say((await self.rehearsal.takes.show(take_ref(words[1]))).rstrip("\n"))
         else:
             raise ConsoleError(t("cli.console.take_usage"))
 
@@ -361,7 +365,7 @@ class Console:
         if not rest.strip():
             raise ConsoleError(t("cli.console.soul_needs_actor"))
         actor, _ = await self._actor_prefix(rest)
-        self.say((await self.rehearsal.souls.soul_text(actor)).rstrip("\n"))
+        self.say((await self.rehearsal.souls.text(actor)).rstrip("\n"))
 
     async def do_backstage(self, rest: str) -> None:
         word = rest.strip().lower()

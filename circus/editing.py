@@ -45,8 +45,8 @@ async def edit_soul(rehearsal: Rehearsal, actor: Actor) -> int:
     the next edit starts from it."""
     from engine import CircusError
 
-    before = await rehearsal.souls.soul_text(actor)
-    draft = await rehearsal.souls.soul_draft(actor)
+    before = await rehearsal.souls.text(actor)
+    draft = await rehearsal.souls.draft(actor)
     if draft is not None:
         print(t("cli.soul.from_draft", actor=actor))
     after = edit_text(draft if draft is not None else before, "soul.md")
@@ -54,19 +54,19 @@ async def edit_soul(rehearsal: Rehearsal, actor: Actor) -> int:
         return EXIT_FAILURE
     if after == before:
         if draft is not None:
-            await rehearsal.souls.drop_soul_draft(actor)
+            await rehearsal.souls.drop_draft(actor)
         print(t("cli.no_change"))
         return EXIT_OK
     try:
-        await rehearsal.souls.set_soul(actor, after)
+        await rehearsal.souls.set(actor, after)
     except CircusError as exc:
-        rel = await rehearsal.souls.save_soul_draft(actor, after)
+        rel = await rehearsal.souls.save_draft(actor, after)
         kept = rehearsal.root / rel
         print_error(
             t("cli.soul.kept", why=exc, kept=kept, me=me(), root=rehearsal.root, actor=actor)
         )
         return EXIT_USAGE
     if draft is not None:
-        await rehearsal.souls.drop_soul_draft(actor)
+        await rehearsal.souls.drop_draft(actor)
     print(t("cli.soul.updated", actor=actor))
     return EXIT_OK

@@ -18,7 +18,6 @@ from typing import TextIO
 
 from circus.words import LANGUAGE, t
 from engine import (
-    CAPS,
     CONSOLE,
     Cut,
     ErrorEvent,
@@ -32,6 +31,9 @@ from engine import (
     WaitingForPlayer,
     say,
 )
+from engine import (
+    turn_marks as engine_marks,
+)
 
 
 def _indent(text: str, prefix: str) -> str:
@@ -42,17 +44,15 @@ def _indent(text: str, prefix: str) -> str:
 
 def turn_marks(repaired: bool, fallback: bool, cut: Sequence[str] = ()) -> list[str]:
     """What the director must know about how a turn was made (empty for an ordinary turn)."""
-    marks = []
-    if fallback:
-        marks.append(t("cli.mark.fallback"))
-    elif repaired:
-        marks.append(t("cli.mark.repaired"))
-    fields = [t("cli.mark.field_cut", field=f, cap=CAPS[f]) for f in cut if f in CAPS]
-    if "reply" in cut:
+    marks = engine_marks(repaired, fallback, cut)
+    made = {"fallback": "cli.mark.fallback", "repaired": "cli.mark.repaired"}
+    said = [t(made[marks.made])] if marks.made else []
+    fields = [t("cli.mark.field_cut", field=f, cap=cap) for f, cap in marks.fields_cut]
+    if marks.reply_cut:
         fields.insert(0, t("cli.mark.reply_cut"))
     if fields:
-        marks.append(t("cli.mark.cut", fields="; ".join(fields)))
-    return marks
+        said.append(t("cli.mark.cut", fields="; ".join(fields)))
+    return said
 
 
 def format_turn(

@@ -52,17 +52,17 @@ async def cmd_actor(args: argparse.Namespace) -> int:
     rehearsal = await open_scene(args.scene, args.config)
     if args.action == "add":
         soul = read_text(args.soul_file) if args.soul_file else None
-        actor = await rehearsal.cast.add_actor(args.name, soul)
+        actor = await rehearsal.cast.add(args.name, soul)
         print(t("cli.actor.added", actor=actor, root=rehearsal.root))
         if soul is None:
             print(t("cli.actor.write_soul", me=me(), root=rehearsal.root, actor=actor))
     elif args.action == "remove":
         actor = await rehearsal.resolve_actor(args.name)
-        await rehearsal.cast.remove_actor(actor)
+        await rehearsal.cast.remove(actor)
         print(t("cli.actor.removed", actor=actor))
     else:
         actor = await rehearsal.resolve_actor(args.name)
-        new = await rehearsal.cast.rename_actor(actor, args.new_name)
+        new = await rehearsal.cast.rename(actor, args.new_name)
         print(t("cli.actor.renamed", actor=actor, new=new))
     for warning in await rehearsal.cast.warnings():
         print_error(t("cli.warning", warning=warning.text(LANGUAGE)))

@@ -1,43 +1,47 @@
 """Circus's rehearsal engine — and the one surface its frontends (bot/, circus/) may use.
 
-A frontend imports only the names below, always `from engine import X` (tests/house/test_seams.py
-and ruff's banned-api rule refuse engine submodules in bot/ and circus/):
+The wings below (door/, folder/, … probe/) are the engine's insides; a frontend imports only
+the names listed here, always `from engine import X` (tests/house/test_seams.py refuses any
+other way in):
 
-- commands: `Rehearsal(root, models=…, config=…)`, one per scene folder: run/cue/cut on it,
-  the rest on its command groups (`takes`, `souls`, `cast`, `stage`, `notes`, `spend`, `harvest`). `models` is the model door (`LiteLLMModels` by default; tests pass a
+- commands: `Rehearsal(root, models=…, config=…)`, one per scene folder. A run starts from a
+  small frozen order — `start_run(Run(turns, start))`, `Cue(actor, direction)`, `Resume(turns)`,
+  `Replay(turns)` — or with `run`/`cue`/`resume`, which wait for it; `cut` stops it. The rest is
+  on its command groups (`takes.save()`, `cast.add()`, `souls.set()`, `stage`, `notes`,
+  `spend`, `harvest`). `models` is the model door (`LiteLLMModels` by default; tests pass a
   scripted one), `config` the operator's `Config`, read once from the environment. An `Actor`
-  is a cast member already resolved (`rehearsal.resolve_actor`). `new_scene` and the templates; `list_scenes` and
-  `is_scene` for a scenes folder. Commands return small frozen results (`RunResult`,
-  `ReplayResult`, `Status`, `TakeInfo`, `Pick`). `harvest_of(root)` reads a saved take's
-  report, diff, export or picks from its folder alone (no run lock, no models).
+  is a cast member already resolved (`rehearsal.resolve_actor`). `new_scene` and the
+  templates; `list_scenes` and `is_scene` for a scenes folder. Commands return small frozen
+  results (`RunResult`, `ReplayResult`, `Status`, `TakeInfo`, `Pick`).
 - reads: `await rehearsal.view()` gives a frozen `SceneView` (cast, aliases, language,
   avatars, models, who is on stage, the `LastTurn`); `load_view` reads a folder with no
   rehearsal on it (a template).
 - writes: only through `Rehearsal` commands, and a frontend's own small file in a scene
   (`write_frontend_file`: the bot's thread binding); a frontend never writes a scene folder.
+  Text a member typed or uploaded goes in with `origin="member"`: data, never configuration.
 - events: `rehearsal.events` (an `EventHub`) calls `listen(fn)`'s fn with each frozen event a
-  run emits (`TurnCompleted`, …).
+  run emits (`TurnCompleted`, …); `turn_marks` says how a landed turn was made (`TurnMarks`).
 - errors: `CircusError` and its named kinds, each with an English and a Chinese message
   (`in_language`), translated once at the frontend's edge.
 - words: `say(key, language, …)` speaks a sentence from the catalog (engine/catalog/);
   `is_zh`/`lang_of` decide which language a setting or a locale means.
 - models: `check_model(MODEL, …)` plays a short fixed rehearsal on a model, in memory, and
   `probe_lines`/`probe_json`/`probe_verdict` say what it found (`circus check-model`).
-- setup (issue 17): `Rehearsal.add_actor/remove_actor/rename_actor/set_context/
-  backstory_drafts/accept_prior_story` and `warnings()` (frozen `SceneWarning`s, one line each
-  via `.text(language)`); `split_cast` reads a typed cast ("林小姐, Eddie"), at most `MAX_CAST`
-  (`CastTooBig`); `AmbiguousActor` when a name could mean several; `is_template` (a template
-  folder is copied by `new_scene`, never rehearsed).
-- continuity (issue 21): `start_next(root, new_root, take, draft=…)` starts the next scene
-  from a take (`NextResult`); `secrets_lines(root, take)` is a take's secrets ledger with its
-  prompt audit; `tree_lines_of(root)` draws the takes as a tree; `parent_take(root, take)` is
-  the take a take was replayed from (`take diff N`). They read take folders, no run lock.
+- setup: `cast.add/remove/rename/set_context`, `souls.backstory_drafts/accept_prior_story`
+  and `warnings()` (frozen `SceneWarning`s, one line each via `.text(language)`); `split_cast`
+  reads a typed cast ("林小姐, Eddie"), at most `MAX_CAST` (`CastTooBig`); `AmbiguousActor` when
+  a name could mean several; `is_template` (a template folder is copied by `new_scene`, never
+  rehearsed).
+- continuity: `start_next(root, new_root, take, draft=…)` starts the next scene from a take
+  (`NextResult`); `secrets_lines(root, take)` is a take's secrets ledger with its prompt
+  audit; `tree_lines_of(root)` draws the takes as a tree; `parent_take(root, take)` is the take
+  a take was replayed from (`take diff N`). They read take folders, no run lock.
 - pure helpers for what a person typed (`check_name`, `is_everyone`, `whole_number`, the
   one bounded reader of a typed number, and `shown_number` to quote one); `litellm_module()`
   loads the model library ahead of the first turn (the bot warms it up off the event loop).
 
-Importing the engine is cheap: litellm loads on the first model call, llama-cpp on the first
-embedded one.
+Importing the engine costs a quarter of a second (asyncio, pydantic's schemas); litellm, seconds
+more, loads on the first model call, llama-cpp on the first embedded one.
 """
 
 from engine.catalog import is_zh, lang_of, picker_text, say
@@ -97,11 +101,11 @@ from engine.probe.report import verdict as probe_verdict
 from engine.providers.embedded import EmbeddedModelUnavailable
 from engine.providers.embedded import available as embedded_available
 from engine.rehearsal.facade import Rehearsal, RunResult
-from engine.rehearsal.harvest import harvest_of
+from engine.rehearsal.orders import Cue, Order, Replay, Resume, Run
 from engine.rehearsal.results import ReplayResult, Status
 from engine.rehearsal.stage_commands import CONSOLE
 from engine.rehearsal.view import Actor, LastTurn, SceneView, load_view
-from engine.reply.read import CAPS
+from engine.reply.marks import TurnMarks, turn_marks
 from engine.spend.ledger import ledger_accounts, move_ledger
 from engine.takes.folders import TakeInfo
 from engine.takes.reading import parent_take, secrets_lines, tree_lines_of
@@ -112,11 +116,11 @@ __all__ = [
     "BadName",
     "BadSceneFile",
     "BudgetExceeded",
-    "CAPS",
     "CONSOLE",
     "CastTooBig",
     "CircusError",
     "Config",
+    "Cue",
     "Cut",
     "DEFAULT_TEMPLATE",
     "DEFAULT_TURNS",
@@ -134,9 +138,13 @@ __all__ = [
     "Models",
     "NextResult",
     "NotPlaying",
+    "Order",
     "Pick",
     "Rehearsal",
+    "Replay",
     "ReplayResult",
+    "Resume",
+    "Run",
     "RunFinished",
     "RunResult",
     "RunStarted",
@@ -152,6 +160,7 @@ __all__ = [
     "TakeSaved",
     "Turn",
     "TurnCompleted",
+    "TurnMarks",
     "TurnStarted",
     "UnknownActor",
     "WaitingForPlayer",
@@ -160,7 +169,6 @@ __all__ = [
     "discord_trace",
     "dropped_warning",
     "embedded_available",
-    "harvest_of",
     "is_everyone",
     "is_scene",
     "is_template",
@@ -191,6 +199,7 @@ __all__ = [
     "templates_dir",
     "track_queue",
     "tree_lines_of",
+    "turn_marks",
     "watch",
     "whole_number",
     "write_frontend_file",

@@ -1,8 +1,8 @@
 """The small immutable events a rehearsal emits, and the hub frontends listen on.
 
-Frontends render events; they never reach into the engine's state. Events that carry private
-text (a thought, a stage-manager reason, a private note) say so with `private = True`, so a
-frontend can route them to the director only.
+Frontends render events; they never reach into the engine's state. A thought, a stage-manager
+reason and a note are private text: each frontend sends the events that carry them to the
+director only (the bot through its backstage DMs, the terminal only with --backstage).
 """
 
 from __future__ import annotations
@@ -11,19 +11,19 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 from engine.catalog import say
+from engine.vocabulary import BlockKind, FinishReason, RunMode, TurnReason
 
 
 @dataclass(frozen=True)
 class Event:
     scene: str
-    private = False
 
 
 @dataclass(frozen=True)
 class RunStarted(Event):
     take: int
     turns: int
-    mode: str  # run | cue | resume | replay
+    mode: RunMode
 
 
 @dataclass(frozen=True)
@@ -31,7 +31,7 @@ class TurnStarted(Event):
     take: int
     turn: int
     actor: str
-    reason: str  # director_cue | start | neglect | cue | self_cue | stage_manager | fallback
+    reason: TurnReason
     index: int = 1  # position within the current run
     total: int = 1
 
@@ -77,14 +77,12 @@ class StageManagerDecided(Event):
     actor: str
     reason: str
     fallback: bool = False
-    private = True
 
 
 @dataclass(frozen=True)
 class NoteAdded(Event):
     actor: str | None
     text: str
-    private = True
 
 
 @dataclass(frozen=True)
@@ -97,7 +95,7 @@ class Cut(Event):
 class RunFinished(Event):
     take: int
     turns_done: int
-    reason: str  # completed | cut | error | budget (stopped before a call that would cross one)
+    reason: FinishReason
 
 
 @dataclass(frozen=True)
@@ -113,7 +111,7 @@ class StageChanged(Event):
     take: int
     after: int  # the last turn before it
     seq: int
-    kind: str  # opening | event | enter | exit | present
+    kind: BlockKind
     actor: str = ""
     text: str = ""
     names: tuple[str, ...] = ()

@@ -15,11 +15,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from fakediscord import FakeDiscord, InteractionHandle
-
 from bot.app import CircusBot
 from engine import Config, Models
 from engine.providers.scripted import ScriptedRequest, improv
+from fakediscord import FakeDiscord, InteractionHandle
 
 TEMPLATES = Path(__file__).resolve().parent.parent / "engine" / "scene_templates"
 WAIT = 60.0  # only bounds how long a broken bot can hang a test; a loaded machine is slow

@@ -23,7 +23,6 @@ from pathlib import Path
 from typing import Any
 
 from fakediscord import FakeDiscord
-
 from tests import botkit
 
 __all__ = ["BotProcess", "Studio", "bot_env", "guilds_over_shards", "running", "until"]

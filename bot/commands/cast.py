@@ -2,7 +2,7 @@
 
 Invariants: every command is for directors only (the group's `interaction_check`: refused
 before anything is read or written); a
-new soul arrives as data (origin="discord": no api_base, models only from the operator's
+new soul arrives as data (origin="member": no api_base, models only from the operator's
 allow-list) either as the three parts of a form or as an uploaded soul.md; the engine writes
 it whole or not at all, and a refused form is handed back as a file, so nothing typed is lost.
 A cast change is announced in the thread by name only (never a soul), and the scene's personas
@@ -117,7 +117,7 @@ class ActorModal(DirectorsForm):
             raise BotProblem("cast.field_too_long", field=label, length=length, limit=MODAL_LIMIT)
         text = compose_soul(SoulParts(**values), scene_thread.lang)
         try:
-            actor = await scene_thread.rehearsal.cast.add_actor(self.name, text, origin="discord")
+            actor = await scene_thread.rehearsal.cast.add(self.name, text, origin="member")
         except CircusError as exc:  # refused: say why, and hand back what was typed
             why = await describe(interaction, exc)
             kept = t("cast.form_kept", scene_thread.lang, actor=self.name)
@@ -154,7 +154,7 @@ async def add_actor(
         return
     await defer(interaction)
     text = await uploaded_text(file)
-    actor = await scene_thread.rehearsal.cast.add_actor(name, text, origin="discord")
+    actor = await scene_thread.rehearsal.cast.add(name, text, origin="member")
     await joined(interaction, scene_thread, actor)
 
 
@@ -163,7 +163,7 @@ async def remove_actor(
 ) -> None:
     """/actor remove: the thread hears it by name."""
     await defer(interaction)
-    await scene_thread.rehearsal.cast.remove_actor(actor)
+    await scene_thread.rehearsal.cast.remove(actor)
     await scene_thread.refresh()
     scene_thread.status_line(t("cast.line_left", scene_thread.lang, actor=actor.name))
     await reply(interaction, t("cast.removed", scene_thread.lang, actor=actor.name))
@@ -174,7 +174,7 @@ async def rename_actor(
 ) -> None:
     """/actor rename (before the take's first turn): the thread hears it by name."""
     await defer(interaction)
-    renamed = await scene_thread.rehearsal.cast.rename_actor(actor, new_name)
+    renamed = await scene_thread.rehearsal.cast.rename(actor, new_name)
     await scene_thread.refresh()
     values = dict(old=actor.name, new=renamed.name)
     scene_thread.status_line(t("cast.line_renamed", scene_thread.lang, **values))

@@ -1,7 +1,7 @@
 """`/scene context`: the scene's public stage facts (context.md's body), rewritten in a form.
 
 Invariants: only a scene's directors reach the form or upload a file (`directors_only`, and the
-form's own `interaction_check` on submit); the text arrives as data (origin="discord": the scene's operator
+form's own `interaction_check` on submit); the text arrives as data (origin="member": the scene's operator
 settings stay as on disk), the engine writes it whole or not at all, and a refused form is
 handed back as a file. A body over a form's 4000 characters comes as a file to edit and upload.
 """
@@ -84,7 +84,7 @@ class ContextModal(DirectorsForm):
         header, _ = split_context(await scene_thread.rehearsal.cast.context_text())
         whole = with_body(header, text)
         try:
-            await scene_thread.rehearsal.cast.set_context(whole, origin="discord")
+            await scene_thread.rehearsal.cast.set_context(whole, origin="member")
         except CircusError as exc:  # refused: say why, and hand back what was typed
             why = await describe(interaction, exc)
             kept = t("context.form_kept", scene_thread.lang)
@@ -108,7 +108,7 @@ async def edit_context(
     if file is not None:
         await defer(interaction)
         text = await uploaded_text(file, too_big="upload_too_big")
-        await scene_thread.rehearsal.cast.set_context(text, origin="discord")
+        await scene_thread.rehearsal.cast.set_context(text, origin="member")
         await saved(interaction, scene_thread)
         return
     whole = await scene_thread.rehearsal.cast.context_text()

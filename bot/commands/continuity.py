@@ -58,7 +58,7 @@ class EditSouls(discord.ui.View):
                 scene_thread = host_of(interaction).scene_threads.get(
                     self.scene_thread.key, self.scene_thread
                 )
-                text = await scene_thread.rehearsal.souls.soul_text(Actor(actor))
+                text = await scene_thread.rehearsal.souls.text(Actor(actor))
                 if len(text) > MODAL_LIMIT:
                     await defer(interaction)
                     message = t("soul_too_long", scene_thread.lang, actor=actor, length=len(text))
@@ -105,7 +105,7 @@ async def scene_next(
 
 async def carried_of(scene_thread: SceneThread, actor: str) -> str:
     """The section carried into `actor`'s soul (the text from its heading on)."""
-    text = await scene_thread.rehearsal.souls.soul_text(Actor(actor))
+    text = await scene_thread.rehearsal.souls.text(Actor(actor))
     at = text.rfind("\n### ")
     return text[at + 1 :].split("\n## ", 1)[0].strip() if at >= 0 else ""
 

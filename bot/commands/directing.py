@@ -27,7 +27,16 @@ from bot.interaction.options import ActorArg
 from bot.interaction.replies import MESSAGE_LIMIT, defer, reply
 from bot.render import render_status, render_takes, render_warnings
 from bot.thread.scene import SceneThread
-from engine import DEFAULT_TURNS, Actor, CircusError, dropped_warning, tree_lines_of
+from engine import (
+    DEFAULT_TURNS,
+    Actor,
+    CircusError,
+    Cue,
+    Resume,
+    Run,
+    dropped_warning,
+    tree_lines_of,
+)
 
 Turns = app_commands.Range[int, 1, 50]
 
@@ -38,7 +47,7 @@ async def start_run(
 ) -> None:
     """/run: the scene plays by itself for `turns` turns (from `start`, if given)."""
     await defer(interaction)
-    await scene_thread.rehearsal.start_run(turns, start=start, mode="run")
+    await scene_thread.rehearsal.start_run(Run(turns, start))
     scene_thread.run_interaction = interaction
     # The reply names the opener as the director typed them (an alias stays an alias).
     typed = getattr(interaction.namespace, "start", None) or (start.name if start else "")
@@ -51,7 +60,7 @@ async def cue_actor(
 ) -> None:
     """/cue: one actor takes the next turn (with a private direction for it, if given)."""
     await defer(interaction)
-    await scene_thread.rehearsal.start_run(1, start=actor, mode="cue", direction=direction or "")
+    await scene_thread.rehearsal.start_run(Cue(actor, direction or ""))
     scene_thread.run_interaction = interaction
     text = t("cue_started", scene_thread.lang, actor=actor.name)
     if direction:
@@ -71,7 +80,7 @@ async def resume_run(
 ) -> None:
     """/resume: play on for `turns` turns from where the scene stopped."""
     await defer(interaction)
-    await scene_thread.rehearsal.start_run(turns, mode="resume")
+    await scene_thread.rehearsal.start_run(Resume(turns))
     scene_thread.run_interaction = interaction
     await reply(interaction, t("resume_started", scene_thread.lang, turns=turns))
 
@@ -92,14 +101,14 @@ async def whisper(
 async def save_take(interaction: discord.Interaction, scene_thread: SceneThread) -> None:
     """/take save."""
     await defer(interaction)
-    number = await scene_thread.rehearsal.takes.save_take()
+    number = await scene_thread.rehearsal.takes.save()
     await reply(interaction, t("take_saved", scene_thread.lang, take=number))
 
 
 async def list_takes(interaction: discord.Interaction, scene_thread: SceneThread) -> None:
     """/take list."""
     await defer(interaction)
-    listing = render_takes(await scene_thread.rehearsal.takes.list_takes(), scene_thread.lang)
+    listing = render_takes(await scene_thread.rehearsal.takes.saved(), scene_thread.lang)
     tree = "\n".join(await tree_lines_of(scene_thread.rehearsal.root))  # replays branch (issue 21)
     await reply(interaction, f"{listing}\n```\n{tree}\n```"[:MESSAGE_LIMIT])
 
@@ -127,7 +136,7 @@ async def show_soul(
 ) -> None:
     """/soul show: an actor's soul.md, inline if it fits, else attached."""
     await defer(interaction)
-    text = await scene_thread.rehearsal.souls.soul_text(actor)
+    text = await scene_thread.rehearsal.souls.text(actor)
     if len(text) <= INLINE_LIMIT and "```" not in text:
         await reply(interaction, f"```md\n{text}\n```")
     else:
@@ -145,12 +154,10 @@ async def edit_soul(
     than a form holds, the file comes back to edit and upload)."""
     if file is not None:
         await defer(interaction)
-        await scene_thread.rehearsal.souls.set_soul(
-            actor, await uploaded_text(file), origin="discord"
-        )
+        await scene_thread.rehearsal.souls.set(actor, await uploaded_text(file), origin="member")
         await reply(interaction, t("soul_saved", scene_thread.lang, actor=actor.name))
         return
-    text = await scene_thread.rehearsal.souls.soul_text(actor)
+    text = await scene_thread.rehearsal.souls.text(actor)
     if len(text) > MODAL_LIMIT:
         await defer(interaction)
         message = t("soul_too_long", scene_thread.lang, actor=actor.name, length=len(text))
@@ -222,11 +229,11 @@ class SoulModal(DirectorsForm):
         # opened for
         scene_thread = self.for_scene or scene_of(interaction)
         await defer(interaction)
-        # What arrives through Discord is data, not configuration: origin="discord" refuses
+        # What arrives through Discord is data, not configuration: origin="member" refuses
         # api_base and models outside the operator's allow-list.
         text = self.body.value
         try:
-            await scene_thread.rehearsal.souls.set_soul(self.actor, text, origin="discord")
+            await scene_thread.rehearsal.souls.set(self.actor, text, origin="member")
         except CircusError as exc:  # refused: say why, and hand back what was typed
             why = await describe(interaction, exc)
             kept = t("soul_form_kept", scene_thread.lang, actor=self.actor.name)

@@ -89,7 +89,7 @@ async def take_choices(
     choices = [
         app_commands.Choice(name=t("take_current", scene_thread.lang, n=number), value="current")
     ]
-    for info in reversed(await scene_thread.rehearsal.takes.list_takes()):
+    for info in reversed(await scene_thread.rehearsal.takes.saved()):
         label = t("take_saved_choice", scene_thread.lang, n=info.number, turns=info.turns)
         choices.append(app_commands.Choice(name=label[:100], value=str(info.number)))
     typed = current.strip().casefold()

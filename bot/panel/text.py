@@ -128,14 +128,14 @@ class Snapshot:
 
     @property
     def running(self) -> bool:
-        return self.status.mode == "running"
+        return self.status.running
 
 
 def panel_text(snap: Snapshot) -> str:
     """The panel's lines: state, take and turn, on stage, last speaker, players, spend."""
     s, lang = snap.status, snap.lang
     lines = [t("panel.title", lang, scene=s.scene, take=s.take, turns=s.turns)]
-    if s.mode == "running" and s.held_by:
+    if s.running and s.held_by:
         lines.append(t("panel.elsewhere", lang))
     elif snap.running:
         p = snap.progress

@@ -27,6 +27,7 @@ from engine.door.caching import Pieces
 from engine.door.metering import reply_usage
 from engine.door.values import Price, ReplyShape
 from engine.errors import CircusError, ModelError
+from engine.vocabulary import CallPurpose
 
 EMBEDDED_MODEL = "circus-local/smollm2"
 
@@ -51,7 +52,7 @@ class ModelCall:
     # The fallback model's own provider options (its Ollama num_ctx, its JSON schema or none):
     # the primary's `extra` may be refused by another provider. None: the fallback uses `extra`.
     fallback_extra: dict[str, Any] | None = None
-    purpose: str = ""  # what the spend record calls it: actor, repair, stage_manager, summarize
+    purpose: CallPurpose | None = None  # what the spend record calls it (None: its shape)
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import difflib
 import unicodedata
 from collections.abc import Mapping
-from typing import Annotated, Any
+from typing import Annotated, Any, get_args
 from urllib.parse import urlsplit
 
 from pydantic import (
@@ -33,6 +33,7 @@ from engine.door.llm import EMBEDDED_MODEL
 from engine.door.structured import ReplyFormat
 from engine.errors import BadSceneFile, Refused
 from engine.folder.names import is_everyone
+from engine.vocabulary import Origin
 
 MAX_FILE_BYTES = 256 * 1024  # soul.md / context.md: a real soul is 2–5 KB
 MAX_LIST = 32  # cast, on_stage
@@ -41,7 +42,7 @@ MAX_SECRETS = (
     12  # `secrets:` in soul.md (engine/takes/secrets.py): a few short phrases per character
 )
 MAX_SECRET_CHARS = 80
-ORIGINS = ("operator", "discord")
+ORIGINS = get_args(Origin)  # who a text came from (engine.vocabulary.Origin)
 
 
 def _no_controls(text: str) -> str:

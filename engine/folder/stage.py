@@ -12,17 +12,24 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
 
 from engine.catalog import CATALOGS, lang_of
 from engine.errors import BadSceneFile
 from engine.folder.sections import escape, split, unescape
 from engine.folder.turns import Turn
+from engine.vocabulary import BlockKind
 
-OPENING, EVENT, ENTER, EXIT, PRESENT = "opening", "event", "enter", "exit", "present"
-KINDS = (OPENING, EVENT, ENTER, EXIT, PRESENT)
+OPENING: Final = "opening"
+EVENT: Final = "event"
+ENTER: Final = "enter"
+EXIT: Final = "exit"
+PRESENT: Final = "present"
+KINDS: tuple[BlockKind, ...] = (OPENING, EVENT, ENTER, EXIT, PRESENT)
 LABELS = {lang: {k: text[f"stage.{k}"] for k in KINDS} for lang, text in CATALOGS.items()}
-_KIND_OF = {label.casefold(): kind for table in LABELS.values() for kind, label in table.items()}
+_KIND_OF: dict[str, BlockKind] = {
+    label.casefold(): kind for table in LABELS.values() for kind, label in table.items()
+}
 _KIND_OF.update({"开场": OPENING, "进场": ENTER, "在场": PRESENT})
 # ASCII digits, at most 9 (engine.folder.numbers): a hand-typed 5,000-digit heading is just a line.
 HEADING = re.compile(r"^## ([0-9]{1,9})\.([0-9]{1,9}) · (.+?)\s*$")
@@ -34,7 +41,7 @@ class StageBlock:
 
     after: int  # the last turn before it (0: before the first turn)
     seq: int  # its place among the blocks after that turn, from 1
-    kind: str  # opening | event | enter | exit | present
+    kind: BlockKind
     actor: str = ""  # enter / exit
     text: str = ""  # opening / event
     names: tuple[str, ...] = ()  # present
@@ -47,7 +54,7 @@ class StageBlock:
 Item = Turn | StageBlock
 
 
-def _labels(language: str) -> dict[str, str]:
+def _labels(language: str) -> dict[BlockKind, str]:
     return LABELS[lang_of(language)]
 
 

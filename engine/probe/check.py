@@ -36,6 +36,7 @@ from engine.folder.whispers import Whispers
 from engine.rehearsal.run_loop import TURN_DEADLINE_FACTOR
 from engine.turn.performance import ask_stage_manager, perform
 from engine.turn.routing import closest_names, known_names, litellm_routable
+from engine.vocabulary import FailureKind, ProbeRead
 
 DEFAULT_TIMEOUT = 60.0  # seconds one probe call may take (--timeout)
 WARM_UP_SECONDS = 60.0  # litellm's first-call imports take a few seconds on a busy machine
@@ -69,13 +70,13 @@ class TurnSample:
 
     language: str
     actor: str
-    read: str  # clean | repaired | unreadable
+    read: ProbeRead
     calls: int
 
 
 @dataclass(frozen=True)
 class Failure:
-    kind: str  # refused | unroutable | timeout | unreachable | auth | not_found | rate_limited | error
+    kind: FailureKind
     detail: str
 
 
@@ -92,7 +93,7 @@ class ProbeResult:
 
 
 # ----------------------------------------------------------------------------- pure helpers
-FAILURE_WORDS: tuple[tuple[str, tuple[str, ...]], ...] = (
+FAILURE_WORDS: tuple[tuple[FailureKind, tuple[str, ...]], ...] = (
     ("timeout", ("timed out", "timeout")),
     ("rate_limited", ("429", "rate limit", "ratelimit", "too many requests")),
     ("auth", ("401", "403", "authenticat", "api key", "api_key", "unauthorized", "permission")),
@@ -104,7 +105,7 @@ FAILURE_WORDS: tuple[tuple[str, tuple[str, ...]], ...] = (
 )
 
 
-def failure_kind(why: str) -> str:
+def failure_kind(why: str) -> FailureKind:
     """What kind of failure a provider's one-line error describes (first match wins)."""
     text = why.lower()
     for kind, words in FAILURE_WORDS:
@@ -174,7 +175,7 @@ class _Recorder:
             reply = await self.door.complete(call, gate=gate)
         except ModelError as exc:
             waited = time.monotonic() - started
-            kind = "timeout" if waited >= call.timeout else failure_kind(exc.why)
+            kind: FailureKind = "timeout" if waited >= call.timeout else failure_kind(exc.why)
             self.failure = self.failure or Failure(kind, exc.why)
             raise
         who = (self.language, call.shape.speaker or call.shape.kind)
@@ -301,7 +302,9 @@ async def _play(
             if recorder.failure is None:
                 recorder.failure = Failure("timeout", f"{TURN_DEADLINE_FACTOR * timeout:g} s")
             return False
-        read = "unreadable" if done.fallback else "repaired" if done.repaired else "clean"
+        read: ProbeRead = (
+            "unreadable" if done.fallback else "repaired" if done.repaired else "clean"
+        )
         turns.append(TurnSample(state.language, actor, read, done.usage.calls))
         reply = done.reply
         state.turns.append(Turn(number, actor, reply.action, reply.dialogue, reply.cue))

@@ -32,6 +32,7 @@ from engine.rehearsal.results import check_origin, given_text
 from engine.rehearsal.run_slot import RunSlot
 from engine.rehearsal.scene_access import SceneAccess
 from engine.rehearsal.soul_commands import draft_path
+from engine.vocabulary import Origin
 
 
 class Cast:
@@ -85,8 +86,8 @@ class Cast:
             finally:
                 self.scene.files.forget()
 
-    async def add_actor(
-        self, name: str, soul_text: str | None = None, *, origin: str = "operator"
+    async def add(
+        self, name: str, soul_text: str | None = None, *, origin: Origin = "operator"
     ) -> Actor:
         """Add an actor with `soul_text` as their soul.md (None: the three parts to fill in).
 
@@ -109,7 +110,7 @@ class Cast:
             soul = parse_soul(new, text, path, rel)
             if not soul.body:
                 raise BadSceneFile(path, "error.file.soul_empty", rel=rel)
-            if origin == "discord":
+            if origin == "member":
                 check_untrusted_soul(SoulSettings(**soul.settings), None, self.config)
             clash = alias_clash({**state.aliases(), new: soul.aliases})
             if clash is not None:
@@ -129,7 +130,7 @@ class Cast:
 
         return await self._change(plan)  # type: ignore[return-value]
 
-    async def remove_actor(self, actor: Actor) -> None:
+    async def remove(self, actor: Actor) -> None:
         """Take an actor out of the scene: their folder goes, context.md's cast and on_stage
         forget them. Their lines stay in the transcript and the saved takes (history)."""
 
@@ -148,7 +149,7 @@ class Cast:
 
         await self._change(plan)
 
-    async def rename_actor(self, actor: Actor, new_name: str) -> Actor:
+    async def rename(self, actor: Actor, new_name: str) -> Actor:
         """Rename an actor before the first turn of the current take (folder, cast, on_stage,
         whispers, who plays them); after it, refused: the record already names them."""
         store = self.scene.store
@@ -194,7 +195,7 @@ class Cast:
         await self.scene.state()  # SceneNotFound for a folder that is not a scene
         return await self.scene.store.read(CONTEXT, limit=MAX_FILE_BYTES) or ""
 
-    async def set_context(self, text: str, *, origin: str = "operator") -> None:
+    async def set_context(self, text: str, *, origin: Origin = "operator") -> None:
         """Replace context.md; refused (nothing written) if its settings are broken, its cast
         or on_stage names are not names, or (from Discord) it changes an operator setting."""
         check_origin(origin)
@@ -207,7 +208,7 @@ class Cast:
         state = await self.scene.state()
         if new.on_stage is not None:
             configured(new.as_dict(), state.cast, path)
-        if origin == "discord":
+        if origin == "member":
             current = ContextSettings(**state.settings) if state.settings else None
             check_untrusted_context(new, current, self.config)
         self.slot.refuse_if_running()

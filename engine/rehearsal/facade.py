@@ -23,6 +23,7 @@ from engine.folder.turns import Turn
 from engine.rehearsal.cast_commands import Cast
 from engine.rehearsal.harvest import Harvest
 from engine.rehearsal.note_commands import Notes
+from engine.rehearsal.orders import Order
 from engine.rehearsal.results import Status, status_of
 from engine.rehearsal.run_loop import RunLoop, RunResult
 from engine.rehearsal.run_slot import RunSlot
@@ -100,18 +101,13 @@ class Rehearsal:
         return await self.scene.current_take()
 
     async def status(self) -> Status:
-        return await status_of(self.scene, self.slot, self.spend, await self.notes.notes_dropped())
+        return await status_of(self.scene, self.slot, self.spend, await self.notes.dropped())
 
     # ----------------------------------------------------------------- running
-    async def start_run(
-        self,
-        turns: int = DEFAULT_TURNS,
-        start: Actor | None = None,
-        mode: str = "run",
-        direction: str = "",
-    ) -> asyncio.Task[RunResult]:
-        """Start a run in the background and return its task (engine.rehearsal.run_loop)."""
-        return await self.run_loop.start_run(turns, start, mode, direction)
+    async def start_run(self, order: Order) -> asyncio.Task[RunResult]:
+        """Start the run `order` asks for (`Run`, `Cue`, `Resume`, `Replay`) in the background
+        and return its task (engine.rehearsal.run_loop)."""
+        return await self.run_loop.start_run(order)
 
     async def run(self, turns: int = DEFAULT_TURNS, start: Actor | None = None) -> RunResult:
         """RUN mode: let the scene go `turns` turns by itself, optionally from `start`."""

@@ -1,7 +1,8 @@
 """The harvest (pan for gold): picks, the Discord message map, exports, take reports and diffs.
 
-A command group of Rehearsal over the scene on disk (engine.rehearsal.scene_access) alone: no run lock,
-no models, so `harvest_of(root)` reads a saved take from its folder without a Rehearsal. "current" is the working transcript,
+A command group of Rehearsal over the scene on disk (engine.rehearsal.scene_access) alone: no run
+lock and no models, so a saved take's report or export is built while the scene plays. "current"
+is the working transcript,
 numbered last saved take + 1; any other number must be a saved take. picks.md is
 read-modify-written under its own short lock; a pick of the current take keeps its number, which
 the take gets when it is saved, and a replay re-points it at the saved take it equals (never at
@@ -83,12 +84,6 @@ class TakeView:
 
     def turn(self, number: int) -> Turn | None:
         return next((t for t in self.turns if t.number == number), None)
-
-
-def harvest_of(root: Path | str) -> Harvest:
-    """A scene's harvest from its folder alone — a saved take's report, diff, export or picks —
-    with no run lock, no model door and no run loop built."""
-    return Harvest(SceneAccess(root))
 
 
 class Harvest:

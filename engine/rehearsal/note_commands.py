@@ -49,9 +49,9 @@ class Notes:
                 current = empty_notes(state.cast, state.language)
             await store.write_atomic(NOTES, add_note(current, text, target, state.language))
         self.scene.events.emit(NoteAdded(self.scene.name, target, text.strip()))
-        return (await self.notes_dropped()).get(target or "", 0)
+        return (await self.dropped()).get(target or "", 0)
 
-    async def notes_dropped(self) -> dict[str, int]:
+    async def dropped(self) -> dict[str, int]:
         """Per whisper section (an actor, or "" for everyone): how many of its oldest notes
         the prompts leave out, each measured for the models that read it."""
         state = await self.scene.state()

@@ -18,6 +18,7 @@ from engine.rehearsal.spending import Spending
 from engine.spend import budget, call_log
 from engine.spend.budget import Budget, Spend
 from engine.takes.folders import take_numbers
+from engine.vocabulary import Origin, StatusMode
 
 
 def given_text(text: str, path: object, rel: str) -> str:
@@ -34,7 +35,7 @@ def given_text(text: str, path: object, rel: str) -> str:
     return text
 
 
-def check_origin(origin: str) -> None:
+def check_origin(origin: Origin) -> None:
     if origin not in ORIGINS:
         raise ValueError(f"origin must be one of {ORIGINS}, not {origin!r}")
 
@@ -45,7 +46,7 @@ class Status:
     take: int
     turns: int
     cast: tuple[str, ...]
-    mode: str  # idle | running (here, or in another process: held_by)
+    mode: StatusMode  # running here, or in another process (held_by)
     progress: str
     prompt_tokens: int
     completion_tokens: int
@@ -60,6 +61,11 @@ class Status:
     # (actor, or "" for everyone; how many of its oldest whispers prompts leave out)
     notes_dropped: tuple[tuple[str, int], ...] = ()
     held_by: tuple[int, str] | None = None  # (pid, host) of another process running the scene
+
+    @property
+    def running(self) -> bool:
+        """A run is going, in this process or another (held_by says which)."""
+        return self.mode == "running"
 
     def _left(self, scope: str, unit: str) -> float | None:
         found = [b.left for b in self.budgets if (b.scope, b.unit) == (scope, unit)]

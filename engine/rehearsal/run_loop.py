@@ -37,6 +37,7 @@ from engine.folder.stage import after_event, quiet
 from engine.folder.templates import is_template
 from engine.folder.turns import render_decision
 from engine.folder.whispers import NOTE_MOST_CHARS
+from engine.rehearsal.orders import Cue, Order, Resume, Run
 from engine.rehearsal.run_slot import PlayedLine, RunSlot
 from engine.rehearsal.scene_access import SceneAccess
 from engine.rehearsal.spending import Spending
@@ -45,6 +46,7 @@ from engine.reply.cue import match_cue
 from engine.spend.budget import SpendGuard
 from engine.turn.casting import longest_silent, next_on_stage
 from engine.turn.performance import Performance, Usage, ask_stage_manager, perform
+from engine.vocabulary import FinishReason, RunMode, TurnReason
 
 log = logging.getLogger("circus.engine")
 TURN_DEADLINE_FACTOR = 3  # a turn may span a few model calls (retry, repair, fallback)
@@ -53,7 +55,7 @@ TURN_DEADLINE_FACTOR = 3  # a turn may span a few model calls (retry, repair, fa
 @dataclass(frozen=True)
 class RunResult:
     turns_done: int
-    reason: str  # completed | cut | error | budget
+    reason: FinishReason
     last_turn: int
 
 
@@ -62,7 +64,7 @@ class Pick:
     """Who speaks this turn and why, and the stage manager's part in it (if it chose)."""
 
     actor: str
-    reason: str
+    reason: TurnReason
     sm_usage: Usage | None = None
     sm_log: str = ""
 
@@ -86,7 +88,7 @@ def error_event(
     return ErrorEvent(scene, exc.message_key, dict(exc.values), turn, actor, language)
 
 
-def choose_speaker(state: SceneState, avoid: str | None) -> tuple[str | None, str]:
+def choose_speaker(state: SceneState, avoid: str | None) -> tuple[str | None, TurnReason]:
     """(actor, reason) by the scene's own rules (pure); (None, …) leaves it to the stage
     manager. `avoid`: an actor whose model just failed, passed over if anyone else is there."""
     speakers = [t.actor for t in state.turns]
@@ -126,18 +128,14 @@ class RunLoop:
         self._language = "zh"  # the scene's, as the run last read it (for a budget stop)
 
     # ----------------------------------------------------------------- the director's verbs
-    async def start_run(
-        self,
-        turns: int = DEFAULT_TURNS,
-        start: Actor | None = None,
-        mode: str = "run",
-        direction: str = "",
-    ) -> asyncio.Task[RunResult]:
-        """Start a run in the background and return its task (SceneBusy if one is going).
+    async def start_run(self, order: Order) -> asyncio.Task[RunResult]:
+        """Start the run `order` asks for in the background and return its task (SceneBusy if
+        one is going).
 
         A run that is only waiting for a person's line gives way: the director may cue
         someone else (the wait is cut; nothing was in flight)."""
         scene, slot = self.scene, self.slot
+        turns, start, direction = order.turns, order.start, order.direction.strip()
         if slot.running and slot.waiting is None:
             raise SceneBusy(scene.name)
         self._check_request(turns, direction)
@@ -153,7 +151,7 @@ class RunLoop:
             raise SceneBusy(scene.name)
         if scene.store.lock(scene.name, announce=True):
             scene.files.forget()  # a crashed turn was just completed on disk
-        slot.task = asyncio.create_task(self._run(turns, first, mode, direction))
+        slot.task = asyncio.create_task(self._run(turns, first, order.mode, direction))
         # Let the task take its first step: a task cancelled before it starts would never
         # reach the code that releases the scene lock.
         await asyncio.sleep(0)
@@ -171,15 +169,15 @@ class RunLoop:
 
     async def run(self, turns: int = DEFAULT_TURNS, start: Actor | None = None) -> RunResult:
         """RUN mode: let the scene go `turns` turns by itself, optionally from `start`."""
-        return await (await self.start_run(turns, start, "run"))
+        return await (await self.start_run(Run(turns, start)))
 
     async def resume(self, turns: int = DEFAULT_TURNS) -> RunResult:
         """Back to RUN mode from where the scene stopped."""
-        return await (await self.start_run(turns, None, "resume"))
+        return await (await self.start_run(Resume(turns)))
 
     async def cue(self, actor: Actor, direction: str = "") -> RunResult:
         """CUE mode: one turn by `actor`; `direction` is private to them for this turn."""
-        return await (await self.start_run(1, actor, "cue", direction.strip()))
+        return await (await self.start_run(Cue(actor, direction)))
 
     async def cut(self) -> bool:
         """Stop the run now. Returns False when nothing was running."""
@@ -199,8 +197,9 @@ class RunLoop:
         return await self.slot.task
 
     # ----------------------------------------------------------------- a run
-    async def _run(self, turns: int, first: str | None, mode: str, direction: str) -> RunResult:
-        scene, tally, reason = self.scene, _Tally(), "completed"
+    async def _run(self, turns: int, first: str | None, mode: RunMode, direction: str) -> RunResult:
+        scene, tally = self.scene, _Tally()
+        reason: FinishReason = "completed"
         try:
             # The run's spend gate goes with every model call it makes, and only those.
             self._spend = await self.spending.guard()
@@ -232,8 +231,8 @@ class RunLoop:
         return RunResult(tally.done, reason, last)
 
     async def _turns(
-        self, tally: _Tally, turns: int, first: str | None, mode: str, direction: str
-    ) -> str:
+        self, tally: _Tally, turns: int, first: str | None, mode: RunMode, direction: str
+    ) -> FinishReason:
         """The run's turns, counted in `tally`; a turn whose model fails is skipped (the next
         speaker is tried), twice in a row — or a forced one — ends the run ("error")."""
         failures, avoid = 0, None
@@ -273,7 +272,7 @@ class RunLoop:
         index: int,
         total: int,
         forced: str | None,
-        forced_reason: str,
+        forced_reason: TurnReason,
         direction: str,
         avoid: str | None,
     ) -> None:

@@ -28,6 +28,7 @@ from engine.rehearsal.run_slot import RunSlot
 from engine.rehearsal.scene_access import SceneAccess
 from engine.rehearsal.spending import Spending
 from engine.turn.prompts import summarize_messages
+from engine.vocabulary import Origin
 
 
 def draft_path(actor: str) -> str:
@@ -48,14 +49,14 @@ class Souls:
         self.scene, self.slot, self.models = scene, slot, models
         self.config, self.spending = config, spending
 
-    async def soul_text(self, actor: Actor) -> str:
+    async def text(self, actor: Actor) -> str:
         name = (await self.scene.state()).member(actor)
         return await self.scene.store.read(soul_path(name)) or ""
 
-    async def set_soul(self, actor: Actor, text: str, *, origin: str = "operator") -> None:
+    async def set(self, actor: Actor, text: str, *, origin: Origin = "operator") -> None:
         """Replace an actor's soul.md; refused (nothing written) if its front matter is broken.
 
-        `origin="discord"`: the text came from an untrusted member, so it may not set
+        `origin="member"`: the text came from an untrusted member, so it may not set
         `api_base`, nor a `model`/`fallback_model` outside `allowed_models()` (Refused).
         """
         check_origin(origin)
@@ -66,7 +67,7 @@ class Souls:
         new = parse_soul(name, text, path, rel)
         if not new.body:
             raise BadSceneFile(path, "error.file.soul_empty", rel=rel)
-        if origin == "discord":
+        if origin == "member":
             current = await self._soul_on_disk(name)
             check_untrusted_soul(SoulSettings(**new.settings), current, self.config)
         self.slot.refuse_if_running()
@@ -148,7 +149,7 @@ class Souls:
         await self._write_prior_story(name, story)
 
     # ----------------------------------------------------------------- soul drafts
-    async def save_soul_draft(self, actor: Actor, text: str) -> str:
+    async def save_draft(self, actor: Actor, text: str) -> str:
         """Keep a soul edit that could not be used, in drafts/<actor>.soul.md (never loaded,
         never in a take). Returns that path inside the scene."""
         name = (await self.scene.state()).member(actor)
@@ -156,11 +157,11 @@ class Souls:
         await self.scene.store.write_atomic(rel, given_text(text, self.scene.root / rel, rel))
         return rel
 
-    async def soul_draft(self, actor: Actor) -> str | None:
+    async def draft(self, actor: Actor) -> str | None:
         """The kept draft of the actor's soul, if there is one."""
         name = (await self.scene.state()).member(actor)
         return await self.scene.store.read(draft_path(name), limit=MAX_FILE_BYTES)
 
-    async def drop_soul_draft(self, actor: Actor) -> None:
+    async def drop_draft(self, actor: Actor) -> None:
         name = (await self.scene.state()).member(actor)
         self.scene.store.remove(draft_path(name))

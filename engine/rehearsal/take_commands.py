@@ -34,7 +34,7 @@ class Takes:
     def __init__(self, scene: SceneAccess, slot: RunSlot, harvest: Harvest) -> None:
         self.scene, self.slot, self.harvest = scene, slot, harvest
 
-    async def save_take(self) -> int:
+    async def save(self) -> int:
         self.slot.refuse_if_running()
         scene = self.scene
         with scene.store.held(scene.name):  # never snapshot another process's half-turn
@@ -48,11 +48,11 @@ class Takes:
         number = await self.scene.current_take()
         return await save_take(self.scene.store, await self.harvest.take_files(number))
 
-    async def list_takes(self) -> list[TakeInfo]:
+    async def saved(self) -> list[TakeInfo]:
         store = self.scene.store
         return [await take_info(store, n) for n in await take_numbers(store)]
 
-    async def show_take(self, ref: str | int) -> str:
+    async def show(self, ref: str | int) -> str:
         number = await resolve_take(self.scene.store, ref)
         return await self.scene.store.read(f"{take_dir(number)}/{TRANSCRIPT}") or ""
 

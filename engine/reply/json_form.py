@@ -16,11 +16,12 @@ from typing import Any
 from engine.folder.sanitize import clean_text
 from engine.reply.private import is_private_tag
 from engine.reply.styles import Segment
+from engine.vocabulary import ReplyField
 
 MAX_DEPTH = 32  # deeper than any reply needs; a nesting bomb stops here, not in a RecursionError
 MAX_TRIES = 50  # `{` positions tried before giving up on finding an object in prose
 
-_KEYS: dict[str, str] = {
+_KEYS: dict[str, ReplyField] = {
     **dict.fromkeys(
         ("thought", "thoughts", "think", "thinking", "innerthought", "innerthoughts",
          "innermonologue", "internalmonologue", "innervoice", "privatethought", "想法", "內心",
@@ -199,7 +200,9 @@ def _segments(obj: dict[str, Any], pos: int, whose: Callable[[str], str]) -> lis
             return [Segment("dialogue", "", pos, others=True)]
     out = []
     for i, (key, value) in enumerate(obj.items()):
-        field = _KEYS.get(_key(key)) or ("thought" if is_private_tag(_key(key)) else None)
+        field: ReplyField | None = _KEYS.get(_key(key)) or (
+            "thought" if is_private_tag(_key(key)) else None
+        )
         if field is None:
             continue  # an unknown key is never published
         if field == "cue" and value is None:

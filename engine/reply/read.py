@@ -29,6 +29,7 @@ from engine.reply.styles import (
     name_key,
     read_labels,
 )
+from engine.vocabulary import ReplyField
 
 __all__ = ["CAPS", "MAX_REPLY_CHARS", "Reply", "is_private_tag", "parse_reply", "split_private"]
 
@@ -38,7 +39,7 @@ __all__ = ["CAPS", "MAX_REPLY_CHARS", "Reply", "is_private_tag", "parse_reply", 
 CAPS = {"thought": 4000, "action": 600, "dialogue": 1500, "cue": 64}
 MAX_REPLY_CHARS = 40_000  # read no further into a runaway reply (a 5 MB answer is cut here)
 
-_FIELDS = {
+_FIELDS: dict[str, ReplyField] = {
     "thought": "thought",
     "thoughts": "thought",
     "think": "thought",
@@ -303,7 +304,7 @@ def parse_reply(
     lines = cast_lines(speaker, cast)
     segments, stop = _read(text, lines)
     found, moved, others = _assemble(segments, stop, lines)
-    values = {f: "\n".join(v for v in found.get(f, []) if v) for f in _CLOSE}
+    values: dict[str, str] = {f: "\n".join(v for v in found.get(f, []) if v) for f in _CLOSE}
     if head:
         values["thought"] = "\n".join([head, values["thought"]]).strip()
     if moved:

@@ -16,9 +16,10 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from engine.reply.private import has_private
+from engine.vocabulary import ReplyField
 
 # Label words (any case) and the field each opens.
-LABELS: dict[str, str] = {
+LABELS: dict[str, ReplyField] = {
     **dict.fromkeys(
         ("thought", "thoughts", "thinking", "think", "inner thought", "inner thoughts",
          "inner monologue", "internal monologue", "inner voice", "private thought",
@@ -58,7 +59,7 @@ _LABEL = re.compile(
 )
 _BRACKETED = re.compile(r"[ \t]*[\[(（【][ \t]*(.+?)[ \t]*[\])）】][ \t]*")
 _COLON = re.compile(r"[:：]")
-_BY_WORD = {word.lower(): field for word, field in LABELS.items()}
+_BY_WORD: dict[str, ReplyField] = {word.lower(): field for word, field in LABELS.items()}
 _QUOTE = re.compile(r"^[ \t]*>[ \t]?")  # a markdown blockquote around a line
 _HEADING = re.compile(r"[ \t]*#{1,6}[ \t]")
 # Words of the sections models add besides the four fields (notes, subtext, motivation, …).
@@ -79,7 +80,7 @@ _SECTION = re.compile(
 _GESTURE = re.compile(r"\*([^*\n]+)\*[ \t]*|[（(]([^()（）\n]+)[)）][ \t]*(?=\S)")
 
 
-def label_of(line: str) -> tuple[str, str, str] | None:
+def label_of(line: str) -> tuple[ReplyField, str, str] | None:
     """(field, text after the label, whose label it is) when `line` opens a field, else None.
 
     The owner is a name before the label ("Alice's thought:", "律師的台詞：", else ""); a line
@@ -91,7 +92,7 @@ def label_of(line: str) -> tuple[str, str, str] | None:
     return found
 
 
-def _label(line: str) -> tuple[str, str, str] | None:
+def _label(line: str) -> tuple[ReplyField, str, str] | None:
     m = _LABEL.fullmatch(line)
     if m is None:
         return None
@@ -191,7 +192,7 @@ def cast_lines(speaker: str, cast: Mapping[str, Sequence[str]] | None) -> CastLi
 
 @dataclass(frozen=True)
 class Segment:
-    field: str  # thought | action | dialogue | cue
+    field: ReplyField
     text: str
     pos: int  # where it starts in the reply, to keep the reply's order
     others: bool = False  # this segment was written for another cast member
@@ -202,7 +203,7 @@ def read_labels(text: str, lines: CastLines, offset: int = 0) -> tuple[list[Segm
     """The fields `text` opens with labels or the speaker's name, and where a line written for
     another cast member starts (reading stops there), as an offset into the whole reply."""
     out: list[Segment] = []
-    field: str | None = None
+    field: ReplyField | None = None
     body: list[str] = []
     start = 0
 

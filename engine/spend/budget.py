@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from datetime import date, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from engine.catalog import Phrase
 from engine.clock import utcnow
@@ -25,6 +25,7 @@ from engine.errors import BudgetExceeded, CircusError
 from engine.folder.role_models import reply_cap
 from engine.spend.call_log import CallLog, Spend, day_spend, row_spend, utc_day
 from engine.spend.ledger import Ledger
+from engine.vocabulary import CallPurpose
 
 SCENE_SETTINGS = {"usd": "budget_usd", "tokens": "budget_tokens"}
 DAILY_ENV = {"usd": "CIRCUS_DAILY_BUDGET_USD", "tokens": "CIRCUS_DAILY_BUDGET_TOKENS"}
@@ -151,7 +152,7 @@ _reserved_lock = threading.Lock()
 @dataclass(frozen=True)
 class _Ticket:
     model: str
-    kind: str  # actor | repair | stage_manager | summarize (the call's purpose)
+    kind: CallPurpose | Literal["free"]  # the call's purpose, else its reply shape
     role: str
     fallback: bool  # the call's fallback model, after its own model failed
     reserved: Spend  # what this call holds of a shared daily budget while it is in flight

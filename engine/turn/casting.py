@@ -15,6 +15,7 @@ from engine.folder.turns import ANY
 from engine.reply.cue import match_cue
 from engine.reply.json_form import parse
 from engine.reply.private import split_private
+from engine.vocabulary import TurnReason
 
 
 @dataclass(frozen=True)
@@ -22,7 +23,7 @@ class Choice:
     """The next speaker, why they were chosen, or that the stage manager must decide."""
 
     actor: str | None
-    reason: str  # director_cue | neglect | cue | self_cue | stage_manager | fallback
+    reason: TurnReason
 
 
 def silence(cast: Sequence[str], speakers: Sequence[str]) -> dict[str, int]:
@@ -40,32 +41,6 @@ def longest_silent(cast: Sequence[str], speakers: Sequence[str]) -> str:
     last = speakers[-1] if speakers else None
     candidates = [a for a in cast if a != last] or list(cast)
     return max(candidates, key=lambda a: (counts[a], -cast.index(a)))
-
-
-def next_speaker(
-    cast: Sequence[str],
-    speakers: Sequence[str],
-    last_cue: str | None,
-    director_cue: str | None = None,
-    neglect_turns: int = 3,
-) -> Choice:
-    """Decide the next speaker without a model where the rules allow it.
-
-    `speakers` lists who spoke each turn so far; `last_cue` is the previous turn's cue
-    already matched to the cast (a name, ANY or None). A Choice with actor None means the
-    stage manager must decide.
-    """
-    if director_cue is not None:
-        return Choice(director_cue, "director_cue")
-    if neglect_turns > 0 and len(cast) > 1 and speakers:
-        counts = silence(cast, speakers)
-        neglected = [a for a in cast if counts[a] >= neglect_turns and a != speakers[-1]]
-        if neglected:
-            return Choice(max(neglected, key=lambda a: (counts[a], -cast.index(a))), "neglect")
-    if last_cue and last_cue != ANY and last_cue in cast:
-        reason = "self_cue" if speakers and last_cue == speakers[-1] else "cue"
-        return Choice(last_cue, reason)
-    return Choice(None, "stage_manager")
 
 
 # The stage manager's pick, as models write it: a `NEXT:` label (bold, a heading, Chinese), a
@@ -177,7 +152,8 @@ def next_on_stage(
     after_event: bool = False,
     played: Collection[str] = (),
 ) -> Choice:
-    """`next_speaker` for a stage whose cast comes and goes (no director's cue here).
+    """Who speaks next by the scene's own rules, on a stage whose cast comes and goes (the
+    director's cue is the run's forced first turn, decided before this).
 
     Only actors on stage are candidates: a cue to someone off stage is a cue to nobody.
     After a stage event the stage manager picks who reacts first. Neglect protection counts

@@ -220,7 +220,7 @@ async def perform(
 @dataclass(frozen=True)
 class Decision:
     actor: str
-    reason: str
+    reason: str  # the stage manager's own words (private: for the director)
     usage: Usage | None
     fallback: bool = False
 

@@ -15,7 +15,7 @@ import pytest
 from botkit import Gate
 from clikit import Live, circus, cli_env
 
-from engine import Rehearsal
+from engine import Rehearsal, Run
 
 HOST = socket.gethostname()
 
@@ -24,7 +24,7 @@ async def test_a_second_rehearsal_on_the_folder_sees_the_first_ones_run(scene, s
     gate = Gate()
     scripted.register("improv", gate)
     running = Rehearsal(scene, models=scripted)
-    task = await running.start_run(3)
+    task = await running.start_run(Run(3))
     await gate.waiting.wait()  # the second turn is in flight: the run holds the lock
 
     status = await Rehearsal(scene, models=scripted).status()

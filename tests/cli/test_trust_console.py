@@ -108,7 +108,7 @@ async def test_a_strange_take_or_turn_number_is_one_line_and_the_console_goes_on
 @pytest.mark.parametrize("ref", ["²", "take_²", "9" * 5000, "٣"])
 async def test_the_engine_refuses_a_take_it_cannot_read(scene, ref):
     with pytest.raises(TakeNotFound) as caught:
-        await Rehearsal(scene).takes.show_take(ref)
+        await Rehearsal(scene).takes.show(ref)
     assert len(str(caught.value)) < 200
 
 

@@ -57,8 +57,8 @@ async def test_from_a_typed_name_to_the_prompt_is_one_resolve_and_no_extra_reloa
         lambda r, a: r.stage.play(a),
         lambda r, a: r.stage.unplay(a),
         lambda r, a: r.stage.say(a, "說吧。"),
-        lambda r, a: r.souls.soul_text(a),
-        lambda r, a: r.souls.set_soul(a, "## 角色小傳\n新。\n"),
+        lambda r, a: r.souls.text(a),
+        lambda r, a: r.souls.set(a, "## 角色小傳\n新。\n"),
         lambda r, a: r.souls.summarize_for(a, "全知前情。"),
     ],
 )

@@ -23,7 +23,7 @@ from budgetkit import (
 )
 from scenekit import write_scene
 
-from engine import Actor, Rehearsal
+from engine import Actor, Rehearsal, Run
 from engine.errors import BudgetExceeded
 from engine.providers.scripted import ScriptedFailure
 from engine.spend import budget
@@ -115,7 +115,7 @@ async def test_a_cut_turn_counts_the_stage_managers_pick_and_the_cut_call_at_its
         use_model(scene, MODEL, base)
         set_context(scene, budget_tokens=50000)
         rehearsal = Rehearsal(scene, account="discord-1")
-        task = await rehearsal.start_run(1)
+        task = await rehearsal.start_run(Run(1))
         await asyncio.to_thread(server.held.wait, 60)
         assert await rehearsal.cut()
         assert (await task).reason == "cut"

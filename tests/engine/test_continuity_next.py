@@ -72,7 +72,7 @@ async def first_take(root: Path, scripted) -> Rehearsal:
     await r.stage.exit(Actor("律師"))
     await r.cue(Actor("刑警"), DIRECTION)
     await r.run(2)
-    assert await r.takes.save_take() == 1
+    assert await r.takes.save() == 1
     return r
 
 
@@ -125,7 +125,7 @@ async def test_a_chain_of_three_scenes_carries_each_record_forward(tmp_path, scr
     since = len(scripted.calls)
     r2 = Rehearsal(two, models=scripted)
     await r2.run(3, start=Actor("林小姐"))
-    assert await r2.takes.save_take() == 1
+    assert await r2.takes.save() == 1
     # In scene two each actor plays knowing its own carried record, and only its own.
     for call in scripted.calls[since:]:
         if call.shape.kind == "actor":

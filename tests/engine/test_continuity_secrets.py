@@ -56,7 +56,7 @@ async def played_take(root: Path, scripted) -> Rehearsal:
     r = Rehearsal(with_secrets(root), models=scripted)
     await r.run(len(PLAY), start=Actor("林小姐"))
     assert played == [CAST[i % 3] for i in range(len(PLAY))]
-    assert await r.takes.save_take() == 1
+    assert await r.takes.save() == 1
     return r
 
 

@@ -50,14 +50,14 @@ def test_the_tree_in_text_and_as_a_mermaid_graph():
 async def test_replays_across_a_restart_make_a_tree(scene, scripted):
     r = Rehearsal(scene, models=scripted)
     await r.run(4, start=Actor("林小姐"))
-    await r.takes.save_take()  # take 1
+    await r.takes.save()  # take 1
     await r.takes.replay(1, until=2)
     await r.run(2)
-    await r.takes.save_take()  # take 2, from take 1 at turn 2
+    await r.takes.save()  # take 2, from take 1 at turn 2
     r = Rehearsal(scene, models=scripted)  # a restart: the record is on disk
     await r.takes.replay(1, until=3)
     await r.run(1)
-    await r.takes.save_take()  # take 3, from take 1 at turn 3
+    await r.takes.save()  # take 3, from take 1 at turn 3
     await r.takes.replay(2, until=1)
     await r.run(1)  # the working take 4, not saved
     assert await tree_lines_of(scene) == [
@@ -66,7 +66,7 @@ async def test_replays_across_a_restart_make_a_tree(scene, scripted):
         "│  └─ take_4  2 輪  （從 take_2 第 1 輪分出）  （目前這次，尚未存檔）",
         "└─ take_3  4 輪  （從 take_1 第 3 輪分出）",
     ]
-    await r.takes.save_take()
+    await r.takes.save()
     report = (scene / "takes/take_4/report.md").read_text("utf-8")
     assert "## 排演樹" in report
     assert "take_2 -->|第 1 輪| take_4" in report and "style take_4" in report
@@ -76,10 +76,10 @@ async def test_replays_across_a_restart_make_a_tree(scene, scripted):
 async def test_an_old_scene_without_the_record_reads_as_a_line(scene, scripted):
     r = Rehearsal(scene, models=scripted)
     await r.run(2, start=Actor("林小姐"))
-    await r.takes.save_take()
+    await r.takes.save()
     await r.takes.replay(1, until=1)
     await r.run(1)
-    await r.takes.save_take()
+    await r.takes.save()
     (scene / LINEAGE).unlink()
     assert await tree_lines_of(scene) == ["take_1  2 輪", "└─ take_2  2 輪"]
     assert await parent_take(scene, 2) == 1
@@ -90,13 +90,13 @@ async def test_an_old_scene_without_the_record_reads_as_a_line(scene, scripted):
 async def test_take_diff_with_one_take_compares_it_with_its_parent(scene, scripted):
     r = Rehearsal(scene, models=scripted)
     await r.run(3, start=Actor("林小姐"))
-    await r.takes.save_take()
+    await r.takes.save()
     await r.takes.replay(1, until=1)
     await r.run(2)
-    await r.takes.save_take()  # take 2 from take 1 at turn 1
+    await r.takes.save()  # take 2 from take 1 at turn 1
     await r.takes.replay(1, until=2)
     await r.run(1)
-    await r.takes.save_take()  # take 3 from take 1 at turn 2
+    await r.takes.save()  # take 3 from take 1 at turn 2
     one = circus("take", str(scene), "diff", "3", cwd=scene.parent)
     two = circus("take", str(scene), "diff", "1", "3", cwd=scene.parent)
     assert one.returncode == 0, one.stderr

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from engine.reply.cue import match_cue
-from engine.turn.casting import longest_silent, next_speaker, read_stage_manager, silence
+from engine.turn.casting import longest_silent, next_on_stage, read_stage_manager, silence
 
 CAST = ["林小姐", "刑警", "律師"]
 ALIASES = {"林小姐": ("林", "林曉雯"), "刑警": ("王警官",), "律師": ("張律師",)}
@@ -44,29 +44,30 @@ def test_english_honorifics_and_case():
 
 
 @pytest.mark.parametrize(
-    "speakers, last_cue, director, expected",
+    "speakers, last_cue, expected",
     [
-        ([], None, None, (None, "stage_manager")),
-        ([], None, "律師", ("律師", "director_cue")),
-        (["林小姐"], "刑警", None, ("刑警", "cue")),
-        (["林小姐"], "林小姐", None, ("林小姐", "self_cue")),
-        (["林小姐"], "ANY", None, (None, "stage_manager")),
-        (["林小姐"], None, None, (None, "stage_manager")),
-        (["林小姐", "刑警", "林小姐"], "刑警", None, ("律師", "neglect")),  # 律師 silent 3
-        (["林小姐", "刑警", "林小姐"], "刑警", "刑警", ("刑警", "director_cue")),  # cue wins
-        (["律師", "林小姐", "刑警", "林小姐"], "刑警", None, ("律師", "neglect")),
-        (["林小姐", "刑警"], "林小姐", None, ("林小姐", "cue")),  # 律師 silent only 2
+        ([], None, (None, "stage_manager")),
+        (["林小姐"], "刑警", ("刑警", "cue")),
+        (["林小姐"], "林小姐", ("林小姐", "self_cue")),
+        (["林小姐"], "ANY", (None, "stage_manager")),
+        (["林小姐"], None, (None, "stage_manager")),
+        (["林小姐", "刑警", "林小姐"], "刑警", ("律師", "neglect")),  # 律師 silent 3
+        (["律師", "林小姐", "刑警", "林小姐"], "刑警", ("律師", "neglect")),
+        (["林小姐", "刑警"], "林小姐", ("林小姐", "cue")),  # 律師 silent only 2
         # the neglected actor who just spoke is not "neglected"
-        (["刑警", "刑警", "刑警", "林小姐"], "林小姐", None, ("律師", "neglect")),
+        (["刑警", "刑警", "刑警", "林小姐"], "林小姐", ("律師", "neglect")),
     ],
 )
-def test_next_speaker(speakers, last_cue, director, expected):
-    choice = next_speaker(CAST, speakers, last_cue, director, neglect_turns=3)
+def test_next_on_stage(speakers, last_cue, expected):
+    """The scene's own rules, everyone on stage (the director's cue is the run's first turn)."""
+    last = speakers[-1] if speakers else None
+    choice = next_on_stage(CAST, silence(CAST, speakers), last, last_cue, neglect_turns=3)
     assert (choice.actor, choice.reason) == expected
 
 
 def test_neglect_protection_can_be_switched_off():
-    choice = next_speaker(CAST, ["林小姐", "刑警"] * 5, "林小姐", None, neglect_turns=0)
+    speakers = ["林小姐", "刑警"] * 5
+    choice = next_on_stage(CAST, silence(CAST, speakers), "刑警", "林小姐", neglect_turns=0)
     assert (choice.actor, choice.reason) == ("林小姐", "cue")
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from scenekit import CAST
 
-from engine import Actor, Rehearsal
+from engine import Actor, Rehearsal, Run
 from engine.errors import (
     BadName,
     BadRequest,
@@ -100,7 +100,7 @@ async def test_an_open_cue_goes_to_the_stage_manager_whose_choice_is_director_on
     await rehearsal.run(2, start=Actor("林小姐"))
     assert [t.actor for t in transcript(scene)] == ["林小姐", "律師"]
     decision = next(e for e in events if isinstance(e, StageManagerDecided))
-    assert decision.private and decision.actor == "律師" and "她剛被提到" in decision.reason
+    assert decision.actor == "律師" and "她剛被提到" in decision.reason
     assert "她剛被提到" in (scene / "stage_manager.log").read_text(encoding="utf-8")
 
 
@@ -270,7 +270,7 @@ async def test_cut_mid_call_stops_the_run_and_nothing_half_made_lands(scene, scr
             third_started.set()
 
     rehearsal.events.listen(watch)
-    task = await rehearsal.start_run(50, start=Actor("林小姐"))
+    task = await rehearsal.start_run(Run(50, Actor("林小姐")))
     await two_landed.wait()
     await third_started.wait()  # turn 3's model call is in flight (it takes 0.3 s)
     assert await rehearsal.cut()
@@ -288,9 +288,9 @@ async def test_cut_mid_call_stops_the_run_and_nothing_half_made_lands(scene, scr
 async def test_one_run_per_scene_and_many_scenes_at_once(scene, tmp_path, scripted):
     scripted.latency = 0.05
     rehearsal = Rehearsal(scene, models=scripted)
-    task = await rehearsal.start_run(3, start=Actor("林小姐"))
+    task = await rehearsal.start_run(Run(3, Actor("林小姐")))
     with pytest.raises(SceneBusy, match="already running"):
-        await rehearsal.start_run(1)
+        await rehearsal.start_run(Run(1))
     with pytest.raises(SceneBusy):
         await Rehearsal(scene, models=scripted).run(
             1
@@ -306,11 +306,11 @@ async def test_one_run_per_scene_and_many_scenes_at_once(scene, tmp_path, script
 async def test_takes_are_snapshots_and_replay_starts_over_with_current_souls(scene, scripted):
     rehearsal = Rehearsal(scene, models=scripted)
     await rehearsal.run(4, start=Actor("林小姐"))
-    assert await rehearsal.takes.save_take() == 1
+    assert await rehearsal.takes.save() == 1
     assert (scene / "takes" / "take_1" / "actors" / "林小姐" / "soul.md").exists()
     assert not (scene / "takes" / "take_1" / "takes").exists()
-    assert [t.number for t in await rehearsal.takes.list_takes()] == [1]
-    assert "## 4 ·" in await rehearsal.takes.show_take("take_1")
+    assert [t.number for t in await rehearsal.takes.saved()] == [1]
+    assert "## 4 ·" in await rehearsal.takes.show("take_1")
 
     await rehearsal.run(2)  # unsaved work on top of take 1
     soul = scene / "actors" / "刑警" / "soul.md"
@@ -360,7 +360,7 @@ async def test_summarize_for_drafts_only_the_prior_story(scene, scripted):
         (lambda r: r.run(1, start=Actor("王五")), UnknownActor, "王五"),
         (lambda r: r.takes.replay("take_9"), TakeNotFound, "none yet"),
         (
-            lambda r: r.souls.set_soul(Actor("林小姐"), "---\nmodel: [\n---\nx"),
+            lambda r: r.souls.set(Actor("林小姐"), "---\nmodel: [\n---\nx"),
             BadSceneFile,
             "soul.md",
         ),
@@ -399,7 +399,7 @@ async def test_every_cut_lands_even_when_many_scenes_are_cut_at_once(scene, tmp_
         shutil.copytree(scene, copy, ignore=shutil.ignore_patterns(".circus"))
         scenes.append(copy)
     rehearsals = [Rehearsal(s, models=scripted) for s in scenes]
-    tasks = [await r.start_run(200, start=Actor("林小姐")) for r in rehearsals]
+    tasks = [await r.start_run(Run(200, Actor("林小姐"))) for r in rehearsals]
     for round_ in range(3):
         await asyncio.sleep(0.05 + 0.013 * round_)
         await asyncio.gather(*(r.cut() for r in rehearsals))
@@ -411,7 +411,7 @@ async def test_every_cut_lands_even_when_many_scenes_are_cut_at_once(scene, tmp_
             # its model's tokenizer): then there is no transcript yet, and no backstage either
             turns = transcript(s) if (s / "transcript.md").exists() else []
             assert sum(len(backstage(s, a)) for a in CAST) == len(turns)
-        tasks = [await r.start_run(200) for r in rehearsals]
+        tasks = [await r.start_run(Run(200)) for r in rehearsals]
     for r in rehearsals:
         await r.cut()
     await asyncio.gather(*tasks)

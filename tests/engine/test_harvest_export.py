@@ -91,7 +91,7 @@ async def test_thoughts_go_in_notes_that_parsers_skip(tmp_path: Path, scripted) 
 async def test_picks_export_in_pick_order_with_their_references(tmp_path: Path, scripted) -> None:
     scene = make_scene(tmp_path / "interview", "en")
     rehearsal = await play_plan(scene, scripted)
-    await rehearsal.takes.save_take()
+    await rehearsal.takes.save()
     await rehearsal.harvest.pick(4, take=1, by="alice")
     await rehearsal.harvest.pick(1, take=1, by="bob")
     await rehearsal.harvest.export(picks=True)

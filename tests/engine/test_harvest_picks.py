@@ -107,7 +107,7 @@ async def test_picks_follow_their_lines_across_save_replay_and_restart(scene: Pa
     rehearsal = Rehearsal(scene)
     await rehearsal.run(4, start=Actor("律師"))
     await rehearsal.harvest.pick(2, by="alice")  # a pick of the current take (take 1, unsaved)
-    assert await rehearsal.takes.save_take() == 1
+    assert await rehearsal.takes.save() == 1
     assert [(p.take, p.turn) for p in await rehearsal.harvest.picks()] == [(1, 2)]
 
     # The current take (2) is still exactly take_1: a pick made now, then a replay that does not
@@ -144,7 +144,7 @@ async def test_the_message_map_survives_a_restart_and_follows_a_saved_take(scene
     assert await Rehearsal(scene).harvest.post_of(1002) == (1, 2)
     assert await rehearsal.harvest.post_of(4242) is None
 
-    assert await rehearsal.takes.save_take() == 1
+    assert await rehearsal.takes.save() == 1
     await rehearsal.harvest.remember_post(2001, 2, 2)  # posted while take 2 equals take_1
     await rehearsal.takes.replay(1, until=1)
     later = Rehearsal(scene)

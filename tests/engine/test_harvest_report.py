@@ -155,7 +155,7 @@ async def test_a_saved_take_carries_its_report_and_a_replay_its_metadata(
     assert not (scene / "takes").exists()  # the current take's report is printed, not written
     assert table_row(current, "scripted/flaky")[:3] == ["2", "1", "0"]
 
-    assert await rehearsal.takes.save_take() == 1
+    assert await rehearsal.takes.save() == 1
     saved = (scene / "takes" / "take_1" / "report.md").read_text(encoding="utf-8")
     assert saved.startswith("# 排演 1 · 審訊室") and "⭐ 1 (alice)" in saved
     assert table_row(saved, "scripted/flaky")[:3] == ["2", "1", "0"]

@@ -46,7 +46,7 @@ async def test_stage_blocks_are_exported_as_stage_directions(tmp_path: Path, scr
 async def test_a_take_comparison_shows_where_the_stage_changed(tmp_path: Path, scripted) -> None:
     scene = make_scene(tmp_path / "interview", "en")
     rehearsal = await play_plan(scene, scripted)
-    await rehearsal.takes.save_take()
+    await rehearsal.takes.save()
     await rehearsal.takes.replay(1, until=5)  # the same five turns...
     await rehearsal.stage.event("A siren outside.")  # ...and then something happens
     text = await rehearsal.harvest.diff(1, "current", full=True)

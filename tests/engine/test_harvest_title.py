@@ -58,7 +58,7 @@ async def test_exports_and_reports_carry_the_scenes_own_heading(tmp_path: Path, 
     assert (await rehearsal.harvest.report()).startswith("# Take 1 · INT. POLICE STATION - NIGHT\n")
 
     # a saved take keeps the heading it was played under
-    await rehearsal.takes.save_take()
+    await rehearsal.takes.save()
     (scene / "context.md").write_text(HEADED + "No heading any more.\n", encoding="utf-8")
     assert (await rehearsal.harvest.report(1)).startswith(
         "# Take 1 · INT. POLICE STATION - NIGHT\n"

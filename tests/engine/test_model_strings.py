@@ -13,7 +13,7 @@ from clikit import circus, cli_env, listing, turns_of
 from scenekit import write_scene
 from trustkit import LAWYER, refusal, soul_file
 
-from engine import Actor, Rehearsal
+from engine import Actor, Rehearsal, Run
 from engine.config import Config
 from engine.errors import BadSceneFile, UnroutableModel
 from engine.folder.settings import model_allowed, model_name_refused, soul_settings
@@ -83,11 +83,11 @@ async def test_a_soul_from_discord_naming_an_address_is_refused_even_under_a_pro
     before = soul_file(scene).read_bytes()
     text = "---\nmodel: huggingface/http://127.0.0.1:9/v1\n---\n## 角色小傳\n新的律師。\n"
     with pytest.raises(BadSceneFile) as error:
-        await Rehearsal(scene).souls.set_soul(Actor("律師"), text, origin="discord")
+        await Rehearsal(scene).souls.set(Actor("律師"), text, origin="member")
     assert "`model` must be one model's name" in error.value.in_language("en", relative=True)
     assert soul_file(scene).read_bytes() == before  # nothing written
     fine = "---\nmodel: huggingface/meta-llama/Llama-3.1-8B-Instruct\n---\n## 角色小傳\n新。\n"
-    await Rehearsal(scene).souls.set_soul(Actor("律師"), fine, origin="discord")
+    await Rehearsal(scene).souls.set(Actor("律師"), fine, origin="member")
     assert soul_file(scene).read_text("utf-8") == fine
 
 
@@ -173,7 +173,7 @@ async def test_the_engine_refuses_to_start_a_run_on_an_unroutable_model(tmp_path
     before = listing(scene)
     rehearsal = Rehearsal(scene)
     with pytest.raises(UnroutableModel) as error:
-        await rehearsal.start_run(2)
+        await rehearsal.start_run(Run(2))
     assert str(error.value) == (
         "林小姐's model `scripted` is not a model string litellm can route — write "
         "provider/model, e.g. ollama_chat/llama3.1 or anthropic/claude-3-5-haiku-latest; the "

@@ -117,10 +117,10 @@ async def test_a_template_folder_is_never_rehearsed(models):
 # ----------------------------------------------------------------------------- the cast
 async def test_add_an_actor_with_a_blank_soul_and_with_your_own(blank, models):
     rehearsal = Rehearsal(blank, models=models)
-    added = await rehearsal.cast.add_actor("林小姐")
+    added = await rehearsal.cast.add("林小姐")
     assert added.name == "林小姐"
     soul = "---\naliases: [Lin]\n---\n## Bio\nLinda Park. LINDA-SECRET\n"
-    await rehearsal.cast.add_actor("Linda", soul)
+    await rehearsal.cast.add("Linda", soul)
     state = await SceneFiles(blank).load()
     assert state.cast == ["Eddie", "Rose", "林小姐", "Linda"]
     assert state.settings["cast"] == ["Eddie", "Rose", "林小姐", "Linda"]
@@ -156,7 +156,7 @@ async def test_a_bad_new_actor_is_refused_with_one_line_and_nothing_written(
     rehearsal = Rehearsal(blank, models=models)
     before = listing(blank)
     with pytest.raises(error) as caught:
-        await rehearsal.cast.add_actor(name, soul)
+        await rehearsal.cast.add(name, soul)
     assert says in str(caught.value) and "\n" not in str(caught.value)
     assert listing(blank) == before
 
@@ -166,7 +166,7 @@ async def test_a_thirteenth_actor_is_refused(tmp_path, models):
     rehearsal = Rehearsal(dest, models=models)
     before = listing(dest)
     with pytest.raises(BadRequest, match="full"):
-        await rehearsal.cast.add_actor("A12")
+        await rehearsal.cast.add("A12")
     assert listing(dest) == before
 
 
@@ -174,8 +174,8 @@ async def test_a_soul_from_discord_may_not_choose_where_requests_go(blank, model
     rehearsal = Rehearsal(blank, models=models)
     before = listing(blank)
     with pytest.raises(Refused):
-        await rehearsal.cast.add_actor(
-            "Ruth", "---\napi_base: http://evil.example\n---\n## Bio\nx\n", origin="discord"
+        await rehearsal.cast.add(
+            "Ruth", "---\napi_base: http://evil.example\n---\n## Bio\nx\n", origin="member"
         )
     assert listing(blank) == before
 
@@ -184,7 +184,7 @@ async def test_a_removed_actor_is_gone_and_can_no_longer_be_cued(scene, models):
     rehearsal = Rehearsal(scene, models=models)
     lawyer = await rehearsal.resolve_actor("律師")
     await rehearsal.run(2)
-    await rehearsal.cast.remove_actor(lawyer)
+    await rehearsal.cast.remove(lawyer)
     state = await SceneFiles(scene).load()
     assert state.cast == ["林小姐", "刑警"] and state.settings["cast"] == ["林小姐", "刑警"]
     assert not (scene / "actors" / "律師").exists()
@@ -204,7 +204,7 @@ async def test_the_last_actor_cannot_be_removed(tmp_path, models):
     dest = new_scene(tmp_path / "s", cast=["Eddie"])
     rehearsal = Rehearsal(dest, models=models)
     with pytest.raises(BadRequest, match="only actor left"):
-        await rehearsal.cast.remove_actor(await rehearsal.resolve_actor("Eddie"))
+        await rehearsal.cast.remove(await rehearsal.resolve_actor("Eddie"))
     assert (dest / "actors" / "Eddie" / "soul.md").is_file()
 
 
@@ -216,7 +216,7 @@ async def test_rename_before_the_first_turn_moves_everything(scene, models):
         encoding="utf-8",
     )
     rehearsal = Rehearsal(scene, models=models)
-    renamed = await rehearsal.cast.rename_actor(await rehearsal.resolve_actor("律師"), "陳律師")
+    renamed = await rehearsal.cast.rename(await rehearsal.resolve_actor("律師"), "陳律師")
     assert renamed.name == "陳律師"
     state = await SceneFiles(scene).load()
     assert state.cast == ["林小姐", "刑警", "陳律師"]
@@ -231,7 +231,7 @@ async def test_rename_after_the_first_turn_is_refused_with_the_reason(scene, mod
     await rehearsal.run(1)
     before = listing(scene)
     with pytest.raises(BadRequest, match="before the first turn"):
-        await rehearsal.cast.rename_actor(await rehearsal.resolve_actor("律師"), "陳律師")
+        await rehearsal.cast.rename(await rehearsal.resolve_actor("律師"), "陳律師")
     assert listing(scene) == before
 
 
@@ -240,7 +240,7 @@ async def test_rename_to_a_taken_or_bad_name_is_refused(scene, models, new):
     rehearsal = Rehearsal(scene, models=models)
     before = listing(scene)
     with pytest.raises(CircusError):
-        await rehearsal.cast.rename_actor(await rehearsal.resolve_actor("律師"), new)
+        await rehearsal.cast.rename(await rehearsal.resolve_actor("律師"), new)
     assert listing(scene) == before
 
 
@@ -272,7 +272,7 @@ async def test_an_alias_that_is_another_actors_name_is_refused_at_load(scene):
 )
 async def test_whispers_and_cues_match_latin_names_as_whole_words(blank, models, typed, expected):
     rehearsal = Rehearsal(blank, models=models)
-    await rehearsal.cast.add_actor("林小姐", "---\naliases: [Lin, 林]\n---\n## Bio\n林。\n")
+    await rehearsal.cast.add("林小姐", "---\naliases: [Lin, 林]\n---\n## Bio\n林。\n")
     if isinstance(expected, str):
         assert (await rehearsal.resolve_actor(typed)).name == expected
         return
@@ -338,19 +338,17 @@ async def test_a_context_from_discord_may_not_change_operator_settings(blank, mo
     rehearsal = Rehearsal(blank, models=models)
     before = listing(blank)
     with pytest.raises(Refused):
-        await rehearsal.cast.set_context(
-            f"---\nlanguage: en\n{setting}\n---\nx\n", origin="discord"
-        )
+        await rehearsal.cast.set_context(f"---\nlanguage: en\n{setting}\n---\nx\n", origin="member")
     assert listing(blank) == before
 
 
 async def test_a_context_from_discord_keeps_operator_settings_as_on_disk(blank, models):
     rehearsal = Rehearsal(blank, models=models)
     await rehearsal.cast.set_context("---\nlanguage: en\nbudget_usd: 2\n---\nx\n")
-    await rehearsal.cast.set_context("---\nlanguage: en\nbudget_usd: 2\n---\ny\n", origin="discord")
+    await rehearsal.cast.set_context("---\nlanguage: en\nbudget_usd: 2\n---\ny\n", origin="member")
     assert (await rehearsal.cast.context_text()).endswith("y\n")
     with pytest.raises(Refused, match="budget_usd"):  # dropping the budget is a change too
-        await rehearsal.cast.set_context("---\nlanguage: en\n---\nz\n", origin="discord")
+        await rehearsal.cast.set_context("---\nlanguage: en\n---\nz\n", origin="member")
     assert (await rehearsal.cast.context_text()).endswith("y\n")
 
 
@@ -449,15 +447,15 @@ async def test_warnings_speak_the_scene_language(scene, models):
 async def test_a_soul_draft_is_kept_beside_the_scene_and_never_in_a_take(scene, models):
     rehearsal = Rehearsal(scene, models=models)
     detective = await rehearsal.resolve_actor("刑警")
-    rel = await rehearsal.souls.save_soul_draft(detective, "---\nbroken: [\n---\nMY EDIT\n")
+    rel = await rehearsal.souls.save_draft(detective, "---\nbroken: [\n---\nMY EDIT\n")
     assert rel == "drafts/刑警.soul.md"
-    assert await rehearsal.souls.soul_draft(detective) == "---\nbroken: [\n---\nMY EDIT\n"
+    assert await rehearsal.souls.draft(detective) == "---\nbroken: [\n---\nMY EDIT\n"
     assert [w.path for w in await rehearsal.cast.warnings()] == [rel]
     await rehearsal.run(1)
-    number = await rehearsal.takes.save_take()
+    number = await rehearsal.takes.save()
     assert not (scene / "takes" / f"take_{number}" / "drafts").exists()
-    await rehearsal.souls.drop_soul_draft(detective)
-    assert await rehearsal.souls.soul_draft(detective) is None
+    await rehearsal.souls.drop_draft(detective)
+    assert await rehearsal.souls.draft(detective) is None
 
 
 # ----------------------------------------------------------------------------- cue directions

@@ -88,7 +88,7 @@ async def test_the_opening_is_the_public_context_posted_when_a_take_starts(scene
         "opening"
     ]
     # A new take (replay from the start) keeps the opening it recorded, once.
-    await r.takes.save_take()
+    await r.takes.save()
     await r.takes.replay(1, until=0)
     await r.run(1)
     blocks = parse_blocks((scene / "transcript.md").read_text("utf-8"))

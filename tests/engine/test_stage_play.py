@@ -9,7 +9,7 @@ import json
 
 import pytest
 
-from engine import Actor, Rehearsal
+from engine import Actor, Rehearsal, Run
 from engine.errors import NotPlaying, NotYourTurn
 from engine.events import RunFinished, TurnCompleted, WaitingForPlayer
 from engine.providers.scripted import ScriptedRequest
@@ -62,7 +62,7 @@ async def test_a_run_waits_for_the_person_and_goes_on_when_they_speak(scene, scr
     r = Rehearsal(scene, models=scripted)
     await r.stage.play(Actor("林小姐"), "console")
     watch = Watch(r)
-    task = await r.start_run(4, start=Actor("刑警"))
+    task = await r.start_run(Run(4, Actor("刑警")))
     waiting = await watch.until(WaitingForPlayer)
     assert (waiting.actor, waiting.turn, waiting.player) == ("林小姐", 2, "console")
     assert r.stage.waiting_for == "林小姐" and r.running
@@ -123,7 +123,7 @@ async def test_after_a_persons_line_the_next_speaker_is_never_their_own_actor(sc
     # A person who cues themself keeps the floor: the run waits for them again.
     watch = Watch(r)
     await r.stage.say(Actor("刑警"), "還有一件事。", cue="刑警")
-    task = await r.start_run(1)
+    task = await r.start_run(Run(1))
     assert (await watch.until(WaitingForPlayer)).actor == "刑警"
     await r.cut()
     assert (await task).reason == "cut"
@@ -134,7 +134,7 @@ async def test_the_director_can_cut_or_cue_someone_else_while_the_run_waits(scen
     r = Rehearsal(scene, models=scripted)
     await r.stage.play(Actor("林小姐"), "console")
     watch = Watch(r)
-    task = await r.start_run(3, start=Actor("刑警"))
+    task = await r.start_run(Run(3, Actor("刑警")))
     await watch.until(WaitingForPlayer)
     before = (scene / "transcript.md").read_text(encoding="utf-8")
     # A cue while the run waits: the wait is cut (nothing half-made), the cued actor plays.
@@ -144,7 +144,7 @@ async def test_the_director_can_cut_or_cue_someone_else_while_the_run_waits(scen
     assert [t.actor for t in state.turns] == ["刑警", "律師"]
     assert (scene / "transcript.md").read_text(encoding="utf-8").startswith(before)
     # A cut while waiting lands nothing.
-    task = await r.start_run(2)
+    task = await r.start_run(Run(2))
     await watch.until(WaitingForPlayer, 2)
     await r.cut()
     assert (await task).reason == "cut"
@@ -156,7 +156,7 @@ async def test_giving_the_role_back_while_the_run_waits_lets_the_model_play(scen
     r = Rehearsal(scene, models=scripted)
     await r.stage.play(Actor("林小姐"), "console")
     watch = Watch(r)
-    task = await r.start_run(2, start=Actor("刑警"))
+    task = await r.start_run(Run(2, Actor("刑警")))
     await watch.until(WaitingForPlayer)
     assert await r.stage.unplay(player="console") == ["林小姐"]
     assert (await task).reason == "completed"
@@ -182,7 +182,7 @@ async def test_refusals_for_players(scene, scripted):
 
     scripted.register("improv", slow)
     watch = Watch(r)
-    task = await r.start_run(1, start=Actor("刑警"))
+    task = await r.start_run(Run(1, Actor("刑警")))
     with pytest.raises(NotYourTurn):
         await r.stage.say(Actor("林小姐"), "插話。", player="discord:1")
     gate.set()
@@ -201,7 +201,7 @@ async def test_who_plays_whom_survives_a_restart_and_one_person_plays_one_actor(
     again = Rehearsal(scene, models=scripted)
     assert await again.stage.players() == {"刑警": "discord:7", "律師": "console"}
     assert (await again.status()).players == (("刑警", "discord:7"), ("律師", "console"))
-    await again.takes.save_take()
+    await again.takes.save()
     assert not (scene / "takes" / "take_1" / ".circus").exists()  # a take holds no players
 
 
@@ -215,7 +215,7 @@ async def test_a_stage_manager_pick_that_hands_a_person_the_ball_is_logged_with_
         Actor("林小姐"), "誰來說說？", cue="ANY"
     )  # the director writes a line for her
     watch = Watch(r)
-    task = await r.start_run(1)
+    task = await r.start_run(Run(1))
     assert (await watch.until(WaitingForPlayer)).actor == "刑警"
     await r.stage.say(Actor("刑警"), "我來。", player="console")
     await task

@@ -142,7 +142,7 @@ async def test_takes_replay_and_a_restart_keep_who_was_on_stage_when(scene, scri
     await r.run(3)  # turns 3-5 without 律師
     await r.stage.enter(Actor("律師"))
     await r.run(2)  # turns 6-7
-    await r.takes.save_take()
+    await r.takes.save()
     missed = lines_of(scene, range(3, 6))
 
     # Replay until turn 4: 律師 had left and not come back yet.

@@ -50,7 +50,7 @@ async def test_any_scene_file_in_big5_is_a_named_refusal(scene, rel):
 
 
 async def test_a_soul_set_with_a_bom_is_saved_without_it(scene):
-    await Rehearsal(scene).souls.set_soul(
+    await Rehearsal(scene).souls.set(
         Actor("律師"), "\ufeff---\naliases: [張律師]\n---\n## 角色小傳\n新。\n"
     )
     assert soul_file(scene).read_text(encoding="utf-8").startswith("---\naliases")
@@ -64,7 +64,7 @@ async def test_hidden_folders_never_make_a_scene_unloadable_or_reach_a_take(scen
     (scene / "actors" / "律師" / ".soul.md.swp").write_bytes(b"\x00\xff")
     rehearsal = Rehearsal(scene)
     assert (await rehearsal.state()).cast == list(CAST)
-    take = scene / "takes" / f"take_{await rehearsal.takes.save_take()}"
+    take = scene / "takes" / f"take_{await rehearsal.takes.save()}"
     assert sorted(p.relative_to(take).as_posix() for p in take.rglob("*")) == sorted(
         [
             p.relative_to(scene).as_posix()
@@ -91,7 +91,7 @@ async def test_symlinks_never_make_a_scene_unloadable_or_a_take_follow_them_out(
     rehearsal = Rehearsal(scene)
     assert (await rehearsal.state()).cast == list(CAST)
 
-    take = scene / "takes" / f"take_{await rehearsal.takes.save_take()}"
+    take = scene / "takes" / f"take_{await rehearsal.takes.save()}"
     assert not (take / "loop").exists() and not (take / "actors" / "loop").exists()
     assert not (take / "dangling.md").exists()
     assert (take / "secret.txt").is_symlink()  # kept as a link to outside, never read
@@ -111,9 +111,9 @@ async def test_symlinks_never_make_a_scene_unloadable_or_a_take_follow_them_out(
 async def test_a_file_where_a_folder_is_expected_is_named_never_a_crash(scene, scripted):
     (scene / "takes").write_text("a note to self", encoding="utf-8")
     rehearsal = Rehearsal(scene, models=scripted)
-    assert (await rehearsal.takes.list_takes()) == []
+    assert (await rehearsal.takes.saved()) == []
     with pytest.raises(BadSceneFile, match="takes.*where a folder is expected"):
-        await rehearsal.takes.save_take()
+        await rehearsal.takes.save()
     assert (scene / "takes").read_text("utf-8") == "a note to self"
 
     (scene / "backstage").write_text("not a folder", encoding="utf-8")
@@ -169,7 +169,7 @@ async def test_odd_numbers_on_disk_are_text_never_a_crash(scene):
     rehearsal = Rehearsal(scene)
     state = await rehearsal.state()
     assert [t.number for t in state.turns] == [1] and list(state.thoughts["林小姐"]) == [1]
-    assert await rehearsal.takes.list_takes() == []
+    assert await rehearsal.takes.saved() == []
     assert [parse_take_ref(r) for r in ("3", "take_3", "²", "9" * 5000, "٣")] == [
         3,
         3,

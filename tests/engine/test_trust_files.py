@@ -163,7 +163,7 @@ def test_both_yaml_parsers_refuse_the_same_attacks(loader, fixture, refused):
 async def test_the_alias_bomb_sent_as_a_new_soul_is_refused_and_nothing_is_written(scene):
     before = soul_file(scene).read_bytes()
     with pytest.raises(BadSceneFile, match="anchors and aliases"):
-        await Rehearsal(scene).souls.set_soul(Actor("律師"), attack("alias_bomb_soul.md").decode())
+        await Rehearsal(scene).souls.set(Actor("律師"), attack("alias_bomb_soul.md").decode())
     assert soul_file(scene).read_bytes() == before
 
 
@@ -272,11 +272,11 @@ async def test_a_soul_from_discord_may_change_the_character_never_where_requests
     text = f"---\n{header}\n---\n## 角色小傳\n新的律師。\n"
     rehearsal = Rehearsal(scene)
     if refused is None:
-        await rehearsal.souls.set_soul(Actor("律師"), text, origin="discord")
+        await rehearsal.souls.set(Actor("律師"), text, origin="member")
         assert soul_file(scene).read_text("utf-8") == text
         return
     with pytest.raises(refused) as error:
-        await rehearsal.souls.set_soul(Actor("律師"), text, origin="discord")
+        await rehearsal.souls.set(Actor("律師"), text, origin="member")
     assert says in str(error.value)
     assert soul_file(scene).read_bytes() == before  # nothing written
     if refused is Refused:
@@ -295,7 +295,7 @@ async def test_a_soul_from_discord_may_change_the_character_never_where_requests
 async def test_a_new_soul_that_is_not_a_soul_is_refused_and_nothing_is_written(scene, text, says):
     before = soul_file(scene).read_bytes()
     with pytest.raises(BadSceneFile, match=says) as refused:
-        await Rehearsal(scene).souls.set_soul(Actor("律師"), text, origin="discord")
+        await Rehearsal(scene).souls.set(Actor("律師"), text, origin="member")
     assert refused.value.rel == LAWYER
     assert soul_file(scene).read_bytes() == before
 
@@ -303,25 +303,25 @@ async def test_a_new_soul_that_is_not_a_soul_is_refused_and_nothing_is_written(s
 async def test_the_operator_on_disk_stays_trusted(scene, monkeypatch):
     monkeypatch.setenv("CIRCUS_ALLOWED_MODELS", ALLOWED)
     text = "---\nmodel: anthropic/claude-3-opus\napi_base: http://gpu-box:8000\n---\n## 角色小傳\n律師。\n"
-    await Rehearsal(scene).souls.set_soul(Actor("律師"), text)  # the console: origin="operator"
+    await Rehearsal(scene).souls.set(Actor("律師"), text)  # the console: origin="operator"
     soul_file(scene).write_text(text, encoding="utf-8")  # or an editor
     assert (await Rehearsal(scene).state()).souls["律師"].model == "anthropic/claude-3-opus"
     # A director editing that character in Discord can send the operator's lines back unchanged…
     edited = text.replace("律師。", "律師，更緊張。")
-    await Rehearsal(scene).souls.set_soul(Actor("律師"), edited, origin="discord")
+    await Rehearsal(scene).souls.set(Actor("律師"), edited, origin="member")
     assert soul_file(scene).read_text("utf-8") == edited
     # …but not point them elsewhere.
     with pytest.raises(Refused, match="api_base"):
-        await Rehearsal(scene).souls.set_soul(
-            Actor("律師"), edited.replace("gpu-box:8000", "evil.example"), origin="discord"
+        await Rehearsal(scene).souls.set(
+            Actor("律師"), edited.replace("gpu-box:8000", "evil.example"), origin="member"
         )
 
 
 async def test_a_soul_uploaded_with_an_attackers_api_base_is_refused(scene, monkeypatch):
     monkeypatch.setenv("CIRCUS_MODEL", "openai/gpt-4o")
     with pytest.raises(Refused) as refused:
-        await Rehearsal(scene).souls.set_soul(
-            Actor("律師"), attack("api_base_soul.md").decode(), origin="discord"
+        await Rehearsal(scene).souls.set(
+            Actor("律師"), attack("api_base_soul.md").decode(), origin="member"
         )
     assert refused.value.key == "api_base"
     assert "127.0.0.1" not in soul_file(scene).read_text("utf-8")

@@ -264,7 +264,7 @@ def variables(pattern: str, *texts: str) -> set[str]:
 
 def product_code() -> list[str]:
     return [
-        p.read_text("utf-8") for d in ("bot", "engine", "circus") for p in (REPO / d).glob("*.py")
+        p.read_text("utf-8") for d in ("bot", "engine", "circus") for p in (REPO / d).rglob("*.py")
     ]
 
 

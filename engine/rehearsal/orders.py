@@ -1,0 +1,60 @@
+"""What a director asks of a run, as small frozen orders: run N turns, cue one actor, resume, or
+play on a replayed take. `Rehearsal.start_run(order)` takes one; the run loop reads its turns,
+first actor, private direction and mode from it, so no caller passes a mode string or a flag.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from engine.config import DEFAULT_TURNS
+from engine.folder.names import Actor
+from engine.vocabulary import RunMode
+
+
+@dataclass(frozen=True)
+class Run:
+    """RUN mode: the scene goes `turns` turns by itself, from `start` if given."""
+
+    turns: int = DEFAULT_TURNS
+    start: Actor | None = None
+    mode: ClassVar[RunMode] = "run"
+    direction: ClassVar[str] = ""
+
+
+@dataclass(frozen=True)
+class Cue:
+    """CUE mode: one turn by `actor`; `direction` is private to them for that turn."""
+
+    actor: Actor
+    direction: str = ""
+    mode: ClassVar[RunMode] = "cue"
+    turns: ClassVar[int] = 1
+
+    @property
+    def start(self) -> Actor:
+        return self.actor
+
+
+@dataclass(frozen=True)
+class Resume:
+    """Back to RUN mode from where the scene stopped."""
+
+    turns: int = DEFAULT_TURNS
+    mode: ClassVar[RunMode] = "resume"
+    start: ClassVar[None] = None
+    direction: ClassVar[str] = ""
+
+
+@dataclass(frozen=True)
+class Replay:
+    """RUN mode on a take just replayed (`takes.replay`): its turns after the kept ones."""
+
+    turns: int = DEFAULT_TURNS
+    mode: ClassVar[RunMode] = "replay"
+    start: ClassVar[None] = None
+    direction: ClassVar[str] = ""
+
+
+Order = Run | Cue | Resume | Replay

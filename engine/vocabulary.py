@@ -1,0 +1,35 @@
+"""The engine's closed sets of words: every string value that crosses a module boundary and may
+only be one of a few, named once here as a `Literal` so the type checker refuses any other.
+
+Pure names, no behaviour; the top of the engine, importable from every wing.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+# How a run began (RunStarted.mode): the director's verb.
+RunMode = Literal["run", "cue", "resume", "replay"]
+# Why an actor got the floor (TurnStarted.reason, casting's Choice.reason).
+TurnReason = Literal[
+    "director_cue", "start", "neglect", "cue", "self_cue", "stage_manager", "fallback", "played"
+]
+# Why a run ended (RunFinished.reason, RunResult.reason); "budget" = stopped before a call
+# that would have crossed one.
+FinishReason = Literal["completed", "cut", "error", "budget"]
+# Whether a scene runs now (Status.mode), here or in another process (Status.held_by).
+StatusMode = Literal["idle", "running"]
+# What a model call is for, as the spend record names it.
+CallPurpose = Literal["actor", "repair", "stage_manager", "summarize"]
+# A stage block on the record (engine.folder.stage).
+BlockKind = Literal["opening", "event", "enter", "exit", "present"]
+# A field of an actor's turn as a reply holds it.
+ReplyField = Literal["thought", "action", "dialogue", "cue"]
+# Who a text handed to the engine came from: the operator (the terminal, files on disk: trusted)
+# or a member (typed or uploaded through a frontend: data, never configuration).
+Origin = Literal["operator", "member"]
+# How check-model read a model's reply, and why a call failed.
+ProbeRead = Literal["clean", "repaired", "unreadable"]
+FailureKind = Literal[
+    "refused", "unroutable", "timeout", "unreachable", "auth", "not_found", "rate_limited", "error"
+]
