@@ -6,7 +6,7 @@ loopback fakes (tests/fakeproviders): Anthropic's Messages API with its explicit
 OpenAI-style server that caches repeated prefixes by itself in 128-token steps. Prints a
 markdown table per provider: calls, prompt tokens, the share read from the cache (all calls, and
 after each role's first call), and the take's cost at litellm's prices with and without caching.
-Targets (issue 16): ≥ 80% read from cache after each role's first call; the take costs ≤ 35% of
+Targets: ≥ 80% read from cache after each role's first call; the take costs ≤ 35% of
 its uncached price on the Anthropic fake.
 
     python bench/bench_cache.py [--turns 40] [--reply-format auto|json|tags]

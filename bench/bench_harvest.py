@@ -1,7 +1,7 @@
 """Harvest benchmark: how long a take report, the four exports and a take diff take to build.
 
 Pure functions on synthetic takes (no model, no disk), from a five-minute scene to the 1,000-turn
-take of issue 18 (target: its report in ≤ 1 s) and beyond, of three kinds: "words" draws each
+take (target: its report in ≤ 1 s) and beyond, of three kinds: "words" draws each
 line from 15 words (every line shares bigrams with every other: the index's worst case),
 "circles" recombines 20 phrases (a take going round in circles: many near repeats), "prose"
 draws characters Zipf-like from 3,000 (ordinary dialogue). Prints a markdown table.

@@ -272,7 +272,7 @@ COMMAND_MODULES: tuple[Callable[[app_commands.CommandTree], None], ...] = (
     harvest.setup,
     stagecraft.setup,
     cast.setup,
-    continuity.setup,  # issue 21: /scene next, /secrets, the tree in /take list
+    continuity.setup,  # /scene next, /secrets, the tree in /take list
     menus.setup,  # ⭐ Pick line, 🎬 Cue this actor, 💭 Thought (message menus)
 )
 

@@ -81,7 +81,7 @@ async def cmd_note(args: argparse.Namespace) -> int:
 
 async def cmd_take(args: argparse.Namespace) -> int:
     rehearsal = await open_scene(args.scene, args.config)
-    if continuity.wants_more(args):  # issue 21: --tree, and diff against the parent
+    if continuity.wants_more(args):  # --tree, and diff against the parent
         return await continuity.cmd_take_more(args, rehearsal)
     if args.full and args.action != "diff":
         raise UsageError(t("cli.take.full_with_diff"))

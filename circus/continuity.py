@@ -1,4 +1,4 @@
-"""`circus next`, `circus secrets`, `circus take list --tree` and `take diff N` (issue 21).
+"""`circus next`, `circus secrets`, `circus take list --tree` and `take diff N`.
 
 Handlers only: the engine decides (engine.start_next, secrets_lines, tree_lines_of,
 parent_take) and reads take folders without the run lock; every sentence comes from the

@@ -105,12 +105,12 @@ class Config:
     discord_guild_id: str | None = None  # DISCORD_GUILD_ID: text, checked by `circus bot`
     discord_api_base: str | None = None  # DISCORD_API_BASE: a Discord-compatible server
     discord_gateway_url: str | None = None  # DISCORD_GATEWAY_URL
-    # --- scale (#22): the model gateway (engine.door.gateway) and the metrics endpoint
+    # --- scale: the model gateway (engine.door.gateway) and the metrics endpoint
     gateway_url: str | None = None  # CIRCUS_GATEWAY_URL: a LiteLLM proxy for every hosted model
     gateway_key: str | None = field(default=None, repr=False)  # CIRCUS_GATEWAY_KEY (a secret)
     metrics_port: int | None = None  # CIRCUS_METRICS_PORT: serve /metrics here (None: off)
     metrics_addr: str = "127.0.0.1"  # CIRCUS_METRICS_ADDR: the address /metrics listens on
-    # --- shards (#22): which Discord shards this `circus bot` connects (text, checked by the bot)
+    # --- shards: which Discord shards this `circus bot` connects (text, checked by the bot)
     shards: str | None = None  # CIRCUS_SHARDS: "0-3" or "0,2,5-7" (None: every shard)
     shard_count: str | None = None  # CIRCUS_SHARD_COUNT (None: Discord's recommended count)
 

@@ -1,4 +1,4 @@
-"""`/scene next`, `/secrets` and `/take list` with the takes tree, in a scene thread (issue 21).
+"""`/scene next`, `/secrets` and `/take list` with the takes tree, in a scene thread.
 
 Invariants: each is for the scene's directors (`directors_only`, before anything runs) and
 answers privately; `/scene next` makes the new folder through the engine (start_next: nothing

@@ -109,7 +109,7 @@ async def list_takes(interaction: discord.Interaction, scene_thread: SceneThread
     """/take list."""
     await defer(interaction)
     listing = render_takes(await scene_thread.rehearsal.takes.saved(), scene_thread.lang)
-    tree = "\n".join(await tree_lines_of(scene_thread.rehearsal.root))  # replays branch (issue 21)
+    tree = "\n".join(await tree_lines_of(scene_thread.rehearsal.root))  # replays branch
     await reply(interaction, f"{listing}\n```\n{tree}\n```"[:MESSAGE_LIMIT])
 
 

@@ -3,7 +3,7 @@
 Invariant: a report reaches only a scene's directors — as the private answer to `/report`
 (a director command, bot.commands.harvest) or by DM through Backstage when a take is saved (bot.thread.scene) — because it
 counts the stage manager's choices and each model's cost per actor and call, which spectators
-never see (the thread's panel shows only the day's total spend, as #20 asks). The embed is read from the engine's markdown (`report_numbers`, pure); the file is that markdown.
+never see (the thread's panel shows only the day's total spend). The embed is read from the engine's markdown (`report_numbers`, pure); the file is that markdown.
 """
 
 from __future__ import annotations

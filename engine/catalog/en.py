@@ -985,7 +985,7 @@ TEXT: dict[str, str] = {
     "bot.start.no_scenes": "{path} does not exist — create it or set CIRCUS_SCENES_DIR.",
     "bot.start.login_refused": "Discord refused DISCORD_TOKEN — copy the bot token again.",
     "bot.start.intents_refused": "Discord refused an intent; the bot needs none beyond Guilds and Guild Message Reactions (neither is privileged).",
-    # --- shards (#22): sharded bot processes, scenes kept by server
+    # --- shards: sharded bot processes, scenes kept by server
     "error.shards.bad": "CIRCUS_SHARDS / --shards must be shard numbers and ranges such as 0-3 or 0,2,5-7, not {text!r}.",
     "error.shards.bad_count": "CIRCUS_SHARD_COUNT / --shard-count must be a whole number from 1 to 65536, not {text!r}.",
     "error.shards.no_count": "--shards {shards} needs the total number of shards too: add --shard-count N (or CIRCUS_SHARD_COUNT), the same in every process.",

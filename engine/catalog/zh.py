@@ -984,7 +984,7 @@ TEXT: dict[str, str] = {
     "bot.start.no_scenes": "{path} 不存在——建立它，或設定 CIRCUS_SCENES_DIR。",
     "bot.start.login_refused": "Discord 拒絕了 DISCORD_TOKEN——請重新複製機器人的 token。",
     "bot.start.intents_refused": "Discord 拒絕了一項 intent；機器人只需要 Guilds 和 Guild Message Reactions（兩者都不是特權 intent）。",
-    # --- shards (#22): sharded bot processes, scenes kept by server
+    # --- shards: sharded bot processes, scenes kept by server
     "error.shards.bad": "CIRCUS_SHARDS / --shards 必須是分片編號或範圍，例如 0-3 或 0,2,5-7，而不是 {text!r}。",
     "error.shards.bad_count": "CIRCUS_SHARD_COUNT / --shard-count 必須是 1 到 65536 的整數，而不是 {text!r}。",
     "error.shards.no_count": "--shards {shards} 還需要分片總數：加上 --shard-count N（或 CIRCUS_SHARD_COUNT），每個行程都一樣。",

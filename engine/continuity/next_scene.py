@@ -1,4 +1,4 @@
-"""The next scene of a script, started from a take of this one (seed 000 §14.1; issue 21).
+"""The next scene of a script, started from a take of this one (seed 000 §14.1).
 
 Invariant: the new folder holds the same cast with each soul's settings, bio and prior story
 kept, the prior story gaining one marked section "Carried from <scene>, take N" built only from

@@ -90,13 +90,12 @@ def replace_prior_story(body: str, story: str, language: str = "zh") -> str:
     """Return the soul body with its prior-story section replaced (or added) by `story`."""
     section = _prior_story(body)
     if section is not None:
-        # The heading keeps the blank lines right under it; the old story goes.
-        blank = 0
-        while blank < len(section.lines) and not section.lines[blank].strip():
-            blank += 1
-        head = "\n".join((section.line, *section.lines[:blank]))
+        # The heading stays as written, then one blank line, the story, one blank line: the
+        # same shape however many times it is redrafted (blank lines never pile up).
         tail = body[section.end_offset :]
-        return body[: section.offset] + head + "\n\n" + story.strip() + "\n\n" + tail.lstrip("\n")
+        head = body[: section.offset] + section.line
+        rest = "\n\n" + tail.lstrip("\n") if tail.strip() else "\n"
+        return head + "\n\n" + story.strip() + rest
     heading = say("soul.prior_story", language)
     return body.rstrip("\n") + f"\n\n## {heading}\n\n{story.strip()}\n"
 

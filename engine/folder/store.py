@@ -467,7 +467,7 @@ def _inside(path: Path, root: Path) -> str | None:
         return None
 
 
-# --- continuity (issue 21): a new scene folder written whole (engine/continuity/next_scene.py)
+# --- continuity: a new scene folder written whole (engine/continuity/next_scene.py)
 def create_folder(root: Path, files: Mapping[str, str]) -> None:
     """Write a new folder at `root` with `files` (relative path → text): built beside it under a
     hidden name, then renamed into place in one step, so it appears whole or not at all. Refused

@@ -1,7 +1,7 @@
 """The take report: who spoke, how the ball moved, what it cost, and whether the voices converge.
 
 Pure: built from a take's turns, its usage rows (engine.takes.meta) and its picks, so a saved
-take's report can be rebuilt from its folder. Counts follow issue 9: turns taken; lines = turns
+take's report can be rebuilt from its folder. Counts: turns taken; lines = turns
 with dialogue; words of dialogue (Chinese: characters); longest silence = most consecutive turns
 by others (from the start, between two turns, or to the end). A warning is a line starting with
 ⚠, and there is none when nothing is worth a warning.

@@ -228,5 +228,5 @@ class Cast:
             except CircusError:
                 continue  # unreadable: the loader says why
         drafts = [a for a in souls if store.path(draft_path(a)).is_file()]
-        carried = await store.read(CARRIED, limit=MAX_FILE_BYTES) or ""  # issue 21
+        carried = await store.read(CARRIED, limit=MAX_FILE_BYTES) or ""
         return check_scene(context, souls, drafts) + unedited_warnings(carried, souls)

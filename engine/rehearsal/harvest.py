@@ -265,7 +265,7 @@ class Harvest:
             language=state.language,
         )
         text = await asyncio.to_thread(build_report, data)
-        return text + await report_sections(self.scene.root, view.number, view.saved)  # issue 21
+        return text + await report_sections(self.scene.root, view.number, view.saved)
 
     async def report(self, take: TakeRef = "current") -> str:
         """The take report (markdown); a saved take's is also written to its report.md."""

@@ -14,7 +14,7 @@ import contextlib
 import logging
 import time
 from collections.abc import AsyncIterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from engine.catalog import say
 from engine.config import DEFAULT_TURNS, MAX_TURNS, Config
@@ -39,13 +39,13 @@ from engine.folder.turns import render_decision
 from engine.folder.whispers import NOTE_MOST_CHARS
 from engine.rehearsal.orders import Cue, Order, Resume, Run
 from engine.rehearsal.run_slot import PlayedLine, RunSlot
-from engine.rehearsal.scene_access import SceneAccess
+from engine.rehearsal.scene_access import Floor, Landing, SceneAccess
 from engine.rehearsal.spending import Spending
 from engine.rehearsal.stage_commands import check_start, land_played, open_take
 from engine.reply.cue import match_cue
 from engine.spend.budget import SpendGuard
 from engine.turn.casting import longest_silent, next_on_stage
-from engine.turn.performance import Performance, Usage, ask_stage_manager, perform
+from engine.turn.performance import Performance, ask_stage_manager, perform
 from engine.vocabulary import FinishReason, RunMode, TurnReason
 
 log = logging.getLogger("circus.engine")
@@ -57,16 +57,6 @@ class RunResult:
     turns_done: int
     reason: FinishReason
     last_turn: int
-
-
-@dataclass(frozen=True)
-class Pick:
-    """Who speaks this turn and why, and the stage manager's part in it (if it chose)."""
-
-    actor: str
-    reason: TurnReason
-    sm_usage: Usage | None = None
-    sm_log: str = ""
 
 
 @dataclass
@@ -282,37 +272,27 @@ class RunLoop:
         if not state.on_stage:
             raise NobodyOnStage()
         if forced:
-            pick = Pick(forced, forced_reason)
+            floor = Floor(forced, forced_reason)
         else:
-            pick = await self._pick(state, take, number, avoid)
-        if pick.actor in state.played:
-            if await self._played_turn(state, take, number, pick, index, total):
+            floor = await self._pick(state, take, number, avoid)
+        if floor.actor in state.played:
+            if await self._played_turn(state, take, number, floor, index, total):
                 return
         events, name = self.scene.events, self.scene.name
-        events.emit(TurnStarted(name, take, number, pick.actor, pick.reason, index, total))
+        events.emit(TurnStarted(name, take, number, floor.actor, floor.reason, index, total))
         if direction:
-            await self._log_direction(state, take, number, pick.actor, direction)
-        result = await self._perform(state, take, number, pick, direction)
-        cut_during_commit = await self.scene.commit_turn(
-            state,
-            take=take,
-            number=number,
-            actor=pick.actor,
-            reason=pick.reason,
-            result=result,
-            sm_log=pick.sm_log,
-            sm_usage=pick.sm_usage,
-            index=index,
-            total=total,
-        )
+            await self._log_direction(state, take, number, floor.actor, direction)
+        result = await self._perform(state, take, number, floor, direction)
+        at = Landing(take, number, floor, index, total)
+        cut_during_commit = await self.scene.commit_turn(state, at, result)
         if cut_during_commit:
             raise asyncio.CancelledError  # the turn landed whole; now honour the cut
 
-    async def _pick(self, state: SceneState, take: int, number: int, avoid: str | None) -> Pick:
+    async def _pick(self, state: SceneState, take: int, number: int, avoid: str | None) -> Floor:
         """Who speaks: the scene's rules, else the stage manager (a model call)."""
         actor, reason = choose_speaker(state, avoid)
         if actor is not None:
-            return Pick(actor, reason)
+            return Floor(actor, reason)
         decision = await ask_stage_manager(
             state, avoid, models=self.models, config=self.config, gate=self._spend
         )
@@ -321,7 +301,7 @@ class RunLoop:
                 self.scene.name, take, number, decision.actor, decision.reason, decision.fallback
             )
         )
-        return Pick(
+        return Floor(
             decision.actor,
             "fallback" if decision.fallback else "stage_manager",
             decision.usage,
@@ -329,38 +309,31 @@ class RunLoop:
         )
 
     async def _played_turn(
-        self, state: SceneState, take: int, number: int, pick: Pick, index: int, total: int
+        self, state: SceneState, take: int, number: int, floor: Floor, index: int, total: int
     ) -> bool:
-        """A person plays `pick.actor`: wait for their line and land it (True), or False if
+        """A person plays `floor.actor`: wait for their line and land it (True), or False if
         they gave the role back meanwhile (the model plays this turn)."""
-        line = await self._wait_for_player(take, number, pick.actor, state.players[pick.actor])
+        line = await self._wait_for_player(take, number, floor.actor, state.players[floor.actor])
         if line is None:
             return False
         scene = self.scene
-        scene.events.emit(TurnStarted(scene.name, take, number, pick.actor, "played", index, total))
-        state = await scene.state()  # the record as it stands when the person spoke
-        cut = await land_played(
-            scene,
-            state,
-            take=take,
-            number=state.last_turn + 1,
-            actor=pick.actor,
-            line=line,
-            index=index,
-            total=total,
-            sm_log=pick.sm_log,
-            sm_usage=pick.sm_usage,
+        scene.events.emit(
+            TurnStarted(scene.name, take, number, floor.actor, "played", index, total)
         )
+        state = await scene.state()  # the record as it stands when the person spoke
+        # The person's line lands on the record as it stands when they spoke.
+        at = Landing(take, state.last_turn + 1, replace(floor, reason="played"), index, total)
+        cut = await land_played(scene, state, at, line)
         if cut:
             raise asyncio.CancelledError
         return True
 
     async def _perform(
-        self, state: SceneState, take: int, number: int, pick: Pick, direction: str
+        self, state: SceneState, take: int, number: int, floor: Floor, direction: str
     ) -> Performance:
         """The actor's model plays the turn, within one deadline for the whole turn, however
         many retries, repairs and fallbacks it takes; ModelError names the actor."""
-        actor = pick.actor
+        actor = floor.actor
         deadline = TURN_DEADLINE_FACTOR * turn_timeout(state.settings, self.config)
         try:
             async with asyncio.timeout(deadline), self._still_waiting(take, number, actor):
@@ -368,7 +341,7 @@ class RunLoop:
                     state,
                     actor,
                     direction,
-                    neglected=pick.reason == "neglect",
+                    neglected=floor.reason == "neglect",
                     models=self.models,
                     config=self.config,
                     gate=self._spend,

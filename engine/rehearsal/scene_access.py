@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from dataclasses import dataclass
 from pathlib import Path
 
 from engine.clock import utcnow
@@ -29,6 +30,29 @@ from engine.folder.turns import ANY, Turn, render_thought, render_turn
 from engine.reply.cue import cue_candidates
 from engine.takes.folders import take_dir, take_numbers
 from engine.turn.performance import Performance, Usage
+from engine.vocabulary import TurnReason
+
+
+@dataclass(frozen=True)
+class Floor:
+    """Who speaks a turn and why, and the stage manager's part in it (if it chose)."""
+
+    actor: str
+    reason: TurnReason
+    sm_usage: Usage | None = None
+    sm_log: str = ""  # its decision, for the director's log
+
+
+@dataclass(frozen=True)
+class Landing:
+    """Where a turn lands and who has the floor: what travels together from the run loop
+    through commit_turn into the logs, the usage rows and the TurnCompleted event."""
+
+    take: int
+    number: int
+    floor: Floor
+    index: int = 1  # its place in the run
+    total: int = 1
 
 
 class SceneAccess:
@@ -70,26 +94,14 @@ class SceneAccess:
         return None
 
     # ----------------------------------------------------------------- landing a turn
-    async def commit_turn(
-        self,
-        state: SceneState,
-        *,
-        take: int,
-        number: int,
-        actor: str,
-        reason: str,
-        result: Performance,
-        sm_log: str,
-        sm_usage: Usage | None,
-        index: int = 1,
-        total: int = 1,
-    ) -> bool:
+    async def commit_turn(self, state: SceneState, at: Landing, result: Performance) -> bool:
         """Land the turn whole, then announce it (TurnCompleted), for a model's turn and a
         person's line alike. Returns True if a cut arrived meanwhile (honoured after)."""
-        reply = result.reply
-        turn = Turn(number, actor, reply.action, reply.dialogue, reply.cue)
-        usage = usage_rows(take, number, actor, reason, result, sm_usage)
-        appends = turn_appends(turn, reply.thought, state.language, usage, sm_log)
+        reply, actor = result.reply, at.floor.actor
+        turn = Turn(at.number, actor, reply.action, reply.dialogue, reply.cue)
+        appends = turn_appends(
+            turn, reply.thought, state.language, usage_rows(at, result), at.floor.sm_log
+        )
         # A writer may have edited the logs while the model was thinking: then the cached
         # parse is stale and must be re-read, not extended.
         fresh = self.files.unchanged([TRANSCRIPT, backstage_path(actor)])
@@ -98,7 +110,7 @@ class SceneAccess:
             self._remember(state, turn, reply.thought)
         else:
             self.files.forget()
-        self.events.emit(turn_completed(self.name, take, turn, reason, result, index, total))
+        self.events.emit(turn_completed(self.name, at, turn, result))
         return cut
 
     async def _land_whole(self, appends: list[tuple[str, str]]) -> bool:
@@ -123,30 +135,28 @@ class SceneAccess:
             self.files.remember_append(backstage_path(turn.actor), state.thoughts[turn.actor])
 
 
-def usage_rows(
-    take: int, number: int, actor: str, reason: str, result: Performance, sm_usage: Usage | None
-) -> list[dict[str, object]]:
+def usage_rows(landing: Landing, result: Performance) -> list[dict[str, object]]:
     """The turn's rows in usage.jsonl: the actor's, then the stage manager's if it chose."""
+    take, number, floor = landing.take, landing.number, landing.floor
     at = utcnow().isoformat(timespec="seconds")
-    # contracts §4: the rows every reader of usage.jsonl expects (older rows lack the
-    # take/at/reason/repaired/fallback keys; readers tolerate that)
+    # The rows every reader of usage.jsonl expects (docs/formats.md); older rows lack the
+    # take/at/reason/repaired/fallback keys, and readers tolerate that.
     rows: list[dict[str, object]] = [
         {
             "turn": number,
-            "role": actor,
+            "role": floor.actor,
             **result.usage.__dict__,
             "take": take,
             "at": at,
-            "reason": reason,
+            "reason": floor.reason,
             "repaired": result.repaired,
             "fallback": result.fallback,
             "wrote_for_others": result.wrote_for_others,
         }
     ]
-    if sm_usage is not None:
-        rows.append(
-            {"turn": number, "role": "stage_manager", **sm_usage.__dict__, "take": take, "at": at}
-        )
+    if floor.sm_usage is not None:
+        sm = floor.sm_usage.__dict__
+        rows.append({"turn": number, "role": "stage_manager", **sm, "take": take, "at": at})
     return rows
 
 
@@ -165,13 +175,11 @@ def turn_appends(
     return appends
 
 
-def turn_completed(
-    scene: str, take: int, turn: Turn, reason: str, result: Performance, index: int, total: int
-) -> TurnCompleted:
+def turn_completed(scene: str, at: Landing, turn: Turn, result: Performance) -> TurnCompleted:
     reply = result.reply
     return TurnCompleted(
         scene,
-        take=take,
+        take=at.take,
         turn=turn.number,
         actor=turn.actor,
         action=reply.action,
@@ -183,8 +191,8 @@ def turn_completed(
         prompt_tokens=result.usage.prompt_tokens,
         completion_tokens=result.usage.completion_tokens,
         cost_usd=result.usage.cost_usd,
-        index=index,
-        total=total,
+        index=at.index,
+        total=at.total,
         cut=reply.cut,
-        played=reason == "played",
+        played=at.floor.reason == "played",
     )

@@ -42,7 +42,7 @@ from engine.folder.stage import (
 )
 from engine.folder.turns import ANY
 from engine.rehearsal.run_slot import PlayedLine, RunSlot
-from engine.rehearsal.scene_access import SceneAccess
+from engine.rehearsal.scene_access import Floor, Landing, SceneAccess
 from engine.reply.cue import match_cue
 from engine.reply.read import Reply
 from engine.turn.performance import Performance, Usage
@@ -193,7 +193,8 @@ class Stage:
             state = await self.scene.state()
             take = await self.scene.current_take()
             number = state.last_turn + 1
-            await land_played(self.scene, state, take=take, number=number, actor=name, line=line)
+            at = Landing(take, number, Floor(name, "played"))
+            await land_played(self.scene, state, at, line)
         return number
 
     def _cue(self, state: SceneState, raw: str) -> str:
@@ -236,35 +237,11 @@ async def append_blocks(scene: SceneAccess, state: SceneState, blocks: list[Stag
         )
 
 
-async def land_played(
-    scene: SceneAccess,
-    state: SceneState,
-    *,
-    take: int,
-    number: int,
-    actor: str,
-    line: PlayedLine,
-    index: int = 1,
-    total: int = 1,
-    sm_log: str = "",
-    sm_usage: Usage | None = None,
-) -> bool:
-    """Commit a person's line as `actor`'s turn and announce it; True if cut meanwhile.
-    A stage-manager decision that handed them the ball lands with it."""
+async def land_played(scene: SceneAccess, state: SceneState, at: Landing, line: PlayedLine) -> bool:
+    """Commit a person's line as the turn `at` places and announce it; True if cut meanwhile.
+    A stage-manager decision that handed them the ball (at.floor) lands with it."""
     reply = Reply(line.thought, line.action, line.dialogue, line.cue, bool(line.cue))
-    result = Performance(reply, Usage(model="", calls=0))
-    return await scene.commit_turn(
-        state,
-        take=take,
-        number=number,
-        actor=actor,
-        reason="played",
-        result=result,
-        sm_log=sm_log,
-        sm_usage=sm_usage,
-        index=index,
-        total=total,
-    )
+    return await scene.commit_turn(state, at, Performance(reply, Usage(model="", calls=0)))
 
 
 async def check_start(state: SceneState, first: str | None, config: Config) -> None:

@@ -218,7 +218,7 @@ async def tree_of(
 
 
 async def report_sections(root: Path, number: int, saved: bool) -> str:
-    """What the take report gains (issue 21): the secrets ledger when a soul marks secrets,
+    """What the take report gains: the secrets ledger when a soul marks secrets,
     and the takes tree as a Mermaid graph once there are two takes."""
     from engine.takes.tree import mermaid_tree
 

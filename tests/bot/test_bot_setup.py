@@ -1,4 +1,4 @@
-"""Setting a scene up from Discord (issue 17), black box: the real bot against the fake Discord.
+"""Setting a scene up from Discord, black box: the real bot against the fake Discord.
 
 A director builds a scene from a phone — `/scene new cast:`, `/actor add` (a form with the
 soul's three parts), `/scene context` (a form with the public context), `/actor remove`,

@@ -1,4 +1,4 @@
-"""Trust at the Discord front door (issue 7), black box: the real bot against the fake Discord,
+"""Trust at the Discord front door, black box: the real bot against the fake Discord,
 with a plain member (bob) doing what an attacker would.
 
 Who may open scenes is Discord's decision (`/scene` carries default_member_permissions = Manage

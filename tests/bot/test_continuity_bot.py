@@ -1,4 +1,4 @@
-"""Continuity in Discord (issue 21), black box against the fake Discord: `/scene next` makes the
+"""Continuity in Discord, black box against the fake Discord: `/scene next` makes the
 next scene and its thread with the same directors, shows each carried section privately with a
 button to edit each soul (the `/soul edit` form); `/secrets` and `/take list` (with the tree)
 answer directors privately, and nothing private reaches the thread."""

@@ -1,4 +1,4 @@
-"""A director's /report on a long take leaves no other scene waiting (issue 18).
+"""A director's /report on a long take leaves no other scene waiting.
 
 The report is built in a worker thread. To prove it without a clock, the event loop's worker
 threads are a ThreadPoolExecutor that holds a report build in its thread until released: while

@@ -1,4 +1,4 @@
-"""`circus bot` with CIRCUS_METRICS_PORT set (#22): the process serves /metrics, counting the
+"""`circus bot` with CIRCUS_METRICS_PORT set: the process serves /metrics, counting the
 turns its scenes play, its model calls and the Discord REST replies it got — never a scene's
 or an actor's name."""
 

@@ -1,4 +1,4 @@
-"""Past one machine (#22): two `circus bot` processes split 4 shards of 8 servers and play 16
+"""Past one machine: two `circus bot` processes split 4 shards of 8 servers and play 16
 scenes at once, every model call through one LiteLLM proxy. One process is killed with
 `kill -9` mid-run and started again: its scenes come back to their threads with nothing lost
 or doubled, and the other process never stalls.

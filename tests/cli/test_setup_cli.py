@@ -1,4 +1,4 @@
-"""Setting up your own scene from the command line (issue 17), black-box: each test runs
+"""Setting up your own scene from the command line, black-box: each test runs
 `circus` in a subprocess on the scripted model and checks what it prints and what is on disk."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""`status` shows a scene another process is running (issue 18): the run lock's holder writes
+"""`status` shows a scene another process is running: the run lock's holder writes
 who it is (pid and host) and clears it when it lets go, so `circus status` in a second terminal
 says "running (in another process: pid … on …)" instead of "idle" — without probing the lock,
 which would make a real run's start fail as busy."""

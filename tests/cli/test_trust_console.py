@@ -1,4 +1,4 @@
-"""The director always knows (issue 7): how the console and the bot's DMs mark a repaired,
+"""The director always knows: how the console and the bot's DMs mark a repaired,
 fallback or cut turn and a model still being waited for; and the console's parsing — a cue keeps
 its direction, a note never reaches everyone by accident, a strange number is one line."""
 

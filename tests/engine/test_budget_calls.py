@@ -1,5 +1,5 @@
 """Every model call that was made counts: against the scene's budget and the day's, whether or
-not its turn lands (issue 18).
+not its turn lands.
 
 The provider is a loopback OpenAI-compatible server that bills what it answers (budgetkit's
 BillingServer), reached through litellm's real OpenAI code; each test compares what it billed

@@ -1,5 +1,5 @@
 """What a provider reports and what a file says are data: a budget never goes up because of
-either (issue 18).
+either.
 
 A server's usage that is not a count ≥ 0 (negative, NaN, infinite, text) is replaced by our own
 count (engine.door.tokens) with a warning; a spend row on disk (usage.jsonl, calls.jsonl, the daily

@@ -40,12 +40,12 @@ SAMPLES = {
     "DISCORD_GUILD_ID": "1234567890",
     "DISCORD_API_BASE": "http://127.0.0.1:8080/api/v10",
     "DISCORD_GATEWAY_URL": "ws://127.0.0.1:8080/gateway",
-    # --- scale (#22): the model gateway and /metrics
+    # --- scale: the model gateway and /metrics
     "CIRCUS_GATEWAY_URL": "http://localhost:4000",
     "CIRCUS_GATEWAY_KEY": "sk-circus",
     "CIRCUS_METRICS_PORT": "9464",
     "CIRCUS_METRICS_ADDR": "0.0.0.0",
-    # --- shards (#22)
+    # --- shards
     "CIRCUS_SHARDS": "0-3",
     "CIRCUS_SHARD_COUNT": "16",
 }
@@ -108,7 +108,7 @@ def test_an_empty_environment_is_todays_defaults():
         ("CIRCUS_SCENES_DIR", "", "scenes_dir", Path("scenes")),
         # the daily budgets stay text: engine.spend.budget refuses a typo when a run starts
         ("CIRCUS_DAILY_BUDGET_USD", "two dollars", "daily_budget_usd", "two dollars"),
-        # a mistyped metrics port leaves the endpoint off (scale, #22)
+        # a mistyped metrics port leaves the endpoint off (scale)
         ("CIRCUS_METRICS_PORT", "nine", "metrics_port", None),
         ("CIRCUS_METRICS_PORT", "70000", "metrics_port", None),
     ],

@@ -1,4 +1,4 @@
-"""The next scene (issue 21 §1, seed 000 §14.1): a three-scene chain on the scripted model, in
+"""The next scene (seed 000 §14.1): a three-scene chain on the scripted model, in
 Chinese and English, with a unique marker in every private text (each actor's soul, whisper,
 thought and cue direction), proving that each actor carries exactly what it witnessed — an
 actor who exited after turn 3 carries turns 1–3 — and nothing private of anyone else; the old

@@ -1,4 +1,4 @@
-"""The secrets ledger (issue 21 §2): when each marked secret surfaced, the turn before it, and
+"""The secrets ledger: when each marked secret surfaced, the turn before it, and
 every breach — in another actor's line, action or thought before it surfaced, and in another
 actor's prompt at any time (which Circus's walls keep at zero, audited over every prompt)."""
 

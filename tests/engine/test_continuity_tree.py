@@ -1,4 +1,4 @@
-"""Takes as a tree (issue 21 §3): a replay records its parent take and turn; old scenes without
+"""Takes as a tree: a replay records its parent take and turn; old scenes without
 the record read as a line; the tree in text (`take list --tree`), as a Mermaid graph in the
 take report, and `take diff N` against the take N was made from."""
 

@@ -1,5 +1,5 @@
 """The embedded model's thread (engine.providers.worker): a cut stops the generation in flight and the
-process exits at once (issue 18: a Ctrl-C on the embedded model printed the cut within a
+process exits at once (a Ctrl-C on the embedded model printed the cut within a
 second, then the process waited 20–75 s for llama.cpp; a second Ctrl-C printed a `threading`
 traceback). Tested with a fake slow thread-based job, never the model itself: a job that
 "generates" until its stop flag is set, and one that never ends."""

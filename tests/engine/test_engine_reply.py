@@ -43,7 +43,7 @@ WELL_FORMED = "<thought>他在說謊。</thought>\n<action>拍桌子</action>\n<
         ),
         # silence is an action; cue may be absent
         ("<thought>不說</thought><action>沉默地搖頭</action>", "不說", "沉默地搖頭", "", ""),
-        # a private tag inside a public field is private, closed or not (issue 7)
+        # a private tag inside a public field is private, closed or not
         (
             "<thought>t</thought><dialogue>你寫的 <thought> 標籤是什麼意思？</dialogue><cue>律師</cue>",
             "t\n標籤是什麼意思？",

@@ -1,4 +1,4 @@
-"""Reading the styles models drift into (issue 16 §1, issue 18): labels, headings, script lines,
+"""Reading the styles models drift into: labels, headings, script lines,
 JSON, tag attributes; lines written for others cut off; private labels kept private; the stage
 manager's pick in prose, markdown or JSON. Every style in English and Chinese."""
 

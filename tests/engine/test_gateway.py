@@ -1,4 +1,4 @@
-"""One model gateway (#22): with CIRCUS_GATEWAY_URL set, every hosted model call goes to the
+"""One model gateway: with CIRCUS_GATEWAY_URL set, every hosted model call goes to the
 LiteLLM proxy under the proxy's own model names, with the operator's key; what the proxy says a
 call used and cost lands in the scene's usage rows; Circus's allow-list and budgets still apply
 on top. A loopback fake proxy (tests/fakeproviders/litellm_proxy.py) answers over real HTTP."""

@@ -1,4 +1,4 @@
-"""`circus check-model` through the model gateway (#22): with CIRCUS_GATEWAY_URL set, the probe
+"""`circus check-model` through the model gateway: with CIRCUS_GATEWAY_URL set, the probe
 asks the LiteLLM proxy for the proxy's own model names, with the gateway key, exactly as a run
 does — so an operator can check `writers-room` before a room starts. Run as a real
 `python -m circus` subprocess against the loopback fake proxy (tests/fakeproviders)."""

@@ -1,4 +1,4 @@
-"""Prometheus metrics (#22): /metrics, scraped during a real rehearsal through the fake LiteLLM
+"""Prometheus metrics: /metrics, scraped during a real rehearsal through the fake LiteLLM
 proxy and parsed with prometheus_client's own parser, counts turns, model calls and their
 latency, tokens and cost by model, and the scenes running; no label ever carries a scene's or
 an actor's name, their text or a secret; metrics are off unless CIRCUS_METRICS_PORT is set."""

@@ -1,4 +1,4 @@
-"""Model strings (issue 18): a name litellm cannot route is one line before a run starts, in
+"""Model strings: a name litellm cannot route is one line before a run starts, in
 every frontend, naming what a model string looks like and the closest known names; a model name
 that carries an address or hidden text is refused in every settings file, whatever the operator's
 allow-list pattern."""

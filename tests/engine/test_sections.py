@@ -115,14 +115,13 @@ def test_picks_a_writers_heading_stays_in_the_pick_above():
 
 
 SOULS = [
-    # body, after replace_prior_story(body, "NEW"), bio_part(body). Pinned as it is today: the
-    # blank lines under the heading are kept and one more is added, so they grow with every
-    # redraft (reported in #8's seam-layers note, not changed in a refactor).
+    # body, after replace_prior_story(body, "NEW"), bio_part(body): the heading as written, one
+    # blank line, the story, one blank line, the rest.
     ("bio\n## 前期劇本  \n  \n\nold\n## 導演\nx",
-     "bio\n## 前期劇本  \n  \n\n\nNEW\n\n## 導演\nx", "bio\n## 導演\nx"),
+     "bio\n## 前期劇本  \n\nNEW\n\n## 導演\nx", "bio\n## 導演\nx"),
     ("## 前期劇本\nold\n## 導演\nx", "## 前期劇本\n\nNEW\n\n## 導演\nx", "## 導演\nx"),
-    ("## 前期劇本\n", "## 前期劇本\n\n\nNEW\n\n", ""),
-    ("bio\n##  前期劇本\nold", "bio\n##  前期劇本\n\nNEW\n\n", "bio"),
+    ("## 前期劇本\n", "## 前期劇本\n\nNEW\n", ""),
+    ("bio\n##  前期劇本\nold", "bio\n##  前期劇本\n\nNEW\n", "bio"),
     ("bio only", "bio only\n\n## 前期劇本\n\nNEW\n", "bio only"),
 ]  # fmt: skip
 
@@ -131,6 +130,8 @@ SOULS = [
 def test_soul_prior_story_is_replaced_in_place(body, replaced, bio):
     assert replace_prior_story(body, "NEW") == replaced
     assert bio_part(body) == bio
+    # a redraft of a redraft has the same shape: blank lines never pile up
+    assert replace_prior_story(replace_prior_story(replaced, "X"), "NEW") == replaced
 
 
 def test_cut_log_cuts_at_the_first_block_past_the_turn():

@@ -1,4 +1,4 @@
-"""Setting up your own scene through the engine (issue 17): a blank scene, adding, removing and
+"""Setting up your own scene through the engine: a blank scene, adding, removing and
 renaming actors, replacing the context, sifting a backstory, and the warnings a hand-built scene
 gets. Every refusal is one clear line and leaves the folder exactly as it was."""
 
@@ -364,7 +364,7 @@ async def test_backstory_drafts_show_each_actor_their_own_soul_and_write_nothing
     assert list(drafts) == list(CAST)
     assert but_spend(listing(scene)) == before  # nothing written before an accept
     assert len(models.calls) == len(CAST)
-    assert spend_kinds(scene) == ["summarize"] * len(CAST)  # but every call counts (issue 18)
+    assert spend_kinds(scene) == ["summarize"] * len(CAST)  # but every call counts
     for actor, call in zip(CAST, models.calls, strict=True):
         assert BACKSTORY in call.prompt
         assert SOUL_MARKER[actor] in call.prompt

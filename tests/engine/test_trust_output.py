@@ -1,4 +1,4 @@
-"""What a model may publish (issue 7): private text stays private, strings are sanitised and
+"""What a model may publish: private text stays private, strings are sanitised and
 capped, the record other roles read cannot be forged, and the director always knows how a turn
 was made. Proven on files on disk and on the exact prompts the scripted model received."""
 

@@ -1,4 +1,4 @@
-"""Whispers are bounded in prompts (issue 18): a note has a length cap (refused in one line),
+"""Whispers are bounded in prompts: a note has a length cap (refused in one line),
 and whispers take a bounded share of the reading model's context — the oldest notes dropped
 first, and the director told so by the note command and in status. 40 long notes once made
 a 204,446-character actor prompt."""

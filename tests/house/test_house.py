@@ -1,4 +1,4 @@
-"""House rules a reader can rely on (#19): no import circle among the product's modules, no
+"""House rules a reader can rely on: no import circle among the product's modules, no
 function longer than a screen, no dead code.
 
 Each guard walks the source of engine/, bot/ and circus/ itself (AST, nothing imported) and fails
@@ -20,11 +20,11 @@ from housekit import REPO, circles, describe, import_graph, module_files
 
 MAX_FUNCTION_LINES = 60
 
-# Import circles tolerated, each as the sorted files in it: none since #19. Keep it empty.
+# Import circles tolerated, each as the sorted files in it: none. Keep it empty.
 KNOWN_CIRCLES: set[frozenset[str]] = set()
 
 # Functions tolerated over MAX_FUNCTION_LINES, "file:qualified.name" → the most lines allowed
-# until it is split: none since #19. Keep it empty.
+# until it is split: none. Keep it empty.
 LONG_FUNCTIONS: dict[str, int] = {}
 
 

@@ -1,4 +1,4 @@
-"""The seam between the engine and its frontends (#8): bot/ and circus/ use `engine` only.
+"""The seam between the engine and its frontends: bot/ and circus/ use `engine` only.
 
 Everything a frontend may use is exported by engine/__init__.py; reads go through the frozen
 `SceneView`, writes through `Rehearsal` commands and the store. These tests walk the frontends'
@@ -20,9 +20,6 @@ import engine
 REPO = Path(__file__).resolve().parents[2]
 ENGINE = Path(engine.__file__).resolve().parent
 FRONTENDS = ("bot", "circus")
-# Frontend files another track of #8 moves onto the surface; the coordinator empties this set
-# (and the matching TID251 per-file-ignores in pyproject.toml) once those branches are merged.
-PENDING: set[str] = set()  # bot's files moved in track bot (seam-bot)
 # A rehearsal's insides: its loader, its store and the mutable state they hold.
 INSIDES = {"files", "store", "state"}
 
@@ -80,7 +77,7 @@ def names_imported_by_frontends() -> set[str]:
     return names
 
 
-@pytest.mark.parametrize("rel", [f for f in frontend_files() if f not in PENDING])
+@pytest.mark.parametrize("rel", frontend_files())
 def test_a_frontend_file_uses_the_engine_only_through_its_surface(rel: str) -> None:
     assert crossings(rel) == []
 
@@ -109,10 +106,6 @@ def test_the_checker_sees_every_way_across_the_seam(tmp_path: Path, monkeypatch)
         "bot/leaky.py:7: `.state` reaches into a rehearsal (use `.view()`)",
         "bot/leaky.py:7: `.store` reaches into a rehearsal (use `.view()`)",
     ]
-
-
-def test_pending_files_are_frontend_files() -> None:
-    assert PENDING <= set(frontend_files())
 
 
 def test_the_surface_is_sorted_and_every_name_in_it_exists() -> None:
