@@ -44,6 +44,7 @@ from engine import (
     discord_trace,
     list_templates,
     metered,
+    redact_logs,
     say,
     shown_number,
     track_queue,
@@ -345,6 +346,7 @@ def main(config: Config) -> int:
         return 2
     point_at(config.discord_api_base, config.discord_gateway_url)
     discord.utils.setup_logging(level=logging.INFO)
+    redact_logs(config.secrets)  # a provider's error in a log line carries no key
     guild = config.discord_guild_id
     try:
         asyncio.run(serve(config, int(guild) if guild else None))

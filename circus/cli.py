@@ -345,10 +345,11 @@ def _main(argv: list[str] | None) -> int:
 def _run(args: argparse.Namespace) -> int:
     import asyncio
 
-    from engine import CircusError, Config
+    from engine import CircusError, Config, redact_logs
 
     try:
         args.config = Config.from_env(os.environ)  # the one read; commands pass it down
+        redact_logs(args.config.secrets)  # whatever a library logs on a failure, keys masked
         return asyncio.run(_handler(args.handler)(args))
     except UsageError as exc:
         print_error(str(exc))

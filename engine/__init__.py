@@ -100,6 +100,7 @@ from engine.probe.report import probe_json, probe_lines
 from engine.probe.report import verdict as probe_verdict
 from engine.providers.embedded import EmbeddedModelUnavailable
 from engine.providers.embedded import available as embedded_available
+from engine.redact import redact_logs
 from engine.rehearsal.facade import Rehearsal, RunResult
 from engine.rehearsal.orders import Cue, Order, Replay, Resume, Run
 from engine.rehearsal.results import ReplayResult, Status
@@ -189,6 +190,7 @@ __all__ = [
     "probe_lines",
     "probe_verdict",
     "read_frontend_file",
+    "redact_logs",
     "render_picks",
     "say",
     "secrets_lines",

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from engine.errors import CircusError
+from engine.redact import secret_values
 
 MAX_TURNS = 500  # the most turns one run may ask for (engine, console and CLI alike)
 DEFAULT_TURNS = 5  # a run or resume without a count (engine and Discord)
@@ -113,6 +114,9 @@ class Config:
     # --- shards: which Discord shards this `circus bot` connects (text, checked by the bot)
     shards: str | None = None  # CIRCUS_SHARDS: "0-3" or "0,2,5-7" (None: every shard)
     shard_count: str | None = None  # CIRCUS_SHARD_COUNT (None: Discord's recommended count)
+    # --- not one variable: the values of every credential variable (provider keys, the gateway
+    # key, the bot token), masked in whatever text reaches a person (engine.redact)
+    secrets: tuple[str, ...] = field(default=(), repr=False)
 
     @classmethod
     def from_env(cls, env: Mapping[str, str]) -> Config:
@@ -120,6 +124,7 @@ class Config:
         waiting = _float(env, "CIRCUS_WAITING_SECONDS", WAITING_SECONDS)
         templates = _text(env, "CIRCUS_TEMPLATES_DIR")
         return cls(
+            secrets=secret_values(env),
             model=_text(env, "CIRCUS_MODEL"),
             stage_manager_model=_text(env, "CIRCUS_STAGE_MANAGER_MODEL"),
             api_base=_text(env, "CIRCUS_API_BASE"),

@@ -27,6 +27,7 @@ from engine.door.caching import Pieces
 from engine.door.metering import reply_usage
 from engine.door.values import Price, ReplyShape
 from engine.errors import CircusError, ModelError
+from engine.redact import redact
 from engine.vocabulary import CallPurpose
 
 EMBEDDED_MODEL = "circus-local/smollm2"
@@ -350,7 +351,8 @@ class LiteLLMModels:
                         await asyncio.sleep(_backoff(attempt, exc, self.config.retry_base_seconds))
                         continue
                     break
-        raise ModelError(call.model, _describe(last))
+        # A provider's words reach people: never with a key in them (engine.redact).
+        raise ModelError(call.model, redact(_describe(last), self.config.secrets))
 
 
 async def _gated_call(

@@ -37,6 +37,7 @@ from engine.folder.stage import after_event, quiet
 from engine.folder.templates import is_template
 from engine.folder.turns import render_decision
 from engine.folder.whispers import NOTE_MOST_CHARS
+from engine.redact import redact
 from engine.rehearsal.orders import Cue, Order, Resume, Run
 from engine.rehearsal.run_slot import PlayedLine, RunSlot
 from engine.rehearsal.scene_access import Floor, Landing, SceneAccess
@@ -208,7 +209,7 @@ class RunLoop:
             reason = "error"
         except Exception as exc:  # a disk error, or a bug: the run still ends, and says why
             log.exception("run in %s failed", scene.root)
-            fields = {"error": repr(exc), "kind": type(exc).__name__}
+            fields = {"error": redact(repr(exc), self.config.secrets), "kind": type(exc).__name__}
             scene.events.emit(ErrorEvent(scene.name, "error.run_crashed", fields))
             reason = "error"
         finally:

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from housekit import REPO, import_graph
 
-ENGINE_TOP = ("config", "errors", "events", "clock", "vocabulary", "catalog")
+ENGINE_TOP = ("config", "errors", "events", "clock", "vocabulary", "redact", "catalog")
 ENGINE_WINGS = (
     "door",  # the model door: calls, the gateway, caching, metering, tokens, metrics
     "folder",  # the scene folder on disk and its vocabulary (turns, stage blocks, souls)
