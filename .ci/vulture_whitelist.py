@@ -33,12 +33,5 @@ _.reactions_seen  # bot/app.py: tests wait on it
 _.delivered  # bot/thread/backstage.py
 _.forget_saved_prompts  # engine/providers/embedded.py
 _.actor_messages  # engine/turn/prompts.py
-_.stage_manager_messages
-_.scene_usd_left  # engine/rehearsal/results.py
-_.scene_tokens_left
-_.daily_usd_left
-_.daily_tokens_left
 _.busy  # engine/providers/worker.py
 _.queue_depth  # engine/door/metrics.py: a push-style setter the metrics tests drive
-
-# --- dead code in files other helpers of #19 own: emptied at merge ----------------------

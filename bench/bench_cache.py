@@ -57,7 +57,9 @@ def rows_of(scene: Path) -> list[dict]:
 
 
 async def take(model: str, fake_type: type, turns: int, reply_format: str, work: Path) -> dict:
-    scene = new_scene(work / model.replace("/", "_"), "interrogation")
+    scene = new_scene(
+        work / model.replace("/", "_"), "interrogation", config=Config.from_env(os.environ)
+    )
     add_fourth_actor(scene)
     state_cast = ["書記員", *(p.name for p in (scene / "actors").iterdir() if p.name != "書記員")]
     fake = fake_type(state_cast)

@@ -27,7 +27,8 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from engine import Rehearsal, Run  # noqa: E402
+
+from engine import Config, Rehearsal, Run  # noqa: E402
 from engine.events import TurnStarted  # noqa: E402
 from engine.folder.templates import new_scene  # noqa: E402
 from engine.providers.scripted import ScriptedModels  # noqa: E402
@@ -49,7 +50,7 @@ async def cut_seconds(runs: int) -> list[float]:
     out = []
     for _ in range(runs):
         folder = Path(tempfile.mkdtemp()) / "scene"
-        new_scene(folder, "wake")
+        new_scene(folder, "wake", config=Config.from_env(os.environ))
         text = (folder / "context.md").read_text("utf-8")
         (folder / "context.md").write_text(
             text.replace(
@@ -85,7 +86,7 @@ def exit_seconds(runs: int) -> list[float]:
     out = []
     for _ in range(runs):
         folder = Path(tempfile.mkdtemp()) / "scene"
-        new_scene(folder, "wake")
+        new_scene(folder, "wake", config=Config.from_env(os.environ))
         proc = subprocess.Popen(
             [sys.executable, "-m", "circus", "run", str(folder), "-n", "40"],
             env=env,

@@ -76,7 +76,7 @@ def _replay_prompts(template: str, turns: int, root: Path) -> list[tuple[str, li
     zh = template == "interrogation"
     config = Config(model="scripted/replay", stage_manager_model="scripted/replay")
     door = ScriptedModels({"replay": script}, config=config)
-    scene = new_scene(root / template, template)
+    scene = new_scene(root / template, template, config=Config.from_env(os.environ))
     asyncio.run(Rehearsal(scene, models=door, config=config).run(turns))
     state = asyncio.run(Rehearsal(scene, config=config).state())
     fields = {f.name for f in dataclasses.fields(prompts.ActorBrief)}
@@ -170,7 +170,7 @@ async def _child(template: str, turns: int) -> None:
             mark["t"], mark["eval"] = now, done
 
     with tempfile.TemporaryDirectory() as tmp:
-        scene = new_scene(Path(tmp) / template, template)
+        scene = new_scene(Path(tmp) / template, template, config=Config.from_env(os.environ))
         # every role on the embedded model, whatever the environment names
         config = dataclasses.replace(
             Config.from_env(os.environ), model=None, stage_manager_model=None, api_base=None

@@ -24,6 +24,7 @@ os.environ.setdefault("LITELLM_OFFLINE_MODE", "true")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+
 from engine import Config, Rehearsal  # noqa: E402
 from engine.door import llm
 from engine.events import TurnCompleted  # noqa: E402
@@ -94,7 +95,7 @@ def add_fourth_actor(scene: Path) -> None:
 
 
 async def overhead(turns: int, workdir: Path, scripted: ScriptedModels) -> dict[str, float]:
-    scene = new_scene(workdir / "overhead", "interrogation")
+    scene = new_scene(workdir / "overhead", "interrogation", config=Config.from_env(os.environ))
     add_fourth_actor(scene)
     clock = ModelClock(scripted)
     rehearsal = Rehearsal(scene, models=clock, config=CONFIG)
@@ -136,7 +137,7 @@ def common_prefix(a: str, b: str) -> int:
 
 
 async def prompts(turns: int, workdir: Path, scripted: ScriptedModels) -> dict[str, float]:
-    scene = new_scene(workdir / "prompts", "interrogation")
+    scene = new_scene(workdir / "prompts", "interrogation", config=Config.from_env(os.environ))
     rehearsal = Rehearsal(scene, models=scripted, config=CONFIG)
     start = len(scripted.calls)
     await rehearsal.run(turns)

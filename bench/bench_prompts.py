@@ -31,6 +31,7 @@ os.environ.setdefault("LITELLM_OFFLINE_MODE", "true")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+
 from engine import Config, Rehearsal  # noqa: E402
 from engine.folder.templates import new_scene  # noqa: E402
 from engine.providers import embedded
@@ -129,7 +130,7 @@ def as_chatml(messages: Sequence[dict[str, str]]) -> str:
 
 
 async def scripted_scene(turns: int, workdir: Path) -> tuple[Path, list[ScriptedRequest]]:
-    scene = new_scene(workdir / "prompts", "interrogation")
+    scene = new_scene(workdir / "prompts", "interrogation", config=Config.from_env(os.environ))
     add_fourth_actor(scene)
     # every role plays the "bench" script, through its own door (no environment involved)
     config = Config(model="scripted/bench", stage_manager_model="scripted/bench")

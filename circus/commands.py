@@ -28,7 +28,7 @@ async def cmd_templates(args: argparse.Namespace) -> int:
     width = max(len(n) for n in names)
     for name in names:
         try:
-            cast = ", ".join((await load_view(templates_dir(args.config) / name)).cast)
+            cast = ", ".join((await load_view(templates_dir(args.config) / name, args.config)).cast)
         except CircusError as exc:
             cast = t("cli.template_broken", why=exc)
         print(f"{name:<{width}}  {template_summary(name, args.config)}  [{cast}]")
@@ -277,7 +277,7 @@ async def cmd_demo(args: argparse.Namespace) -> int:
     dest = scenes / "demo"
     if not is_scene(dest):
         scenes.mkdir(parents=True, exist_ok=True)
-        new_scene(dest, args.template, args.config)
+        new_scene(dest, args.template, config=args.config)
         print(t("cli.demo.created", dest=dest, template=args.template))
     rehearsal = await open_scene(str(dest), args.config)
     view = await rehearsal.view()

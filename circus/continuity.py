@@ -10,22 +10,26 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import TYPE_CHECKING
 
 from circus.exits import EXIT_OK
 from circus.words import t
 
+if TYPE_CHECKING:  # hints only: the engine loads inside each command
+    from engine import Config
 
-async def _language(scene: str) -> str:
+
+async def _language(scene: str, config: Config) -> str:
     from engine import load_view
 
-    return (await load_view(scene)).language
+    return (await load_view(scene, config)).language
 
 
 async def cmd_next(args: argparse.Namespace) -> int:
     from engine import say, start_next
 
     done = await start_next(args.scene, args.new, args.take, draft=args.draft, config=args.config)
-    language = await _language(str(done.root))
+    language = await _language(str(done.root), args.config)
     print(
         say(
             "cli.next.done",

@@ -29,7 +29,7 @@ async def cmd_new(args: argparse.Namespace) -> int:
         dest = new_scene(
             args.scene,
             args.template,
-            args.config,
+            config=args.config,
             cast=cast,
             title=args.title,
             language=args.language,
@@ -39,8 +39,8 @@ async def cmd_new(args: argparse.Namespace) -> int:
     else:
         if args.title is not None or args.language is not None:
             raise UsageError(t("cli.new.title_with_cast"))
-        dest = new_scene(args.scene, args.template, args.config)
-        cast = tuple((await load_view(dest)).cast)
+        dest = new_scene(args.scene, args.template, config=args.config)
+        cast = tuple((await load_view(dest, args.config)).cast)
         template = args.template or "interrogation"
         print(t("cli.new.created", dest=dest, template=template, cast=cast))
     print(t("cli.new.next", me=me(), dest=dest))

@@ -164,3 +164,10 @@ class BillingServer:
         self._release.set()
         self._http.shutdown()
         self._http.server_close()
+
+
+def left(status, scope: str, unit: str) -> float | None:
+    """What is left of the `scope` ("scene" or "day") budget in `unit` ("usd" or "tokens") in a
+    status, or None when no such budget applies."""
+    found = [b.left for b in status.budgets if (b.scope, b.unit) == (scope, unit)]
+    return found[0] if found else None

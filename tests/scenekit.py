@@ -4,7 +4,10 @@ test can grep any prompt or file for what must not be there.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
+
+from engine.config import Config
 
 CAST = ("林小姐", "刑警", "律師")
 
@@ -36,3 +39,9 @@ def write_scene(root: Path, model: str = "scripted/improv", language: str = "zh"
     notes = [f"## 全體\n- {ALL_WHISPER}\n"] + [f"## {a}\n- {WHISPER_MARKER[a]}\n" for a in CAST]
     (root / "director_notes.md").write_text("# 導演耳語\n\n" + "\n".join(notes), encoding="utf-8")
     return root
+
+
+def operator_config() -> Config:
+    """The operator's Config as the environment (a test's monkeypatched one) sets it now: what
+    each entry point reads once and hands down."""
+    return Config.from_env(os.environ)

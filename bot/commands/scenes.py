@@ -158,7 +158,7 @@ async def create_scene(
         lang = blank_language(language, locale)
         make = partial(new_scene, dest, config=bot.config, cast=names, language=lang)
     else:
-        make = partial(new_scene, dest, template_for(template, templates), bot.config)
+        make = partial(new_scene, dest, template_for(template, templates), config=bot.config)
     folder = await asyncio.to_thread(make)
     try:
         thread = await open_thread(interaction, name, (interaction.user.id,))

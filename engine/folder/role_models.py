@@ -10,7 +10,7 @@ import functools
 from collections.abc import Mapping
 from typing import Any
 
-from engine.config import DEFAULT_TURN_TIMEOUT, Config, default_config
+from engine.config import DEFAULT_TURN_TIMEOUT, Config
 from engine.door.llm import EMBEDDED_MODEL, litellm_module
 from engine.door.structured import IN_PROCESS, Format, chosen_format
 from engine.folder.soul import Soul
@@ -26,13 +26,11 @@ def _first(*values: Any) -> str | None:
     return None
 
 
-def actor_model(soul: Soul, scene: Mapping[str, Any], config: Config | None = None) -> str:
-    config = config or default_config()
+def actor_model(soul: Soul, scene: Mapping[str, Any], config: Config) -> str:
     return _first(soul.model, scene.get("model"), config.model) or EMBEDDED_MODEL
 
 
-def stage_manager_model(scene: Mapping[str, Any], config: Config | None = None) -> str:
-    config = config or default_config()
+def stage_manager_model(scene: Mapping[str, Any], config: Config) -> str:
     return (
         _first(
             scene.get("stage_manager_model"),
@@ -44,15 +42,12 @@ def stage_manager_model(scene: Mapping[str, Any], config: Config | None = None) 
     )
 
 
-def api_base(
-    soul: Soul | None, scene: Mapping[str, Any], config: Config | None = None
-) -> str | None:
-    config = config or default_config()
+def api_base(soul: Soul | None, scene: Mapping[str, Any], config: Config) -> str | None:
     return _first(soul.api_base if soul else None, scene.get("api_base"), config.api_base)
 
 
-def turn_timeout(scene: Mapping[str, Any], config: Config | None = None) -> float:
-    value = scene.get("turn_timeout") or (config or default_config()).turn_timeout
+def turn_timeout(scene: Mapping[str, Any], config: Config) -> float:
+    value = scene.get("turn_timeout") or config.turn_timeout
     try:
         return float(value) if value else DEFAULT_TURN_TIMEOUT
     except ValueError:
@@ -63,10 +58,10 @@ def _is_ollama(model: str) -> bool:
     return model.startswith(("ollama/", "ollama_chat/"))
 
 
-def extra_params(model: str, config: Config | None = None) -> dict[str, Any]:
+def extra_params(model: str, config: Config) -> dict[str, Any]:
     """Provider options: Ollama silently truncates prompts at its default context size."""
     if _is_ollama(model):
-        return {"num_ctx": (config or default_config()).num_ctx}
+        return {"num_ctx": config.num_ctx}
     return {}
 
 
@@ -74,12 +69,11 @@ def reply_format(
     model: str,
     soul: Soul | None,
     scene: Mapping[str, Any],
-    config: Config | None = None,
+    config: Config,
     schema: bool = False,
 ) -> Format:
     """JSON or tags for `model`: soul.md's `reply_format`, then context.md's, then
     CIRCUS_REPLY_FORMAT, then auto (JSON where the provider holds replies to a schema: `schema`)."""
-    config = config or default_config()
     setting = _first(
         soul.settings.get("reply_format") if soul else None,
         scene.get("reply_format"),
@@ -102,24 +96,24 @@ def schema_support(model: str) -> bool:
         return False
 
 
-def reply_cap(kind: str, config: Config | None = None) -> int:
+def reply_cap(kind: str, config: Config) -> int:
     """The most tokens one reply may have (max_tokens): it bounds every call's cost.
 
     CIRCUS_MAX_REPLY_TOKENS (default 2048) for an actor's turn or a drafted backstory; a quarter
     of it for the stage manager, who answers with a name and one reason. Generous on purpose:
     "thinking" models count their hidden reasoning against it.
     """
-    cap = (config or default_config()).max_reply_tokens
+    cap = config.max_reply_tokens
     return max(cap // 4, 64) if kind == "stage_manager" else cap
 
 
-def sent_reply_cap(model: str, kind: str, config: Config | None = None) -> int | None:
+def sent_reply_cap(model: str, kind: str, config: Config) -> int | None:
     """The max_tokens to send: none for the embedded model, which sizes its replies to fit its
     small context (and costs nothing); the reply cap for everything else."""
     return None if model.startswith(EMBEDDED_MODEL.split("/")[0] + "/") else reply_cap(kind, config)
 
 
-def context_tokens(model: str, config: Config | None = None) -> int:
+def context_tokens(model: str, config: Config) -> int:
     """How many tokens `model`'s context holds, prompt and reply together.
 
     The embedded model: EMBEDDED_CONTEXT. Ollama: the num_ctx Circus sends ($CIRCUS_NUM_CTX,
@@ -129,7 +123,7 @@ def context_tokens(model: str, config: Config | None = None) -> int:
     if model.startswith("circus-local/"):
         return EMBEDDED_CONTEXT
     if _is_ollama(model):
-        return (config or default_config()).num_ctx
+        return config.num_ctx
     return _table_context(model)
 
 

@@ -27,7 +27,7 @@ from pydantic import (
 from pydantic_core import PydanticCustomError
 
 from engine.catalog import Phrase
-from engine.config import Config, default_config
+from engine.config import Config
 from engine.door.gateway import allowed_forms
 from engine.door.llm import EMBEDDED_MODEL
 from engine.door.structured import ReplyFormat
@@ -257,10 +257,9 @@ def context_settings(
 
 
 # ---------------------------------------------------------------------- untrusted edits
-def allowed_models(config: Config | None = None) -> tuple[str, ...]:
+def allowed_models(config: Config) -> tuple[str, ...]:
     """Models a soul sent through Discord may name: `CIRCUS_ALLOWED_MODELS` (comma-separated
     litellm names or `provider/*` patterns), else the models the operator configured."""
-    config = config or default_config()
     raw = config.allowed_models or ""
     if raw.strip():
         items = [item.strip() for item in raw.split(",")]
@@ -296,16 +295,16 @@ def model_allowed(model: str, allowed: tuple[str, ...]) -> bool:
     return False
 
 
-def _allowed(model: str, allowed: tuple[str, ...], config: Config | None) -> bool:
+def _allowed(model: str, allowed: tuple[str, ...], config: Config) -> bool:
     """Allowed as written or as sent through the operator's gateway (engine.door.gateway)."""
-    forms = allowed_forms(model, config or default_config())
+    forms = allowed_forms(model, config)
     return any(model_allowed(form, allowed) for form in forms)
 
 
 def check_untrusted_soul(
     new: SoulSettings,
     current: SoulSettings | None,
-    config: Config | None = None,
+    config: Config,
 ) -> None:
     """Refuse what a soul arriving through Discord may not set (raises Refused).
 
@@ -334,7 +333,7 @@ OPERATOR_CONTEXT_KEYS = ("api_base", "budget_usd", "budget_tokens", "turn_timeou
 def check_untrusted_context(
     new: ContextSettings,
     current: ContextSettings | None,
-    config: Config | None = None,
+    config: Config,
 ) -> None:
     """Refuse what a context.md arriving through Discord may not set (raises Refused): any
     change to the operator's keys (added, changed or removed), and models as for a soul

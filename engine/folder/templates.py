@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from engine.catalog import Phrase, lang_of, say
-from engine.config import Config, default_config
+from engine.config import Config
 from engine.errors import BadRequest, SceneExists
 from engine.folder.frontmatter import with_setting
 from engine.folder.names import check_cast, check_name
@@ -24,13 +24,13 @@ DEFAULT_TEMPLATE = "interrogation"
 SHIPPED = Path(__file__).resolve().parent.parent / "scene_templates"  # package data
 
 
-def templates_dir(config: Config | None = None) -> Path:
+def templates_dir(config: Config) -> Path:
     """CIRCUS_TEMPLATES_DIR, else the templates shipped inside the engine package."""
-    chosen = (config or default_config()).templates_dir
+    chosen = config.templates_dir
     return chosen or SHIPPED
 
 
-def is_template(folder: Path | str, config: Config | None = None) -> bool:
+def is_template(folder: Path | str, config: Config) -> bool:
     """True if `folder` is (inside) a templates folder: copy it with `new`, never rehearse it."""
     try:
         here = Path(folder).resolve()
@@ -67,14 +67,14 @@ def blank_scene_files(
     return files
 
 
-def list_templates(config: Config | None = None) -> list[str]:
+def list_templates(config: Config) -> list[str]:
     root = templates_dir(config)
     if not root.is_dir():
         return []
     return sorted(p.name for p in root.iterdir() if (p / "context.md").is_file())
 
 
-def template_summary(name: str, config: Config | None = None) -> str:
+def template_summary(name: str, config: Config) -> str:
     """The first line of a template's public context, for listings ("" if it can't be read)."""
     from engine.errors import CircusError
     from engine.folder import frontmatter
@@ -95,8 +95,8 @@ def template_summary(name: str, config: Config | None = None) -> str:
 def new_scene(
     dest: Path | str,
     template: str | None = None,
-    config: Config | None = None,
     *,
+    config: Config,
     cast: Sequence[str] = (),
     title: str | None = None,
     language: str | None = None,

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engine.catalog import say
-from engine.config import Config, default_config
+from engine.config import Config
 from engine.door.gateway import base_for, proxied
 from engine.door.llm import (
     LiteLLMModels,
@@ -216,14 +216,14 @@ async def check_model(
     *,
     api_base: str | None = None,
     timeout: float = DEFAULT_TIMEOUT,
-    config: Config | None = None,
+    config: Config,
     models: Models | None = None,
 ) -> ProbeResult:
     """Play the probe on `model` through `models` (default: the litellm door of `config`).
 
     No retries (the probe shows the model as it answers) and no spend gate; nothing is written.
     """
-    config = dataclasses.replace(config or default_config(), model_retries=0)
+    config = dataclasses.replace(config, model_retries=0)
     # As a run sends it: through the LiteLLM proxy when CIRCUS_GATEWAY_URL is set (its name
     # `litellm_proxy/<model>`, its address), so the proxy's own model names can be probed.
     base = base_for(model.strip(), api_base or config.api_base, config)

@@ -67,28 +67,6 @@ class Status:
         """A run is going, in this process or another (held_by says which)."""
         return self.mode == "running"
 
-    def _left(self, scope: str, unit: str) -> float | None:
-        found = [b.left for b in self.budgets if (b.scope, b.unit) == (scope, unit)]
-        return found[0] if found else None
-
-    @property
-    def scene_usd_left(self) -> float | None:
-        return self._left("scene", "usd")
-
-    @property
-    def scene_tokens_left(self) -> int | None:
-        left = self._left("scene", "tokens")
-        return None if left is None else int(left)
-
-    @property
-    def daily_usd_left(self) -> float | None:
-        return self._left("day", "usd")
-
-    @property
-    def daily_tokens_left(self) -> int | None:
-        left = self._left("day", "tokens")
-        return None if left is None else int(left)
-
 
 @dataclass(frozen=True)
 class ReplayResult:

@@ -48,7 +48,7 @@ class SceneView:
     unknown_note_sections: tuple[str, ...]  # director_notes.md headings naming nobody in the cast
 
 
-def view_of(state: SceneState, config: Config | None = None) -> SceneView:
+def view_of(state: SceneState, config: Config) -> SceneView:
     """A frozen view of a loaded scene (pure; `config`: the operator's default models)."""
     last = state.turns[-1] if state.turns else None
     return SceneView(
@@ -74,7 +74,7 @@ def view_of(state: SceneState, config: Config | None = None) -> SceneView:
     )
 
 
-async def load_view(root: Path | str) -> SceneView:
+async def load_view(root: Path | str, config: Config) -> SceneView:
     """A frozen view of a scene folder read without a rehearsal on it (a template, a scene
-    just made): nothing is locked, recovered or written."""
-    return view_of(await SceneFiles(Path(root)).load())
+    just made): nothing is locked, recovered or written. `config`: the operator's models."""
+    return view_of(await SceneFiles(Path(root)).load(), config)

@@ -18,7 +18,7 @@ from typing import Any, Literal
 
 from engine.catalog import Phrase
 from engine.clock import utcnow
-from engine.config import Config, default_config
+from engine.config import Config
 from engine.door import llm
 from engine.door.metering import is_count
 from engine.errors import BudgetExceeded, CircusError
@@ -178,7 +178,7 @@ class SpendGuard:
         clock: Callable[[], datetime] = utcnow,
         *,
         price: Callable[[str], llm.Price | None] = llm.price,
-        config: Config | None = None,
+        config: Config,
         calls: CallLog | None = None,
     ) -> None:
         """`price` answers what a model costs (the run's model door); `config` gives the reply
@@ -188,7 +188,7 @@ class SpendGuard:
         self.ledger = ledger
         self.clock = clock
         self.price = price
-        self.config = config or default_config()
+        self.config = config
         self.calls = calls
         self.limits: tuple[Limit, ...] = ()
         self.recorded = Spend()  # the scene's call record at the start of this turn

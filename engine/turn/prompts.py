@@ -358,10 +358,6 @@ class StageBrief:
     reply_format: str = "tags"  # or "json" (engine.door.structured)
 
 
-def stage_manager_messages(brief: StageBrief) -> tuple[dict[str, str], ...]:
-    return stage_manager_prompt(brief).messages
-
-
 def stage_manager_prompt(brief: StageBrief) -> Prompt:
     """The stage manager's messages; the user message's pieces are the stage (with the note to
     everyone) and the record's heading, one per line of the record, then the question. The

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 from clikit import check_backstage_complete, circus, cli_env, listing, turns_of
+from scenekit import operator_config
 
 from engine import templates_dir
 
@@ -148,7 +149,7 @@ def test_rename_after_the_first_turn_and_a_removed_actor_cued_are_refused(tmp_pa
 
 
 def test_a_template_folder_is_refused_with_a_pointer_to_new(tmp_path: Path) -> None:
-    wake = templates_dir() / "wake"
+    wake = templates_dir(config=operator_config()) / "wake"
     before = listing(wake)
     refused(circus("run", str(wake), "-n", "1", cwd=tmp_path), "circus new", "template")
     assert listing(wake) == before

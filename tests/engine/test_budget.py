@@ -15,6 +15,7 @@ from budgetkit import (
     at,
     cheap_input_costly_output,
     collect,
+    left,
     set_context,
     transcript,
     usage,
@@ -228,8 +229,8 @@ async def test_a_run_stops_before_the_call_that_would_cross_the_scene_budget(
     assert (again.reason, again.turns_done) == ("budget", 0)
     assert (scene / "transcript.md").read_text("utf-8") == before
     status = await Rehearsal(scene, models=scripted).status()
-    assert status.scene_usd_left == pytest.approx(0.021 - spent)
-    assert status.daily_usd_left is None and status.scene_tokens_left is None
+    assert left(status, "scene", "usd") == pytest.approx(0.021 - spent)
+    assert left(status, "day", "usd") is None and left(status, "scene", "tokens") is None
 
 
 async def test_a_stage_manager_call_that_would_cross_stops_the_run_before_it(
@@ -310,8 +311,8 @@ async def test_a_token_budget_bounds_models_without_a_price(scene, scripted, mon
     assert sum(r["prompt_tokens"] + r["completion_tokens"] for r in rows) <= 3000
     assert 1 <= len(transcript(scene)) < 20
     status = await Rehearsal(scene, models=scripted).status()
-    assert status.scene_tokens_left is not None and status.scene_tokens_left >= 0
-    assert status.scene_usd_left is None
+    assert left(status, "scene", "tokens") is not None and left(status, "scene", "tokens") >= 0
+    assert left(status, "scene", "usd") is None
 
 
 async def test_a_used_up_budget_refuses_a_run_before_it_starts(scene, scripted):
@@ -329,7 +330,7 @@ async def test_a_scene_without_a_budget_runs_as_before(scene, scripted):
     result = await Rehearsal(scene, models=scripted).run(3, start=Actor("刑警"))
     assert result.reason == "completed"
     status = await Rehearsal(scene, models=scripted).status()
-    assert status.budgets == () and status.scene_usd_left is None
+    assert status.budgets == () and left(status, "scene", "usd") is None
 
 
 # ----------------------------------------------------------------------------- usage rows
@@ -379,7 +380,7 @@ async def test_status_reads_old_usage_rows_without_the_new_keys(scene):
     set_context(scene, budget_usd=2)
     status = await Rehearsal(scene).status()
     assert (status.repairs, status.fallbacks, status.model_calls) == (0, 0, 1)
-    assert status.scene_usd_left == pytest.approx(1.5)
+    assert left(status, "scene", "usd") == pytest.approx(1.5)
 
 
 async def test_the_stage_managers_row_carries_take_and_time(scene, scripted):

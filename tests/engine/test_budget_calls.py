@@ -16,6 +16,7 @@ from budgetkit import (
     BillingServer,
     calls,
     ledger_rows,
+    left,
     set_context,
     transcript,
     usage,
@@ -72,7 +73,7 @@ async def test_on_discord_a_run_then_five_more_spend_exactly_what_was_billed(tmp
     # actor's call refused): the landed turns alone say less than was billed.
     assert tokens(usage(scene)) < billed
     assert scene_budget(status).spent == billed <= 12000
-    assert status.daily_tokens_left == 1000000 - billed
+    assert left(status, "day", "tokens") == 1000000 - billed
     assert status.prompt_tokens + status.completion_tokens == billed
     assert status.model_calls == len(server.billed)
     assert tokens(calls(scene)) == billed and len(calls(scene)) == len(server.billed)

@@ -21,6 +21,7 @@ from budgetkit import (
     calls,
     cheap_input_costly_output,
     ledger_rows,
+    left,
     set_context,
     transcript,
     use_model,
@@ -169,7 +170,7 @@ async def test_one_reply_reporting_minus_50000_does_not_raise_the_days_budget(
     assert bad["prompt_tokens"] == own_prompt_count(server.requests[2], "openai/loopback")
     honest = [u for i, u in enumerate(server.billed) if i != 2]
     assert tokens_of(rows) == tokens_of(honest) + tokens_of([bad]) <= 60000
-    assert status.daily_tokens_left == 60000 - tokens_of(rows)
+    assert left(status, "day", "tokens") == 60000 - tokens_of(rows)
 
 
 @pytest.mark.filterwarnings("ignore:Pydantic serializer warnings:UserWarning")
@@ -230,13 +231,13 @@ async def test_a_hand_written_refund_in_the_daily_ledger_is_ignored(tmp_path, mo
     with server as base, caplog.at_level(logging.WARNING, logger="circus.engine"):
         use_model(scene, "openai/loopback", base)
         rehearsal = Rehearsal(scene, account="discord-1")
-        assert (await rehearsal.status()).daily_tokens_left == 60000  # not 1,060,000
+        assert left((await rehearsal.status()), "day", "tokens") == 60000  # not 1,060,000
         result = await rehearsal.run(60)
         status = await rehearsal.status()
 
     assert result.reason == "budget"
     assert server.billed_tokens <= 60000
-    assert status.daily_tokens_left == 60000 - server.billed_tokens
+    assert left(status, "day", "tokens") == 60000 - server.billed_tokens
     assert any(
         m.startswith(f"ignoring line 1 of {day}: prompt_tokens is -1000000")
         for m in caplog.messages

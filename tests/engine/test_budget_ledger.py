@@ -22,9 +22,10 @@ from budgetkit import (
     at,
     cheap_input_costly_output,
     collect,
+    left,
     transcript,
 )
-from scenekit import write_scene
+from scenekit import operator_config, write_scene
 
 from engine import Actor, Rehearsal
 from engine.door import llm
@@ -63,8 +64,8 @@ async def test_a_servers_daily_budget_is_shared_by_its_scenes_and_survives_a_res
     # A restarted bot builds new Rehearsals: the day's spend is read back from disk.
     again = Rehearsal(second, models=scripted, account="discord-1")
     status = await again.status()
-    assert status.daily_usd_left == pytest.approx(0.0215 - spent)
-    assert status.scene_usd_left is None
+    assert left(status, "day", "usd") == pytest.approx(0.0215 - spent)
+    assert left(status, "scene", "usd") is None
     events = collect(again)
     result = await again.run(5, start=Actor("刑警"))
     assert result.reason == "budget" and transcript(second) == []
@@ -86,7 +87,7 @@ async def test_yesterdays_spend_does_not_count_today(tmp_path, scripted, monkeyp
     yesterday = datetime.now(UTC) - timedelta(days=1)
     ledger.append(yesterday.date(), {**at(yesterday.isoformat()), "prompt_tokens": 10**9})
     rehearsal = Rehearsal(scene, models=scripted, account="discord-7")
-    assert (await rehearsal.status()).daily_tokens_left == 100000
+    assert left((await rehearsal.status()), "day", "tokens") == 100000
     assert (await rehearsal.run(1)).reason == "completed"
 
 
@@ -97,7 +98,7 @@ def guard_call(text: str = "hello") -> llm.ModelCall:
 def test_the_guard_writes_each_call_to_its_utc_days_file(tmp_path):
     clock = [datetime(2026, 11, 30, 23, 59, 59, tzinfo=UTC)]
     ledger = Ledger(tmp_path, "discord-9")
-    guard = SpendGuard("s", ledger, clock=lambda: clock[0])
+    guard = SpendGuard("s", ledger, clock=lambda: clock[0], config=operator_config())
     guard.begin_turn((Limit("day", "tokens", 100),), Spend())
     reply = llm.ModelReply("ok", "scripted/x", 40, 10, None)
 
@@ -120,7 +121,7 @@ def test_the_guard_writes_each_call_to_its_utc_days_file(tmp_path):
 
 def test_a_cut_call_counts_the_most_it_may_cost_a_failed_one_nothing(tmp_path):
     ledger = Ledger(tmp_path, "discord-9")
-    guard = SpendGuard("s", ledger)
+    guard = SpendGuard("s", ledger, config=operator_config())
     guard.begin_turn((Limit("day", "tokens", 10**6),), Spend())
     guard.settle(guard.admit(guard_call(), "scripted/x"), None, False)  # e.g. a 500: not billed
     assert ledger.rows(datetime.now(UTC).date()) == []
@@ -136,7 +137,10 @@ def test_a_cut_call_counts_the_most_it_may_cost_a_failed_one_nothing(tmp_path):
 
 def test_calls_in_flight_hold_their_share_of_a_shared_daily_budget(tmp_path):
     ledger = Ledger(tmp_path, "discord-3")
-    a, b = SpendGuard("a", ledger), SpendGuard("b", Ledger(tmp_path, "discord-3"))
+    a, b = (
+        SpendGuard("a", ledger, config=operator_config()),
+        SpendGuard("b", Ledger(tmp_path, "discord-3"), config=operator_config()),
+    )
     limits = (Limit("day", "tokens", 60),)
     a.begin_turn(limits, Spend())
     b.begin_turn(limits, Spend())
@@ -194,12 +198,12 @@ def test_an_account_cannot_name_a_path(tmp_path, account):
 
 LAZY = """
 import asyncio, sys
-from engine import Rehearsal
+from engine import Config, Rehearsal
 from engine.door import llm
 from engine.spend.budget import Limit, Spend, SpendGuard
 scene = sys.argv[1]
 asyncio.run(Rehearsal(scene, account="discord-1").status())
-guard = SpendGuard("s", None)
+guard = SpendGuard("s", None, config=Config())
 guard.begin_turn((), Spend())
 guard.admit(llm.ModelCall("openai/gpt-4o", ({"role": "user", "content": "hi"},)), "openai/gpt-4o")
 print("litellm" in sys.modules)

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 from fakeproviders import FakeAnthropic, FakeOpenAI, flatten
+from scenekit import operator_config
 
 from engine import Config, Rehearsal
 from engine.door import llm
@@ -161,7 +162,7 @@ def keys(monkeypatch):
 
 def scene_for(tmp_path: Path) -> tuple[Path, list[str]]:
     """The interrogation template: souls long enough to pass Anthropic's 1024-token minimum."""
-    scene = new_scene(tmp_path / "cache", "interrogation")
+    scene = new_scene(tmp_path / "cache", "interrogation", config=operator_config())
     cast = sorted(p.name for p in (scene / "actors").iterdir())
     return scene, cast
 

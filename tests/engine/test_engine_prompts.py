@@ -9,7 +9,7 @@ from engine.turn.prompts import (
     ActorBrief,
     StageBrief,
     actor_messages,
-    stage_manager_messages,
+    stage_manager_prompt,
     window_start,
 )
 
@@ -79,7 +79,7 @@ def test_a_long_scene_keeps_a_bounded_window_that_moves_in_large_blocks():
 
 
 def test_the_stage_manager_prompt_lists_the_cast_with_silence_and_no_private_fields():
-    system, user = stage_manager_messages(StageBrief("CONTEXT", CAST, turns(4), "ALL"))
+    system, user = stage_manager_prompt(StageBrief("CONTEXT", CAST, turns(4), "ALL")).messages
     body = user["content"]
     assert "CONTEXT" in body and "ALL" in body
     assert "- 林小姐（已 1 輪沒說話）\n- 刑警（已 0 輪沒說話）\n- 律師（已 2 輪沒說話）" in body

@@ -11,6 +11,7 @@ from types import SimpleNamespace
 import pytest
 from budgetkit import calls, set_context, transcript, usage
 from fakeproviders.litellm_proxy import FakeLiteLLMProxy
+from scenekit import operator_config
 
 from engine import Config, Rehearsal
 from engine.door import gateway, llm
@@ -126,7 +127,7 @@ def test_the_allow_list_knows_a_model_by_its_gateway_name(config, allowed):
 
 
 async def test_a_run_checks_the_proxys_names_as_routable(tmp_path):
-    scene = new_scene(tmp_path / "s", "interrogation")
+    scene = new_scene(tmp_path / "s", "interrogation", config=operator_config())
     state = await Rehearsal(scene).state()
     config = Config(model="writers-room", gateway_url="http://gateway:4000")
     models = run_models(state, config)
@@ -136,7 +137,7 @@ async def test_a_run_checks_the_proxys_names_as_routable(tmp_path):
 
 
 def scene_with_cast(tmp_path):
-    scene = new_scene(tmp_path / "gw", "interrogation")
+    scene = new_scene(tmp_path / "gw", "interrogation", config=operator_config())
     return scene, sorted(p.name for p in (scene / "actors").iterdir())
 
 

@@ -12,6 +12,7 @@ import urllib.request
 import pytest
 from fakeproviders.litellm_proxy import FakeLiteLLMProxy
 from prometheus_client.parser import text_string_to_metric_families
+from scenekit import operator_config
 
 from engine import Config, LiteLLMModels, Rehearsal
 from engine.door import metrics
@@ -67,7 +68,7 @@ def value(got: dict, name: str, **labels: str) -> float:
 async def test_metrics_scraped_during_and_after_a_rehearsal_through_the_proxy(
     tmp_path, no_operator_budgets
 ):
-    scene = new_scene(tmp_path / "秘密的場景", "interrogation")
+    scene = new_scene(tmp_path / "秘密的場景", "interrogation", config=operator_config())
     cast = sorted(p.name for p in (scene / "actors").iterdir())
     fake = FakeLiteLLMProxy(cast, {"writers-room": 2e-06, "stage-manager": 1e-06})
     meter = Metrics()

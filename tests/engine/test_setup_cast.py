@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 
 import pytest
-from scenekit import CAST, SOUL_MARKER
+from scenekit import CAST, SOUL_MARKER, operator_config
 
 from engine import (
     AmbiguousActor,
@@ -48,7 +48,12 @@ def spend_kinds(scene: Path) -> list[str]:
 
 @pytest.fixture
 def blank(tmp_path: Path) -> Path:
-    return new_scene(tmp_path / "kitchen", cast=["Eddie", "Rose"], title="A kitchen at night")
+    return new_scene(
+        tmp_path / "kitchen",
+        cast=["Eddie", "Rose"],
+        title="A kitchen at night",
+        config=operator_config(),
+    )
 
 
 # ----------------------------------------------------------------------------- a blank scene
@@ -64,7 +69,9 @@ def blank(tmp_path: Path) -> Path:
 async def test_a_blank_scene_has_context_and_a_three_part_soul_per_actor(
     tmp_path, cast, language, expected_language, headings
 ):
-    dest = new_scene(tmp_path / "s", cast=cast, title="Title line", language=language)
+    dest = new_scene(
+        tmp_path / "s", cast=cast, title="Title line", language=language, config=operator_config()
+    )
     state = await SceneFiles(dest).load()
     assert state.cast == cast and state.language == expected_language
     assert state.context.startswith("# Title line")
@@ -94,24 +101,24 @@ async def test_a_blank_scene_has_context_and_a_three_part_soul_per_actor(
 )
 def test_a_bad_blank_scene_is_refused_and_nothing_is_written(tmp_path, kwargs, error):
     with pytest.raises(error) as caught:
-        new_scene(tmp_path / "s", **kwargs)
+        new_scene(tmp_path / "s", **kwargs, config=operator_config())
     assert "\n" not in str(caught.value)
     assert list(tmp_path.iterdir()) == []
 
 
 def test_new_without_a_cast_still_copies_the_default_template(tmp_path):
-    dest = new_scene(tmp_path / "s")
+    dest = new_scene(tmp_path / "s", config=operator_config())
     assert (dest / "actors" / "林小姐" / "soul.md").is_file()
 
 
 async def test_a_template_folder_is_never_rehearsed(models):
     from engine import templates_dir
 
-    rehearsal = Rehearsal(templates_dir() / "wake", models=models)
-    before = listing(templates_dir() / "wake")
+    rehearsal = Rehearsal(templates_dir(config=operator_config()) / "wake", models=models)
+    before = listing(templates_dir(config=operator_config()) / "wake")
     with pytest.raises(BadRequest, match="circus new"):
         await rehearsal.run(1)
-    assert listing(templates_dir() / "wake") == before
+    assert listing(templates_dir(config=operator_config()) / "wake") == before
 
 
 # ----------------------------------------------------------------------------- the cast
@@ -162,7 +169,7 @@ async def test_a_bad_new_actor_is_refused_with_one_line_and_nothing_written(
 
 
 async def test_a_thirteenth_actor_is_refused(tmp_path, models):
-    dest = new_scene(tmp_path / "s", cast=[f"A{i}" for i in range(12)])
+    dest = new_scene(tmp_path / "s", cast=[f"A{i}" for i in range(12)], config=operator_config())
     rehearsal = Rehearsal(dest, models=models)
     before = listing(dest)
     with pytest.raises(BadRequest, match="full"):
@@ -201,7 +208,7 @@ async def test_a_removed_actor_is_gone_and_can_no_longer_be_cued(scene, models):
 
 
 async def test_the_last_actor_cannot_be_removed(tmp_path, models):
-    dest = new_scene(tmp_path / "s", cast=["Eddie"])
+    dest = new_scene(tmp_path / "s", cast=["Eddie"], config=operator_config())
     rehearsal = Rehearsal(dest, models=models)
     with pytest.raises(BadRequest, match="only actor left"):
         await rehearsal.cast.remove(await rehearsal.resolve_actor("Eddie"))

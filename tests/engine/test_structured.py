@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from aiohttp import web
 from fakeproviders import FakeAnthropic, FakeOllama, FakeOpenAI
+from scenekit import operator_config
 
 from engine import Config, Rehearsal
 from engine.door.structured import chosen_format, request_params
@@ -27,7 +28,7 @@ from engine.folder.settings import (
 from engine.folder.soul import Soul
 from engine.folder.templates import new_scene
 from engine.folder.turns import Turn, parse_transcript
-from engine.turn.prompts import ActorBrief, StageBrief, actor_messages, stage_manager_messages
+from engine.turn.prompts import ActorBrief, StageBrief, actor_messages, stage_manager_prompt
 
 
 @pytest.mark.parametrize(
@@ -75,7 +76,13 @@ def test_schema_support_comes_from_litellms_model_table_and_ollama(model, suppor
 )
 def test_reply_format_precedence_soul_then_scene_then_environment(soul, scene, env, expected):
     config = Config.from_env({"CIRCUS_REPLY_FORMAT": env} if env else {})
-    got = reply_format("openai/gpt-4o-mini", Soul("x", "", soul), scene, config, schema=True)
+    got = reply_format(
+        "openai/gpt-4o-mini",
+        Soul("x", "", soul),
+        scene,
+        config,
+        schema=True,
+    )
     assert got == expected
 
 
@@ -132,7 +139,7 @@ def test_only_the_format_paragraph_differs_between_json_and_tags(language):
     assert tags[1]["content"].rsplit("\n", 1)[0] == json_[1]["content"].rsplit("\n", 1)[0]
     stage = StageBrief("CTX", ("甲", "乙"), turns, language=language)
     sm_tags, sm_json = (
-        stage_manager_messages(StageBrief(**{**stage.__dict__, "reply_format": f}))
+        stage_manager_prompt(StageBrief(**{**stage.__dict__, "reply_format": f})).messages
         for f in ("tags", "json")
     )
     assert sm_tags[1] == sm_json[1] and "NEXT:" in sm_tags[0]["content"]
@@ -147,7 +154,7 @@ def keys(monkeypatch):
 
 
 def template(tmp_path: Path) -> tuple[Path, list[str]]:
-    scene = new_scene(tmp_path / "json", "interrogation")
+    scene = new_scene(tmp_path / "json", "interrogation", config=operator_config())
     return scene, sorted(p.name for p in (scene / "actors").iterdir())
 
 

@@ -7,6 +7,7 @@ import re
 from pathlib import Path
 
 import pytest
+from scenekit import operator_config
 
 from engine.folder import frontmatter
 from engine.folder.scene import SceneFiles
@@ -38,7 +39,7 @@ STEP_WORDS = re.compile(r"首先|然後|接著|最後|\bfirst,|\bthen\b|\bfinall
 
 
 def test_the_shipped_templates_are_listed() -> None:
-    assert {"interrogation", "wake"} <= set(list_templates())
+    assert {"interrogation", "wake"} <= set(list_templates(config=operator_config()))
 
 
 @pytest.fixture(params=sorted(SECRETS))
@@ -47,7 +48,7 @@ def template(request: pytest.FixtureRequest) -> str:
 
 
 async def test_template_is_a_valid_scene_on_the_default_model(template: str) -> None:
-    root = templates_dir() / template
+    root = templates_dir(config=operator_config()) / template
     state = await SceneFiles(root).load()
     settings = state.settings
     assert settings["language"] in ("zh", "en")
@@ -68,7 +69,7 @@ async def test_template_is_a_valid_scene_on_the_default_model(template: str) -> 
 
 
 async def test_souls_have_three_parts_within_budget(template: str) -> None:
-    state = await SceneFiles(templates_dir() / template).load()
+    state = await SceneFiles(templates_dir(config=operator_config()) / template).load()
     heads = SECTIONS[state.language]
     for actor, soul in state.souls.items():
         found = re.findall(r"^## (.+?)\s*$", soul.body, re.M)
@@ -83,7 +84,7 @@ async def test_souls_have_three_parts_within_budget(template: str) -> None:
 
 
 def test_each_secret_lives_in_one_soul_only(template: str) -> None:
-    root = templates_dir() / template
+    root = templates_dir(config=operator_config()) / template
     texts = {
         str(p.relative_to(root)): frontmatter.split(p.read_text(encoding="utf-8"))[1]
         for p in root.rglob("*.md")
@@ -98,7 +99,7 @@ def test_each_secret_lives_in_one_soul_only(template: str) -> None:
 
 
 def test_prior_stories_know_only_what_their_character_knows() -> None:
-    root = templates_dir()
+    root = templates_dir(config=operator_config())
 
     def part(template: str, actor: str, heading: str) -> str:
         body = (root / template / "actors" / actor / "soul.md").read_text(encoding="utf-8")
@@ -118,10 +119,10 @@ def test_prior_stories_know_only_what_their_character_knows() -> None:
 
 
 def test_new_scene_copies_a_template(tmp_path: Path) -> None:
-    for name in list_templates():
-        dest = new_scene(tmp_path / name, name)
+    for name in list_templates(config=operator_config()):
+        dest = new_scene(tmp_path / name, name, config=operator_config())
         assert (dest / "context.md").read_bytes() == (
-            templates_dir() / name / "context.md"
+            templates_dir(config=operator_config()) / name / "context.md"
         ).read_bytes()
         assert not (dest / "takes").exists()
 

@@ -24,7 +24,7 @@ from engine.turn.prompts import (
     StageBrief,
     actor_messages,
     record_budget,
-    stage_manager_messages,
+    stage_manager_prompt,
     window_start,
 )
 
@@ -148,7 +148,9 @@ def test_a_prompt_never_outgrows_a_small_context() -> None:
         messages = actor_messages(_brief("林小姐", _turns(n), context_tokens=4096))
         assert count(_prompt_text(messages)) + REPLY_RESERVE <= 4096
         assert f"[{n}] " in messages[1]["content"]  # the newest turn is always there
-    stage = stage_manager_messages(StageBrief("CONTEXT", CAST, _turns(300), context_tokens=2048))
+    stage = stage_manager_prompt(
+        StageBrief("CONTEXT", CAST, _turns(300), context_tokens=2048)
+    ).messages
     assert count(_prompt_text(stage)) + REPLY_RESERVE <= 2048
     assert "[300] " in stage[1]["content"] and "輪已省略" in stage[1]["content"]
 

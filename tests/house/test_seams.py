@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from scenekit import operator_config
 
 import engine
 
@@ -174,6 +175,6 @@ async def test_a_frontend_reads_a_scene_as_a_frozen_snapshot(scene: Path) -> Non
 
 async def test_load_view_reads_a_folder_and_writes_nothing(scene: Path) -> None:
     before = sorted(p.relative_to(scene) for p in scene.rglob("*"))
-    view = await engine.load_view(scene)
+    view = await engine.load_view(scene, config=operator_config())
     assert view.cast == ("林小姐", "刑警", "律師") and view.last_turn is None
     assert sorted(p.relative_to(scene) for p in scene.rglob("*")) == before
