@@ -281,7 +281,7 @@ async def note(interaction: discord.Interaction, text: str, actor: ActorArg | No
     await whisper(interaction, scene_of(interaction), text, actor)
 
 
-class Take(app_commands.Group, name="take", description=words("cmd.take.description")):
+class TakeGroup(app_commands.Group, name="take", description=words("cmd.take.description")):
     # No group check: /take compare (bot.commands.harvest) joins this group and is open to the thread.
     @app_commands.command(name="save", description=words("cmd.take_save.description"))
     @directors_only
@@ -305,7 +305,7 @@ async def replay(
     await replay_take(interaction, scene_of(interaction), take, until)
 
 
-class Soul(DirectorsGroup, name="soul", description=words("cmd.soul.description")):
+class SoulGroup(DirectorsGroup, name="soul", description=words("cmd.soul.description")):
     @app_commands.command(name="show", description=words("cmd.soul_show.description"))
     @app_commands.describe(actor=words("cmd.soul_show.actor"))
     async def show(self, interaction: discord.Interaction, actor: ActorArg) -> None:
@@ -327,7 +327,7 @@ async def status(interaction: discord.Interaction) -> None:
     await show_status(interaction, scene_of(interaction))
 
 
-class Director(DirectorsGroup, name="director", description=words("cmd.director.description")):
+class DirectorGroup(DirectorsGroup, name="director", description=words("cmd.director.description")):
     @app_commands.command(name="add", description=words("cmd.director_add.description"))
     @app_commands.describe(user=words("cmd.director_add.user"))
     async def add(self, interaction: discord.Interaction, user: discord.User) -> None:
@@ -342,5 +342,16 @@ class Director(DirectorsGroup, name="director", description=words("cmd.director.
 def setup(tree: app_commands.CommandTree) -> None:
     """Register the director commands (each tree gets its own groups)."""
     command: app_commands.Command[Any, Any, Any] | app_commands.Group
-    for command in (run, cue, cut, resume, note, Take(), replay, Soul(), status, Director()):
+    for command in (
+        run,
+        cue,
+        cut,
+        resume,
+        note,
+        TakeGroup(),
+        replay,
+        SoulGroup(),
+        status,
+        DirectorGroup(),
+    ):
         tree.add_command(command)
