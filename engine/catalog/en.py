@@ -19,6 +19,7 @@ TEXT: dict[str, str] = {
     "error.name.too_long": "it is longer than 64 characters",
     "error.name.reserved": "it is a reserved word",
     "error.name.everyone": "it means everyone (or anyone) in a cue or a whisper heading",
+    "error.name.persona": "it is the name the bot posts under itself (Circus, the stage, the stage manager) or a mention of the whole server",
     "error.name.collides": "it collides with {other!r}",
     "error.scene_not_found": "No scene at {path} (no context.md there) — create one with `circus new {path}`.",
     "error.scene_not_found.relative": "{scene} is not a scene (it has no context.md).",

@@ -20,6 +20,7 @@ TEXT: dict[str, str] = {
     "error.name.too_long": "超過 64 個字",
     "error.name.reserved": "這是保留字",
     "error.name.everyone": "它在 cue 或耳語標題裡代表「所有人／任何人」",
+    "error.name.persona": "這是系統自己發言用的名字（Circus、舞台、舞台監督），或是提及整個伺服器的 @",
     "error.name.collides": "和「{other}」衝突",
     "error.scene_not_found": "{path} 不是場景（那裡沒有 context.md）——用 `circus new {path}` 建一個。",
     "error.scene_not_found.relative": "「{scene}」不是場景（那裡沒有 context.md）。",

@@ -47,6 +47,22 @@ def name_key(name: str) -> str:
     return unicodedata.normalize("NFKC", name).casefold().strip()
 
 
+# Names the frontends post or speak under themselves: the bot's own persona ("Circus", its
+# status lines as "🎭 Stage"), the stage manager, and Discord's mass mentions. An actor so named
+# would post under the bot's own voice or read as a ping to the whole server.
+PERSONA_WORDS: tuple[str, ...] = (
+    "Circus", "馬戲團", "马戏团", "Stage", "Stage manager", "舞台監督", "舞台监督", "舞監",
+    "here", "everyone", "Clyde",
+)  # fmt: skip
+_PERSONA_KEYS = frozenset(_word_key(w) for w in PERSONA_WORDS)
+
+
+def is_persona(name: str) -> bool:
+    """True if `name` is one of the frontends' own personas or a mass mention, in any case,
+    width or spacing (`ＣＩＲＣＵＳ`, `@here`, `stage-manager`)."""
+    return _word_key(name) in _PERSONA_KEYS
+
+
 # Folder names the scene uses (and Windows device names, for scenes synced to Windows).
 _RESERVED = {"con", "prn", "aux", "nul", "takes", "backstage", "actors", "templates"}
 
@@ -70,6 +86,8 @@ def check_name(name: str, what: str = "Actor") -> str:
         raise BadName(what, name, "reserved")
     if is_everyone(norm):
         raise BadName(what, name, "everyone")
+    if what == "Actor" and (is_persona(norm) or norm[0] in "@＠"):
+        raise BadName(what, name, "persona")
     return norm
 
 

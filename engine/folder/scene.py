@@ -9,6 +9,7 @@ is derived from the files; nothing lives only in memory.
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -16,6 +17,7 @@ from typing import Any
 from engine.errors import BadSceneFile, SceneNotFound, UnknownActor
 from engine.folder import frontmatter
 from engine.folder.names import Actor, alias_clash, check_name, check_unique
+from engine.folder.sanitize import clean_text
 from engine.folder.settings import MAX_FILE_BYTES, context_settings
 from engine.folder.soul import Soul, parse_soul
 from engine.folder.stage import Item, StageBlock, configured, merge, on_stage, parse_blocks
@@ -59,6 +61,18 @@ def list_scenes(scenes_dir: Path | str) -> list[str]:
 
 def soul_path(actor: str) -> str:
     return f"actors/{actor}/soul.md"
+
+
+def refuse_alias_clash(root: Path, cast: Mapping[str, Iterable[str]]) -> None:
+    """BadSceneFile naming the soul.md whose alias is another actor's name (a whisper to that
+    actor would reach this one). The one rule, on every read and before every soul is written."""
+    clash = alias_clash(cast)
+    if clash is not None:
+        actor, alias, other = clash
+        rel = soul_path(actor)
+        raise BadSceneFile(
+            root / rel, "error.file.alias_is_name", rel=rel, alias=alias, other=other
+        )
 
 
 def backstage_path(actor: str) -> str:
@@ -196,8 +210,10 @@ class SceneFiles:
 
         ctx_path = self.root / CONTEXT
 
+        # What a writer wrote by hand reaches prompts clean: no control characters or bidi
+        # overrides (engine.folder.sanitize), as text a command is given is saved.
         def parse_context(text: str) -> tuple[dict[str, Any], str]:
-            raw, body = frontmatter.split(text, ctx_path, CONTEXT)
+            raw, body = frontmatter.split(clean_text(text), ctx_path, CONTEXT)
             return context_settings(raw, ctx_path, CONTEXT).as_dict(), body
 
         settings, context = await self._cached(
@@ -221,7 +237,7 @@ class SceneFiles:
             for a in cast
         }
         whispers = await self._cached(
-            NOTES, sigs[NOTES], lambda t: parse_notes(t, cast), key="|" + "|".join(cast)
+            NOTES, sigs[NOTES], lambda t: parse_notes(clean_text(t), cast), key="|" + "|".join(cast)
         )
         return SceneState(
             self.name, settings, context.strip(), souls, turns, thoughts, whispers,
@@ -239,17 +255,10 @@ class SceneFiles:
                 raise BadSceneFile(path, "error.file.no_soul", rel=rel)
 
             def parse(text: str, actor: str = actor, path: Path = path, rel: str = rel) -> Soul:
-                return parse_soul(actor, text, path, rel)
+                return parse_soul(actor, clean_text(text), path, rel)
 
             souls[actor] = await self._cached(rel, sigs[rel], parse, limit=MAX_FILE_BYTES)
-        clash = alias_clash({a: soul.aliases for a, soul in souls.items()})
-        if clash is not None:  # a whisper to `other` must never reach `actor`
-            actor, alias, other = clash
-            rel = soul_path(actor)
-            raise BadSceneFile(
-                self.root / rel, "error.file.alias_is_name", rel=rel, alias=alias, other=other
-            )
-
+        refuse_alias_clash(self.root, {a: soul.aliases for a, soul in souls.items()})
         return souls
 
     def last_turn_seen(self) -> int:

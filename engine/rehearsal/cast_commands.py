@@ -15,8 +15,16 @@ from engine.errors import BadRequest, BadSceneFile, CircusError
 from engine.folder import frontmatter
 from engine.folder.carried import CARRIED, unedited_warnings
 from engine.folder.checkup import SceneWarning, check_scene
-from engine.folder.names import MAX_CAST, Actor, alias_clash, check_name, name_key
-from engine.folder.scene import CONTEXT, NOTES, PLAYERS, SceneState, backstage_path, soul_path
+from engine.folder.names import MAX_CAST, Actor, check_name, name_key
+from engine.folder.scene import (
+    CONTEXT,
+    NOTES,
+    PLAYERS,
+    SceneState,
+    backstage_path,
+    refuse_alias_clash,
+    soul_path,
+)
 from engine.folder.settings import (
     MAX_FILE_BYTES,
     ContextSettings,
@@ -112,11 +120,7 @@ class Cast:
                 raise BadSceneFile(path, "error.file.soul_empty", rel=rel)
             if origin == "member":
                 check_untrusted_soul(SoulSettings(**soul.settings), None, self.config)
-            clash = alias_clash({**state.aliases(), new: soul.aliases})
-            if clash is not None:
-                raise BadSceneFile(
-                    path, "error.file.alias_is_name", rel=rel, alias=clash[1], other=clash[2]
-                )
+            refuse_alias_clash(self.scene.root, {**state.aliases(), new: soul.aliases})
             files = {rel: text, CONTEXT: await self._context_with_cast(state, [*state.cast, new])}
             notes = await self.scene.store.read(NOTES)
             if notes is not None:

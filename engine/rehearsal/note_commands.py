@@ -15,6 +15,7 @@ from engine.errors import BadRequest
 from engine.events import NoteAdded
 from engine.folder.names import Actor
 from engine.folder.role_models import actor_model, context_tokens, stage_manager_model
+from engine.folder.sanitize import clean_text
 from engine.folder.scene import NOTES
 from engine.folder.whispers import (
     NOTE_MOST_CHARS,
@@ -36,7 +37,8 @@ class Notes:
         """Whisper to everyone (actor None) or to one actor; used from the next turn. Returns
         how many of that section's oldest notes no longer fit in a prompt (the frontend warns:
         they stay in director_notes.md, but no model reads them)."""
-        if not text or not text.strip():
+        text = clean_text(text or "")  # a whisper is saved as it will be read: no controls
+        if not text.strip():
             raise BadRequest("error.note_empty")
         if len(text.strip()) > NOTE_MOST_CHARS:
             raise BadRequest("error.note_too_long", most=NOTE_MOST_CHARS, length=len(text.strip()))

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from engine.errors import BadSceneFile
 from engine.folder.frontmatter import BOM
+from engine.folder.sanitize import clean_text
 from engine.folder.settings import MAX_FILE_BYTES, ORIGINS
 from engine.rehearsal.run_slot import RunSlot
 from engine.rehearsal.scene_access import SceneAccess
@@ -22,7 +23,8 @@ from engine.vocabulary import Origin, StatusMode
 
 
 def given_text(text: str, path: object, rel: str) -> str:
-    """The text a command was given, or BadSceneFile if it is not text or is too big."""
+    """The text a command was given, cleaned of control characters and bidi overrides
+    (engine.folder.sanitize), or BadSceneFile if it is not text or is too big."""
     if not isinstance(text, str):
         raise BadSceneFile(path, "error.file.not_text_given", rel=rel)
     text = text.removeprefix(BOM)
@@ -32,7 +34,7 @@ def given_text(text: str, path: object, rel: str) -> str:
         raise BadSceneFile(path, "error.file.not_text_given", rel=rel) from None
     if size > MAX_FILE_BYTES:
         raise BadSceneFile(path, "error.file.given_too_big", rel=rel, kb=MAX_FILE_BYTES // 1024)
-    return text
+    return clean_text(text)
 
 
 def check_origin(origin: Origin) -> None:

@@ -20,7 +20,7 @@ from engine.folder.role_models import (
     stage_manager_model,
     turn_timeout,
 )
-from engine.folder.scene import DRAFTS, soul_path
+from engine.folder.scene import DRAFTS, refuse_alias_clash, soul_path
 from engine.folder.settings import MAX_FILE_BYTES, SoulSettings, check_untrusted_soul
 from engine.folder.soul import bio_part, parse_soul, replace_prior_story
 from engine.rehearsal.results import check_origin, given_text
@@ -60,13 +60,16 @@ class Souls:
         `api_base`, nor a `model`/`fallback_model` outside `allowed_models()` (Refused).
         """
         check_origin(origin)
-        name = (await self.scene.state()).member(actor)
+        state = await self.scene.state()
+        name = state.member(actor)
         rel = soul_path(name)
         path = self.scene.root / rel
         text = given_text(text, path, rel)
         new = parse_soul(name, text, path, rel)
         if not new.body:
             raise BadSceneFile(path, "error.file.soul_empty", rel=rel)
+        # refused before writing, as actor add refuses it: else every later command would fail
+        refuse_alias_clash(self.scene.root, {**state.aliases(), name: new.aliases})
         if origin == "member":
             current = await self._soul_on_disk(name)
             check_untrusted_soul(SoulSettings(**new.settings), current, self.config)

@@ -8,6 +8,7 @@ import asyncio
 import io
 
 import pytest
+from clikit import circus
 from consolekit import FORMS, console, prompts_of
 
 from bot.render import thought_dm, turn_marks
@@ -183,3 +184,13 @@ async def test_the_console_prints_waiting_while_a_model_is_slow(scene, scripted,
     stdin = io.StringIO("CUE 林小姐\nWAIT\nQUIT\n")
     assert await Console(rehearsal, stdin=stdin, out=io.StringIO(), err=err).run() == 0
     assert "turn 1: still waiting for 林小姐's model" in err.getvalue()
+
+
+def test_circus_soul_set_refuses_an_alias_clash_and_the_scene_still_runs(scene, tmp_path):
+    soul = tmp_path / "bob.md"
+    soul.write_text("---\naliases: [刑警]\n---\n## 角色小傳\n律師。\n", encoding="utf-8")
+    before = (scene / "actors" / "律師" / "soul.md").read_bytes()
+    result = circus("soul", str(scene), "set", "律師", str(soul), cwd=tmp_path)
+    assert result.returncode != 0 and "刑警" in result.stderr
+    assert (scene / "actors" / "律師" / "soul.md").read_bytes() == before
+    assert circus("status", str(scene), cwd=tmp_path).returncode == 0

@@ -205,6 +205,38 @@ def test_names_that_merely_start_like_everyone_are_names(name):
     assert check_name(name) == name
 
 
+# ----------------------------------------------------------------------------- personas
+@pytest.mark.parametrize(
+    "name",
+    ["Circus", "ＣＩＲＣＵＳ", "circus", "馬戲團", "Stage", "stage manager", "Stage-Manager",
+     "舞台監督", "@here", "＠here", "here", "@林小姐", "Clyde"],
+)  # fmt: skip
+def test_an_actor_cannot_take_a_name_the_bot_posts_under_or_a_mass_mention(name):
+    with pytest.raises(BadName, match="the bot posts under itself"):
+        check_name(name, "Actor")
+
+
+@pytest.mark.parametrize("name", ["Circe", "Stagehand", "Hereward", "Circus Maximus"])
+def test_names_that_merely_contain_a_persona_are_names(name):
+    assert check_name(name, "Actor") == name
+
+
+def test_a_scene_is_free_to_be_called_circus():
+    assert check_name("Circus", "Scene") == "Circus"
+
+
+async def test_a_persona_named_actor_is_refused_from_the_engine_and_from_disk(scene):
+    rehearsal = Rehearsal(scene)
+    with pytest.raises(BadName, match="the bot posts under itself"):
+        await rehearsal.cast.add("Circus")
+    assert not (scene / "actors" / "Circus").exists()
+    # a writer who makes the folder by hand is told on the next read, before any turn
+    (scene / "actors" / "@here").mkdir()
+    (scene / "actors" / "@here" / "soul.md").write_text("## 角色小傳\nx\n", encoding="utf-8")
+    with pytest.raises(BadName, match="the bot posts under itself"):
+        await Rehearsal(scene).view()
+
+
 # ----------------------------------------------------------------------------- untrusted souls
 @pytest.mark.parametrize(
     "env, allowed",
@@ -351,3 +383,43 @@ def test_the_fixtures_are_what_they_claim():
         attack("big5_soul.md").decode("utf-8")
     assert attack("big5_soul.md").decode("big5").startswith("---\naliases: [老陳]")
     assert len(attack("alias_bomb_soul.md")) < 500
+
+
+# ----------------------------------------------------------------------------- clean text in
+INVISIBLE = ("\x00", "\x1b", "\x07", "\u202e", "\u202c", "\u2066", "\u2069", "\x85", "\r")
+
+
+async def test_a_soul_given_with_control_characters_is_saved_clean(scene):
+    given = attack("control_chars_soul.md").decode()
+    await Rehearsal(scene).souls.set(Actor("律師"), given)
+    saved = soul_file(scene).read_text("utf-8")
+    assert "CONTROL-SOUL" in saved and "RLO-HIDDEN" in saved  # the writer's words stay
+    assert not any(ch in saved for ch in INVISIBLE)
+
+
+async def test_a_soul_written_by_hand_with_controls_reaches_the_prompt_clean(scene, scripted):
+    soul_file(scene).write_bytes(attack("control_chars_soul.md"))
+    (scene / "director_notes.md").write_text("## 律師\n- NOTE\x1b[2J\u202eHIDDEN\n", "utf-8")
+    await Rehearsal(scene, models=scripted).cue(Actor("律師"))
+    prompt = "\n".join(c.prompt for c in scripted.calls if c.shape.speaker == "律師")
+    assert "CONTROL-SOUL" in prompt and "HIDDEN" in prompt
+    assert not any(ch in prompt for ch in INVISIBLE)
+
+
+async def test_a_whisper_is_saved_without_controls(scene):
+    await Rehearsal(scene).notes.note("慢一點\x00\u202e倒著\x07", Actor("律師"))
+    notes = (scene / "director_notes.md").read_text("utf-8")
+    assert "慢一點倒著" in notes and not any(ch in notes for ch in INVISIBLE)
+
+
+# ----------------------------------------------------------------------------- one alias rule
+CLASHING_SOUL = "---\naliases: [刑警]\n---\n## 角色小傳\n律師。\n"
+
+
+async def test_soul_set_refuses_an_alias_that_is_another_actors_name_and_writes_nothing(scene):
+    before = soul_file(scene).read_bytes()
+    with pytest.raises(BadSceneFile, match="刑警") as caught:
+        await Rehearsal(scene).souls.set(Actor("律師"), CLASHING_SOUL)
+    assert "\n" not in str(caught.value)
+    assert soul_file(scene).read_bytes() == before
+    assert (await Rehearsal(scene).view()).cast  # the scene still reads
