@@ -16,7 +16,7 @@ _.initial  # discord.Client.before_identify_hook(shard_id, *, initial) (bot/app.
 _.translate  # app_commands.Translator (bot/i18n.py)
 _.transform  # app_commands.Transformer (bot/interaction/options.py)
 _.required  # argparse subparsers (circus/cli.py)
-_.telemetry  # litellm module settings (engine/door/llm.py)
+_.telemetry  # litellm module settings (engine/door/boot.py)
 _.suppress_debug_info
 _.custom_provider_map
 _.vocab_only  # llama_cpp model params (engine/providers/vocab.py)

@@ -36,6 +36,7 @@ from engine import (  # CONSOLE: the player id of a person here
     Run,
     dropped_warning,
     is_everyone,
+    redact,
     shown_number,
     whole_number,
 )
@@ -152,7 +153,8 @@ class Console:
                 except CircusError as exc:
                     self.renderer.info(f"circus: {exc}")
                 except Exception as exc:  # a bug must not kill the console and the run with it
-                    self.renderer.info(t("cli.console.failed", kind=type(exc).__name__, why=exc))
+                    why = redact(str(exc), self.rehearsal.config.secrets)
+                    self.renderer.info(t("cli.console.failed", kind=type(exc).__name__, why=why))
         finally:
             if self.rehearsal.running:
                 await self.rehearsal.cut()

@@ -19,6 +19,7 @@ other way in):
 - writes: only through `Rehearsal` commands, and a frontend's own small file in a scene
   (`write_frontend_file`: the bot's thread binding); a frontend never writes a scene folder.
   Text a member typed or uploaded goes in with `origin="member"`: data, never configuration.
+  `redact(text, config.secrets)` masks keys in any outside text before a person reads it.
 - events: `rehearsal.events` (an `EventHub`) calls `listen(fn)`'s fn with each frozen event a
   run emits (`TurnCompleted`, …); `turn_marks` says how a landed turn was made (`TurnMarks`).
 - errors: `CircusError` and its named kinds, each with an English and a Chinese message
@@ -100,7 +101,7 @@ from engine.probe.report import probe_json, probe_lines
 from engine.probe.report import verdict as probe_verdict
 from engine.providers.embedded import EmbeddedModelUnavailable
 from engine.providers.embedded import available as embedded_available
-from engine.redact import redact_logs
+from engine.redact import redact, redact_logs
 from engine.rehearsal.facade import Rehearsal, RunResult
 from engine.rehearsal.orders import Cue, Order, Replay, Resume, Run
 from engine.rehearsal.results import ReplayResult, Status
@@ -190,6 +191,7 @@ __all__ = [
     "probe_lines",
     "probe_verdict",
     "read_frontend_file",
+    "redact",
     "redact_logs",
     "render_picks",
     "say",

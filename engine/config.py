@@ -2,9 +2,9 @@
 
 Invariant: nothing else in the engine reads CIRCUS_* from the environment. A frontend builds
 one `Config.from_env(os.environ)` at startup and passes it down; a `Rehearsal` or a model door
-built without one reads the environment once, when it is built; `default_config()` is the
-fallback of the small helpers for library callers that pass none, built once per process. Values that fell back to a default
-when mistyped still do; those whose typo stops a run (the daily budgets) stay text here and are
+built without one reads the environment once, when it is built; `default_config()` is left
+only for the embedded provider, which litellm loads by name with no Config to hand. Values that
+fell back to a default when mistyped still do; those whose typo stops a run (the daily budgets) stay text here and are
 checked where they are used, so the error arrives where it did before.
 """
 

@@ -17,13 +17,24 @@ MASK = "[redacted]"
 MIN_SECRET = 8  # a shorter value is no key; masking it would blank ordinary words
 # Environment variables that hold credentials: the provider keys litellm reads
 # (OPENAI_API_KEY, ANTHROPIC_API_KEY, AZURE_API_KEY, …), tokens and passwords.
-_CREDENTIAL_NAME = re.compile(r"(?:^|_)(?:KEY|TOKEN|SECRET|PASSWORD|PASSWD)$|API_KEY", re.I)
+_CREDENTIAL_NAME = re.compile(
+    r"(?:^|_)(?:KEY|APIKEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIALS)$|API_?KEY", re.I
+)
 _SHAPES = (
-    re.compile(r"(?i)\b(bearer|basic|token)\s+[A-Za-z0-9._~+/=-]{8,}"),
-    re.compile(r"\b(?:sk|pk|rk|key|gsk|xai|xox[abpr])-[A-Za-z0-9_-]{12,}"),
-    re.compile(r"\bAIza[0-9A-Za-z_-]{20,}"),  # a Google API key
+    # "Bearer …" / "Basic …" as HTTP writes them (not "a basic understanding")
+    re.compile(r"\b(Bearer|Basic|bearer)\s+[A-Za-z0-9._~+/=-]{8,}"),
+    # provider key prefixes: sk-…, sk_live_…, gsk_…, ghp_…, hf_…, xoxb-…; a run with a digit
     re.compile(
-        r"(?i)(\b(?:api[_-]?key|x-api-key|access[_-]?token|auth(?:orization)?|secret|password)"
+        r"\b(?:sk|pk|rk|gsk|xai|ghp|gho|ghs|hf|xox[abpr])[-_](?=[A-Za-z0-9_-]*\d)[A-Za-z0-9_-]{12,}"
+    ),
+    re.compile(r"\bkey-(?=[A-Za-z0-9]*\d)[A-Za-z0-9]{16,}"),  # key-… (Mailgun-style), with a digit
+    re.compile(r"\bAIza[0-9A-Za-z_-]{20,}"),  # a Google API key
+    re.compile(r"\bAKIA[0-9A-Z]{16}\b"),  # an AWS access key id
+    re.compile(r"\b[MN][A-Za-z\d_-]{23,27}\.[A-Za-z\d_-]{6}\.[A-Za-z\d_-]{27,40}\b"),  # a bot token
+    re.compile(r"(/webhooks/\d+/)[A-Za-z0-9_-]{20,}"),  # a Discord webhook URL's token
+    re.compile(r"(://[^/\s:@]+:)[^/\s@]+(@)"),  # a password in a URL (user:pass@host)
+    re.compile(
+        r"(?i)(\b(?:api[_-]?key|x-api-key|access[_-]?token|auth(?:orization)?|secret|password|token)"
         r"[\"']?\s*[:=]\s*[\"']?)(?!\[redacted\])[^\s\"',;}]{8,}"
     ),
 )
@@ -51,10 +62,13 @@ def redact(text: str, secrets: Iterable[str] = ()) -> str:
 
 
 def _masked(match: re.Match[str]) -> str:
-    # Keep a label ("Bearer ", "api_key=") so the reader still sees what kind of thing it was.
-    if match.re is _SHAPES[0]:
+    # Keep a label ("Bearer ", "api_key=", a URL's user) so the reader sees what it was.
+    pattern = match.re
+    if pattern is _SHAPES[0]:
         return f"{match.group(1)} {MASK}"
-    if match.re is _SHAPES[3]:
+    if pattern is _SHAPES[7]:
+        return match.group(1) + MASK + match.group(2)
+    if pattern in (_SHAPES[6], _SHAPES[8]):
         return match.group(1) + MASK
     return MASK
 

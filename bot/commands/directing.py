@@ -5,9 +5,9 @@ Invariants: a director command refuses anyone else before anything runs (`direct
 its group's `interaction_check`), and an actor option is resolved once, before the handler
 (`ActorArg`); the handler then acknowledges, calls the engine once, and answers privately;
 runs start in the background so the interaction is answered at once. Errors are not handled
-here but at the edge (bot.interaction.edge). Each command's body is a plain `async (interaction, stage, …)`
-function, so a button (bot.panel.message) can do exactly what the command does; the slash command
-around it only finds the scene. `setup(tree)` registers them.
+here but at the edge (bot.interaction.edge). Each command's body is a plain
+`async (interaction, scene_thread, …)` function, so a button (bot.panel.controls) can do exactly
+what the command does; the slash command around it only finds the scene. `setup(tree)` registers them.
 """
 
 from __future__ import annotations

@@ -53,7 +53,7 @@ def language(interaction: discord.Interaction) -> str:
 
 
 def refuse(interaction: discord.Interaction, scene_thread: SceneThread) -> NotDirector:
-    """The refusal for someone who may not direct `stage` (it names its directors)."""
+    """The refusal for someone who may not direct `scene_thread` (it names its directors)."""
     mentions = ", ".join(f"<@{d}>" for d in scene_thread.binding.directors)
     return NotDirector(mentions or t("nobody", language(interaction)))
 

@@ -42,7 +42,7 @@ from bot.panel.text import (
 from bot.thread.scene import SceneThread
 from engine import DEFAULT_TURNS, Actor, UnknownActor, shown_number
 
-log = logging.getLogger("circus.bot.panel.message")
+log = logging.getLogger("circus.bot.panel")
 
 MOST_TURNS = 50  # what /run turns: accepts (bot.commands.directing.Turns)
 NOTE_LIMIT = 2000  # a whisper typed in the form (a slash option is capped the same)

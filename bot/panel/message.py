@@ -24,7 +24,7 @@ from bot.panel.text import Coalescer, Progress, Snapshot, advance, layout, panel
 from bot.thread.scene import SceneThread
 from engine import CircusError, Event, Status
 
-log = logging.getLogger("circus.bot.panel.message")
+log = logging.getLogger("circus.bot.panel")
 
 EDIT_INTERVAL = 2.0  # seconds between two edits of one panel (Discord: 5 edits / 5 s / channel)
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import Literal
 
 from bot.i18n import t
 from engine import (
@@ -87,11 +88,14 @@ def parse_id(custom_id: object) -> PanelId | None:
 
 
 # ---------------------------------------------------------------------- progress of a run
+PanelMode = Literal["idle", "running", "cut"]  # what the panel's first line says of the run
+
+
 @dataclass(frozen=True)
 class Progress:
     """What the panel knows of the current run, from the scene's events."""
 
-    mode: str = "idle"  # idle | running | cut
+    mode: PanelMode = "idle"
     turn: int = 0  # turns landed in this run
     of: int = 0  # turns this run was asked for
     last_speaker: str = ""
@@ -106,7 +110,7 @@ def advance(progress: Progress, event: Event) -> Progress:
     if isinstance(event, Cut):
         return Progress("cut", progress.turn, progress.of, progress.last_speaker)
     if isinstance(event, RunFinished):
-        mode = "cut" if event.reason == "cut" or progress.mode == "cut" else "idle"
+        mode: PanelMode = "cut" if event.reason == "cut" or progress.mode == "cut" else "idle"
         return Progress(mode, progress.turn, progress.of, progress.last_speaker)
     return progress
 

@@ -24,7 +24,7 @@ from bot.i18n import t
 from bot.render import LIMIT, pack_messages
 from bot.serial import Serial
 
-log = logging.getLogger("circus.bot.thread.backstage")
+log = logging.getLogger("circus.bot.backstage")
 
 DMS_CLOSED = 50007
 FOLLOWUP_TTL = 14 * 60  # seconds an interaction token can still send follow-ups (Discord: 15)

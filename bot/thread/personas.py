@@ -20,7 +20,7 @@ from bot.errors import MissingPermission, WebhookLimit
 from bot.render import sanitise_webhook_name
 from bot.serial import Serial
 
-log = logging.getLogger("circus.bot.thread.personas")
+log = logging.getLogger("circus.bot.personas")
 
 WEBHOOK_NAME = "Circus"
 # discord.py waits out a 429 and retries, but gives up after 5 tries at one request (at once if

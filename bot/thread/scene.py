@@ -58,6 +58,7 @@ from engine import (
     TurnCompleted,
     TurnStarted,
     WaitingForPlayer,
+    redact,
     say,
     watch,
 )
@@ -362,8 +363,8 @@ class SceneThread:
         self._reported = True
         if isinstance(exc, BotProblem):
             why = t(exc.key, self.lang, **exc.values)
-        else:
-            why = str(exc)
+        else:  # Discord's or aiohttp's words: a webhook URL carries its token
+            why = redact(str(exc), self.rehearsal.config.secrets)
         message = t("post_failed", self.lang, scene=self.name, turn=turn or "—", why=why)
         self._whisper(message)
         if self.run_interaction is not None:

@@ -20,7 +20,7 @@ import discord
 from bot.thread.personas import Post
 from engine import CircusError, Rehearsal
 
-log = logging.getLogger("circus.bot.thread.votes")
+log = logging.getLogger("circus.bot.votes")
 
 STAR = "⭐"
 NAME_LIMIT = 32

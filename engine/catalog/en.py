@@ -702,7 +702,7 @@ TEXT: dict[str, str] = {
     "bot.take_list_none": "No takes saved yet — `/take save` keeps the current one.",
     "bot.replay_done": "⏮ From take {from_take} up to turn {kept}: this is now take {take}. `/resume` to play on.",
     "bot.replay_autosaved": " (Your unsaved work was kept as take {n}.)",
-    # bot · harvest: picks, compare, export, report (bot.harvest, bot.reports)
+    # bot · harvest: picks, compare, export, report (bot.commands.harvest, bot.thread.reports)
     "bot.take_current": "current (take {n})",
     "bot.take_saved_choice": "take {n} · {turns} turns",
     "bot.bad_take": "“{value}” is not a take — give a take number, or `current` for the one being played.",
@@ -828,7 +828,7 @@ TEXT: dict[str, str] = {
     "bot.status_budget_day": "This server's budget today (UTC, {setting}): {spent} of {limit} spent · {left} left",
     "bot.mode_idle": "idle",
     "bot.mode_running": "running ({progress})",
-    # --- continuity: /scene next, /secrets, /take list's tree (bot/continuity.py)
+    # --- continuity: /scene next, /secrets, /take list's tree (bot/commands/continuity.py)
     "bot.next.created": "🎬 **{scene}** starts from take {take} of {old}: {thread}. Each actor's carried section is below, only for you — rewrite each one as what that character remembers (the buttons open each soul), and fill in the new context with `/scene context`.",
     "bot.next.draft": "**{actor}** — carried into their prior story:",
     "bot.next.edit_hint": "Edit a soul (the buttons work for 15 minutes; later, `/soul edit` in the new thread):",
@@ -870,7 +870,7 @@ TEXT: dict[str, str] = {
     "bot.unexpected": "Something went wrong on my side ({error}). Nothing was changed; try again.",
     "bot.thought_label": "🎭 **{scene}** · take {take} · turn {turn} · **{actor}**",
     "bot.tokens": "{count} tokens",
-    # --- the bot's stage lines (bot/stagecraft.py say_text())
+    # --- the bot's stage lines (bot/commands/stagecraft.py say_text())
     "bot.stage.persona": "🎭 Stage",
     "bot.stage.enter": "*{actor} enters.*",
     "bot.stage.exit": "*{actor} exits.*",

@@ -701,7 +701,7 @@ TEXT: dict[str, str] = {
     "bot.take_list_none": "還沒有存任何一條——用 `/take save` 保存目前這條。",
     "bot.replay_done": "⏮ 從第 {from_take} 條的第 {kept} 輪重來：現在是第 {take} 條。用 `/resume` 繼續。",
     "bot.replay_autosaved": "（尚未保存的內容已存為第 {n} 條。）",
-    # bot · harvest: picks, compare, export, report (bot.harvest, bot.reports)
+    # bot · harvest: picks, compare, export, report (bot.commands.harvest, bot.thread.reports)
     "bot.take_current": "目前（第 {n} 條）",
     "bot.take_saved_choice": "第 {n} 條 · {turns} 輪",
     "bot.bad_take": "「{value}」不是哪一條——請給條數，或用 `current` 表示正在排的這一條。",
@@ -827,7 +827,7 @@ TEXT: dict[str, str] = {
     "bot.status_budget_day": "本伺服器今天的預算（UTC，{setting}）：{limit} 已花 {spent} · 剩 {left}",
     "bot.mode_idle": "待機",
     "bot.mode_running": "排練中（{progress}）",
-    # --- continuity: /scene next, /secrets, /take list's tree (bot/continuity.py)
+    # --- continuity: /scene next, /secrets, /take list's tree (bot/commands/continuity.py)
     "bot.next.created": "🎬 **{scene}** 從 {old} 的排演 {take} 開始：{thread}。下面是每個角色承接過來的段落，只有你看得到——把每段改寫成該角色記得的事（按鈕會打開各自的角色檔），並用 `/scene context` 填好新場景的公開情境。",
     "bot.next.draft": "**{actor}** — 承接進前期劇本的段落：",
     "bot.next.edit_hint": "修改角色檔（按鈕 15 分鐘內有效；之後請在新討論串用 `/soul edit`）：",
@@ -869,7 +869,7 @@ TEXT: dict[str, str] = {
     "bot.unexpected": "我這邊出了問題（{error}）。沒有任何改變；請再試一次。",
     "bot.thought_label": "🎭 **{scene}** · 第 {take} 條 · 第 {turn} 輪 · **{actor}**",
     "bot.tokens": "{count} token",
-    # --- the bot's stage lines (bot/stagecraft.py say_text())
+    # --- the bot's stage lines (bot/commands/stagecraft.py say_text())
     "bot.stage.persona": "🎭 舞台",
     "bot.stage.enter": "*{actor} 進場。*",
     "bot.stage.exit": "*{actor} 退場。*",

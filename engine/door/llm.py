@@ -352,7 +352,7 @@ class LiteLLMModels:
                         continue
                     break
         # A provider's words reach people: never with a key in them (engine.redact).
-        raise ModelError(call.model, redact(_describe(last), self.config.secrets))
+        raise ModelError(call.model, _describe(last, self.config.secrets))
 
 
 async def _gated_call(
@@ -385,10 +385,12 @@ def _answered(exc: BaseException) -> bool:
     return "Invalid response object" in str(exc)
 
 
-def _describe(exc: BaseException | None) -> str:
+def _describe(exc: BaseException | None, secrets: tuple[str, ...] = ()) -> str:
+    """One line a person may read: redacted whole before it is cut, so a key that straddles
+    the cut is masked too (engine.redact)."""
     if exc is None:
         return "no reply"
     if isinstance(exc, (asyncio.TimeoutError, TimeoutError)):
         return "the model did not answer in time"
-    text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-    return text[:300]
+    text = redact(str(exc), secrets).strip()
+    return (text.splitlines()[0] if text else type(exc).__name__)[:300]

@@ -10,12 +10,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from engine.catalog import Phrase, say
 from engine.door.gateway import PROXY
 from engine.probe.check import CallSample, ProbeResult
 from engine.turn.prompts import HISTORY_BUDGET
+from engine.vocabulary import FailureKind
 
 PROJECT_TURNS = 40
 PROJECT_ACTORS = 4
@@ -49,7 +50,7 @@ STRUCTURED_KEYS = {
 @dataclass(frozen=True)
 class Verdict:
     usable: bool
-    kind: str  # ok | shaky | unreadable | a Failure kind (engine.probe.check)
+    kind: Literal["ok", "shaky", "unreadable"] | FailureKind
     reason: Phrase  # one line, said in any language
 
 

@@ -14,53 +14,11 @@ from clikit import REPO, cli_env
 from fakeproviders.echoing import EchoingServer
 from scenekit import write_scene
 
-from engine.redact import MASK, redact, secret_values
+from engine.redact import MASK
 
 OPENAI_KEY = "sk-proj-OPERATORS0PENAIkey0000000000000000"
 GATEWAY_KEY = "circus-gw-Secret-0f3c9a77"  # no credential shape: only its value gives it away
 DISCORD_TOKEN = "MTE0ODk.discord-token.NOT-FOR-MEMBERS"
-
-
-@pytest.mark.parametrize(
-    "text, secrets, expected",
-    [
-        ("Invalid API key passed in: Bearer sk-abc123abc123abc123", (),
-         f"Invalid API key passed in: Bearer {MASK}"),
-        ("401: Incorrect API key provided: sk-proj-ABCDEFGHIJKLMNOP1234.", (),
-         f"401: Incorrect API key provided: {MASK}."),
-        ('{"api_key": "hunter2hunter2"}', (), f'{{"api_key": "{MASK}"}}'),
-        ("x-api-key=abcdefgh12345678 rejected", (), f"x-api-key={MASK} rejected"),
-        ("token circus-gw-Secret-0f3c9a77 unknown", (GATEWAY_KEY,), f"token {MASK} unknown"),
-        ("the gateway said circus-gw-Secret-0f3c9a77", (GATEWAY_KEY,), f"the gateway said {MASK}"),
-        ("Google: key AIzaSyA-1234567890abcdefghijklmno bad", (), f"Google: key {MASK} bad"),
-        # ordinary error text is left alone
-        ("the model did not answer in time", (), "the model did not answer in time"),
-        ("404 model gpt-4o-mini not found; key-frames ok", (), "404 model gpt-4o-mini not found; key-frames ok"),
-        ("short values are no keys: abc", ("abc",), "short values are no keys: abc"),
-    ],
-)  # fmt: skip
-def test_redact_masks_keys_and_credential_shapes(text, secrets, expected):
-    assert redact(text, secrets) == expected
-    assert redact(expected, secrets) == expected  # idempotent
-
-
-def test_the_secrets_are_the_environments_credential_variables():
-    environ = {
-        "OPENAI_API_KEY": OPENAI_KEY,
-        "CIRCUS_GATEWAY_KEY": GATEWAY_KEY,
-        "DISCORD_TOKEN": DISCORD_TOKEN,
-        "AWS_SECRET_ACCESS_KEY": "aws/secret/value/1234",
-        "DB_PASSWORD": "correct-horse",
-        "CIRCUS_MODEL": "openai/gpt-4o-mini",  # not a credential
-        "SHORT_KEY": "abc",  # too short to mask
-    }
-    assert set(secret_values(environ)) == {
-        OPENAI_KEY,
-        GATEWAY_KEY,
-        DISCORD_TOKEN,
-        "aws/secret/value/1234",
-        "correct-horse",
-    }
 
 
 async def run_circus(env: dict[str, str], cwd: Path, *args: str) -> tuple[int, str]:

@@ -1,6 +1,6 @@
 """The floor plan is the folders: each wing of engine/ and bot/ imports only the wings below it.
 
-engine/ stands on a small top (config, errors, events, clock, catalog/); its wings, from the
+engine/ stands on a small top (config, errors, events, clock, vocabulary, redact, catalog/); its wings, from the
 ground up, are listed in ENGINE_WINGS; `engine/__init__.py` is the face that composes them for
 the frontends. bot/ stands on its top-level helpers; its wings are listed in BOT_WINGS; app.py
 composes them. An arrow from a lower wing to a higher one, from the top into any wing, or into a
