@@ -20,22 +20,31 @@ MIN_SECRET = 8  # a shorter value is no key; masking it would blank ordinary wor
 _CREDENTIAL_NAME = re.compile(
     r"(?:^|_)(?:KEY|APIKEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIALS)$|API_?KEY", re.I
 )
-_SHAPES = (
+# Each credential shape with what replaces it; a label it keeps ("Bearer ", "api_key=", a
+# URL's user) tells the reader what kind of thing was there.
+_SHAPES: tuple[tuple[re.Pattern[str], str], ...] = (
     # "Bearer …" / "Basic …" as HTTP writes them (not "a basic understanding")
-    re.compile(r"\b(Bearer|Basic|bearer)\s+[A-Za-z0-9._~+/=-]{8,}"),
+    (re.compile(r"\b(Bearer|Basic|bearer)\s+[A-Za-z0-9._~+/=-]{8,}"), rf"\1 {MASK}"),
     # provider key prefixes: sk-…, sk_live_…, gsk_…, ghp_…, hf_…, xoxb-…; a run with a digit
-    re.compile(
-        r"\b(?:sk|pk|rk|gsk|xai|ghp|gho|ghs|hf|xox[abpr])[-_](?=[A-Za-z0-9_-]*\d)[A-Za-z0-9_-]{12,}"
+    (
+        re.compile(
+            r"\b(?:sk|pk|rk|gsk|xai|ghp|gho|ghs|hf|xox[abpr])[-_](?=[A-Za-z0-9_-]*\d)"
+            r"[A-Za-z0-9_-]{12,}"
+        ),
+        MASK,
     ),
-    re.compile(r"\bkey-(?=[A-Za-z0-9]*\d)[A-Za-z0-9]{16,}"),  # key-… (Mailgun-style), with a digit
-    re.compile(r"\bAIza[0-9A-Za-z_-]{20,}"),  # a Google API key
-    re.compile(r"\bAKIA[0-9A-Z]{16}\b"),  # an AWS access key id
-    re.compile(r"\b[MN][A-Za-z\d_-]{23,27}\.[A-Za-z\d_-]{6}\.[A-Za-z\d_-]{27,40}\b"),  # a bot token
-    re.compile(r"(/webhooks/\d+/)[A-Za-z0-9_-]{20,}"),  # a Discord webhook URL's token
-    re.compile(r"(://[^/\s:@]+:)[^/\s@]+(@)"),  # a password in a URL (user:pass@host)
-    re.compile(
-        r"(?i)(\b(?:api[_-]?key|x-api-key|access[_-]?token|auth(?:orization)?|secret|password|token)"
-        r"[\"']?\s*[:=]\s*[\"']?)(?!\[redacted\])[^\s\"',;}]{8,}"
+    (re.compile(r"\bkey-(?=[A-Za-z0-9]*\d)[A-Za-z0-9]{16,}"), MASK),  # key-… (Mailgun-style)
+    (re.compile(r"\bAIza[0-9A-Za-z_-]{20,}"), MASK),  # a Google API key
+    (re.compile(r"\bAKIA[0-9A-Z]{16}\b"), MASK),  # an AWS access key id
+    (re.compile(r"\b[MN][A-Za-z\d_-]{23,27}\.[A-Za-z\d_-]{6}\.[A-Za-z\d_-]{27,40}\b"), MASK),
+    (re.compile(r"(/webhooks/\d+/)[A-Za-z0-9_-]{20,}"), rf"\1{MASK}"),  # a webhook URL's token
+    (re.compile(r"(://[^/\s:@]+:)[^/\s@]+(@)"), rf"\1{MASK}\2"),  # user:pass@host
+    (
+        re.compile(
+            r"(?i)(\b(?:api[_-]?key|x-api-key|access[_-]?token|auth(?:orization)?|secret|password"
+            r"|token)[\"']?\s*[:=]\s*[\"']?)(?!\[redacted\])[^\s\"',;}]{8,}"
+        ),
+        rf"\1{MASK}",
     ),
 )
 
@@ -56,21 +65,9 @@ def redact(text: str, secrets: Iterable[str] = ()) -> str:
     for value in secrets:
         if len(value) >= MIN_SECRET:
             text = text.replace(value, MASK)
-    for shape in _SHAPES:
-        text = shape.sub(_masked, text)
+    for shape, replacement in _SHAPES:
+        text = shape.sub(replacement, text)
     return text
-
-
-def _masked(match: re.Match[str]) -> str:
-    # Keep a label ("Bearer ", "api_key=", a URL's user) so the reader sees what it was.
-    pattern = match.re
-    if pattern is _SHAPES[0]:
-        return f"{match.group(1)} {MASK}"
-    if pattern is _SHAPES[7]:
-        return match.group(1) + MASK + match.group(2)
-    if pattern in (_SHAPES[6], _SHAPES[8]):
-        return match.group(1) + MASK
-    return MASK
 
 
 def redact_logs(secrets: Iterable[str] = ()) -> None:

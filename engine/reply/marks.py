@@ -17,9 +17,6 @@ class TurnMarks:
     reply_cut: bool  # the whole reply ran past what is read of it
     fields_cut: tuple[tuple[str, int], ...]  # (field, its cap), in the order they were cut
 
-    def __bool__(self) -> bool:
-        return self.made is not None or self.reply_cut or bool(self.fields_cut)
-
 
 def turn_marks(repaired: bool, fallback: bool, cut: Sequence[str] = ()) -> TurnMarks:
     """The marks of a landed turn (TurnCompleted's repaired, fallback and cut). A fallback is

@@ -6,12 +6,9 @@ from __future__ import annotations
 
 import pytest
 from botkit import room, until
-from fakeproviders.echoing import EchoingServer
+from fakeproviders.echoing import GATEWAY_KEY, OPENAI_KEY, EchoingServer
 
 from engine.redact import MASK
-
-OPENAI_KEY = "sk-proj-OPERATORS0PENAIkey0000000000000000"
-GATEWAY_KEY = "circus-gw-Secret-0f3c9a77"
 
 
 @pytest.mark.parametrize("via", ["provider key", "gateway"])

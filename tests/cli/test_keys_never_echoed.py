@@ -11,14 +11,10 @@ from pathlib import Path
 
 import pytest
 from clikit import REPO, cli_env
-from fakeproviders.echoing import EchoingServer
+from fakeproviders.echoing import DISCORD_TOKEN, GATEWAY_KEY, OPENAI_KEY, EchoingServer
 from scenekit import write_scene
 
 from engine.redact import MASK
-
-OPENAI_KEY = "sk-proj-OPERATORS0PENAIkey0000000000000000"
-GATEWAY_KEY = "circus-gw-Secret-0f3c9a77"  # no credential shape: only its value gives it away
-DISCORD_TOKEN = "MTE0ODk.discord-token.NOT-FOR-MEMBERS"
 
 
 async def run_circus(env: dict[str, str], cwd: Path, *args: str) -> tuple[int, str]:

@@ -13,6 +13,12 @@ from aiohttp import web
 
 from .loopback import serve
 
+# The operator's keys the attack tries to get back out: a provider key, the gateway's (no
+# credential shape: only its value gives it away) and the bot's token.
+OPENAI_KEY = "sk-proj-OPERATORS0PENAIkey0000000000000000"
+GATEWAY_KEY = "circus-gw-Secret-0f3c9a77"
+DISCORD_TOKEN = "MTE0ODk.discord-token.NOT-FOR-MEMBERS"
+
 
 class EchoingServer:
     def __init__(self, status: int = 401) -> None:
