@@ -1,10 +1,12 @@
 """YAML front matter: scene and actor settings at the top of a markdown file.
 
 `split` leaves the body exactly as written, so a file the engine only reads is never
-reformatted. Settings are never shown to any model. The header is parsed by a small, safe subset
-of YAML (plain values, lists and mappings): anchors/aliases, tags, merge keys, duplicate keys and
-deep nesting are refused, and the header's size is capped before parsing, so a hostile file (the
-alias "billion laughs") is refused in microseconds instead of eating memory.
+reformatted; the front matter opens at the first line that is not blank (a BOM or an editor's
+stray leading newline never hides it). Settings are never shown to any model. The header is
+parsed by a small, safe subset of YAML (plain values, lists and mappings): anchors/aliases, tags,
+merge keys, duplicate keys and deep nesting are refused, and the header's size is capped before
+parsing, so a hostile file (the alias "billion laughs") is refused in microseconds instead of
+eating memory.
 """
 
 from __future__ import annotations
@@ -142,40 +144,56 @@ def load_header(header: str, loader_class: type | None = None) -> Any:
         loader.dispose()
 
 
+def _opening(lines: list[str]) -> int | None:
+    """The line that opens the front matter: the first `---` line, after any blank lines or
+    whitespace a file may start with (an editor's stray newline must not hide `model:`)."""
+    for i, line in enumerate(lines):
+        if line.strip():
+            return i if line.strip() == _FENCE else None
+    return None
+
+
 def split(text: str, path: object = "file", rel: str | None = None) -> tuple[dict[str, Any], str]:
     """Return (settings, body). A file without front matter has empty settings.
 
+    The front matter opens at the file's first line that is not blank (a BOM is dropped).
     `path` names the file in errors; `rel` is its path inside the scene (shown in Discord).
     """
     text = text.removeprefix(BOM)
-    if not text.startswith(_FENCE):
+    if not text.lstrip().startswith(_FENCE):  # most files: no need to split them into lines
         return {}, text
     lines = text.split("\n")
-    if lines[0].strip() != _FENCE:
+    start = _opening(lines)
+    if start is None:
         return {}, text
     size = 0
-    for i in range(1, len(lines)):
+    for i in range(start + 1, len(lines)):
         if lines[i].strip() == _FENCE:
-            header = "\n".join(lines[1:i])
+            header = "\n".join(lines[start + 1 : i])
             body = "\n".join(lines[i + 1 :])
-            return _parse(header, path, rel), body
+            return _parse(header, path, rel, first_line=start + 2), body
         size += len(lines[i]) + 1
         if size > MAX_HEADER_CHARS:
             raise BadSceneFile(path, "error.yaml.too_long", rel=rel, most=MAX_HEADER_CHARS)
     raise BadSceneFile(path, "error.yaml.unclosed", rel=rel)
 
 
-def _parse(header: str, path: object, rel: str | None) -> dict[str, Any]:
+def _parse(header: str, path: object, rel: str | None, first_line: int = 2) -> dict[str, Any]:
     if not header.strip():
         return {}
     try:
         data = load_header(header)
     except _Unsafe as exc:
         raise BadSceneFile(
-            path, "error.yaml.problem", rel=rel, problem=exc.problem, where=_where(exc)
+            path,
+            "error.yaml.problem",
+            rel=rel,
+            problem=exc.problem,
+            where=_where(exc, first_line),
         ) from None
     except yaml.YAMLError as exc:
-        raise BadSceneFile(path, "error.yaml.invalid", rel=rel, where=_where(exc)) from None
+        where = _where(exc, first_line)
+        raise BadSceneFile(path, "error.yaml.invalid", rel=rel, where=where) from None
     except (ValueError, RecursionError):  # an int too long to convert; belt and braces
         raise BadSceneFile(path, "error.yaml.unreadable", rel=rel) from None
     if data is None:
@@ -185,12 +203,12 @@ def _parse(header: str, path: object, rel: str | None) -> dict[str, Any]:
     return data
 
 
-def _where(exc: yaml.YAMLError) -> Phrase | str:
-    """The file line of a YAML problem (the header starts on the file's line 2)."""
+def _where(exc: yaml.YAMLError, first_line: int) -> Phrase | str:
+    """The file line of a YAML problem (the header's first line is the file's `first_line`)."""
     mark = getattr(exc, "problem_mark", None)
     if mark is None:
         return ""
-    return Phrase("error.yaml.line", line=mark.line + 2)
+    return Phrase("error.yaml.line", line=mark.line + first_line)
 
 
 def _flow(value: Any) -> str:
@@ -205,23 +223,24 @@ def with_setting(text: str, key: str, value: Any) -> str:
     other line exactly as written. A file without front matter gets one."""
     text = text.removeprefix(BOM)
     lines = text.split("\n")
-    close = None
-    if lines and lines[0].strip() == _FENCE:
-        close = next((i for i in range(1, len(lines)) if lines[i].strip() == _FENCE), None)
-    if close is None:
+    close, start = None, _opening(lines)
+    if start is not None:
+        fences = (i for i in range(start + 1, len(lines)) if lines[i].strip() == _FENCE)
+        close = next(fences, None)
+    if start is None or close is None:
         if value is None:
             return text
         return f"{_FENCE}\n{key}: {_flow(value)}\n{_FENCE}\n{text}"
-    header = lines[1:close]
-    start = next(
+    header = lines[start + 1 : close]
+    at = next(
         (i for i, line in enumerate(header) if re.match(rf"{re.escape(key)}\s*:", line)), None
     )
     new = [] if value is None else [f"{key}: {_flow(value)}"]
-    if start is None:
+    if at is None:
         header = header + new
     else:
-        end = start + 1  # a block list (`cast:` then `  - a` lines) belongs to the key
+        end = at + 1  # a block list (`cast:` then `  - a` lines) belongs to the key
         while end < len(header) and header[end][:1] in (" ", "\t", "-"):
             end += 1
-        header = header[:start] + new + header[end:]
-    return "\n".join([lines[0], *header, *lines[close:]])
+        header = header[:at] + new + header[end:]
+    return "\n".join([*lines[: start + 1], *header, *lines[close:]])

@@ -105,6 +105,54 @@ def test_front_matter_splits_and_errors_name_the_file():
         frontmatter.split("---\n- a list\n---\n", "context.md")
 
 
+@pytest.mark.parametrize(
+    "text, settings, body",
+    [
+        ("---\nmodel: openai/gpt-4o-mini\n---\nbio\n", {"model": "openai/gpt-4o-mini"}, "bio\n"),
+        ("\n---\nmodel: openai/gpt-4o-mini\n---\nbio\n", {"model": "openai/gpt-4o-mini"}, "bio\n"),
+        ("\n\n\n---\nmodel: m\n---\nbio", {"model": "m"}, "bio"),
+        ("  \n\t\n---\nmodel: m\n---\nbio", {"model": "m"}, "bio"),
+        ("\ufeff---\nmodel: m\n---\nbio", {"model": "m"}, "bio"),
+        ("\ufeff\n\n---\nmodel: m\n---\nbio", {"model": "m"}, "bio"),
+        ("\r\n---\r\nmodel: m\r\n---\r\nbio", {"model": "m"}, "bio"),
+        ("  ---  \nmodel: m\n---\nbio", {"model": "m"}, "bio"),
+        ("no header", {}, "no header"),
+        ("\n\nno header", {}, "\n\nno header"),
+        ("bio first\n---\nmodel: m\n---\n", {}, "bio first\n---\nmodel: m\n---\n"),
+        ("----\nmodel: m\n----\n", {}, "----\nmodel: m\n----\n"),
+    ],
+)
+def test_front_matter_is_found_after_blank_lines_and_a_bom_never_ignored(text, settings, body):
+    assert frontmatter.split(text) == (settings, body)
+
+
+@pytest.mark.parametrize(
+    "text, says",
+    [
+        ("---\nmodel: a\nmodel: b\n---\nbio", "line 3"),
+        ("\n\n---\nmodel: a\nmodel: b\n---\nbio", "line 5"),
+        ("\n---\nmodel: x\nbio", "no closing"),
+    ],
+)
+def test_front_matter_after_blank_lines_is_refused_at_its_own_line(text, says):
+    with pytest.raises(BadSceneFile, match=says):
+        frontmatter.split(text, "actors/x/soul.md")
+
+
+@pytest.mark.parametrize(
+    "text, written",
+    [
+        ("\n---\nmodel: m\n---\nbio", "\n---\nmodel: m\nlanguage: en\n---\nbio"),
+        ("\n\n---\nlanguage: zh\n---\nbio", "\n\n---\nlanguage: en\n---\nbio"),
+        ("\nbio", "---\nlanguage: en\n---\n\nbio"),
+    ],
+)
+def test_a_setting_is_written_into_the_front_matter_after_blank_lines(text, written):
+    assert frontmatter.with_setting(text, "language", "en") == written
+    settings, _ = frontmatter.split(written)
+    assert settings["language"] == "en"
+
+
 def test_prior_story_is_replaced_without_touching_bio_or_notes():
     body = "## 角色小傳\n小傳\n\n## 前期劇本\n舊的前情\n\n## 導戲筆記\n筆記\n"
     new = replace_prior_story(body, "新的前情")

@@ -114,6 +114,14 @@ async def test_valid_settings_reach_the_code_that_reads_them(scene):
     assert state.settings["opening"] is True and state.settings["turn_timeout"] == 30
 
 
+async def test_a_soul_whose_settings_follow_a_blank_line_keeps_its_model(scene):
+    soul_file(scene).write_text(
+        "\n\n---\nmodel: openai/gpt-4o-mini\n---\n## 角色小傳\n律師。\n", encoding="utf-8"
+    )
+    view = await Rehearsal(scene).view()
+    assert view.models["律師"] == "openai/gpt-4o-mini"
+
+
 def test_yaml_1_1_surprises_stay_plain_text():
     settings, _ = frontmatter.split("---\nlanguage: no\naliases: [yes, 010, 2024-01-01]\n---\nx")
     assert settings == {"language": "no", "aliases": ["yes", 10, "2024-01-01"]}
