@@ -1,5 +1,5 @@
 """A played take for the export tests, and the independent parsers' reading of its exports
-(screenplain for Fountain, the FDX XML, the storyboard CSV).
+(screenplain and fountain-py for Fountain, the FDX XML, the storyboard CSV).
 """
 
 from __future__ import annotations
@@ -9,6 +9,8 @@ import io
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
+from fountain import FountainParser
+from fountain.elements import ElementType
 from screenplain.parsers import fountain
 from screenplain.types import Action, Dialog, Slug
 
@@ -96,6 +98,31 @@ def fountain_elements(text: str) -> tuple[dict, list[tuple[str, str]]]:
         else:
             out.append((type(para).__name__, ""))
     return play.title_page, out
+
+
+_FOUNTAIN_PY = {
+    ElementType.SCENE_HEADING: "heading",
+    ElementType.ACTION: "action",
+    ElementType.CHARACTER: "character",
+    ElementType.PARENTHETICAL: "parenthetical",
+    ElementType.DIALOGUE: "dialogue",
+}
+
+
+def fountain_py_elements(text: str) -> list[tuple[str, str]]:
+    """fountain-py's reading, in the shape of fountain_elements' (headings as printed, in
+    capitals; a speech's lines joined; notes dropped, as a reader drops them)."""
+    out: list[tuple[str, str]] = []
+    for element in FountainParser().parse(text).elements:
+        kind = _FOUNTAIN_PY.get(element.type, element.type.value)
+        said = element.text.upper() if kind == "heading" else element.text
+        if kind == "note":
+            continue
+        if kind == "dialogue" and out and out[-1][0] == "dialogue":
+            out[-1] = ("dialogue", out[-1][1] + "\n" + said)
+        else:
+            out.append((kind, said))
+    return out
 
 
 def fdx_elements(text: str) -> list[tuple[str, str]]:

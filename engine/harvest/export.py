@@ -3,7 +3,8 @@ storyboard.csv. Pure functions from a take's lines to file texts (the caller wri
 
 Fountain output parses back (screenplain is the judge) into exactly the take's sequence: every
 action is forced (`!`), every cue that is not all-Latin is forced (`@`), stars are escaped,
-notes and parentheticals the actors did not mean are broken by an invisible joiner, blank lines
+and every `[[`, `]]` and `*/` and each parenthetical the actors did not mean is broken by an
+invisible joiner (readers that take a note for a comment then lose nothing), blank lines
 inside a line are kept with two spaces, and thoughts or take references are `[[notes]]` of
 their own, which parsers drop. Fountain has no escape for `_`: a pair of underscores reads as
 underlining. Every storyboard cell that a spreadsheet could run as a formula starts with `'`.
@@ -132,26 +133,35 @@ def character_cue(name: str) -> str:
     """RUTH for an all-Latin name (as screenwriters write it); @林小姐 for any other name."""
     if _LATIN_NAME.fullmatch(name) and not name.endswith("  "):
         return name.upper()
-    return "@" + name
+    return "@" + _fountain_text(name)
 
 
 # An invisible WORD JOINER (U+2060) is the one escape Fountain lacks: before a dialogue line
-# that starts with "(" (else it is read as a parenthetical), and between the brackets of a
-# "[[" that a later "]]" would close into a note (which parsers drop). Parsers keep it as text.
+# that starts with "(" (else it is read as a parenthetical), and inside every "[[", "]]" and
+# "*/" (a star is already "\*", so no "/*" is left). A note is a comment to some readers
+# (afterwriting reads "[[" as "/*" and "]]" as "*/"): a stray close there drops the rest of the
+# script, a stray open hides it. Parsers keep the joiner as text, and nobody sees it.
 JOINER = "\u2060"
 _LINE_BREAK = re.compile(r"\r\n|\n|\r")  # what Fountain parsers split lines on
 _OPEN_NOTE = re.compile(r"\[(?=\[)")
 _CLOSE_NOTE = re.compile(r"\](?=\])")
+_CLOSE_COMMENT = re.compile(r"\*(?=/)")
 
 
 def _split(text: str) -> list[str]:
     return _LINE_BREAK.split(text)
 
 
-def _fountain_text(line: str) -> str:
+def _no_comments(text: str) -> str:
     # An escaped star is never emphasis, nor half of a boneyard /* */ that would swallow
     # everything up to a later */ (even in another turn).
-    return line.replace("*", "\\*")
+    return _CLOSE_COMMENT.sub("*" + JOINER, text.replace("*", "\\*"))
+
+
+def _fountain_text(line: str) -> str:
+    """Text that no reader takes for emphasis, a note or a comment, shown as written."""
+    text = _OPEN_NOTE.sub("[" + JOINER, _no_comments(line))
+    return _CLOSE_NOTE.sub("]" + JOINER, text)
 
 
 def _dialogue_line(line: str) -> str:
@@ -161,20 +171,10 @@ def _dialogue_line(line: str) -> str:
     return text or "  "  # two spaces: a blank line that stays inside the speech
 
 
-def _no_notes(paragraph: list[str]) -> list[str]:
-    """The paragraph with every "[[" before its last "]]" broken by a joiner, so that nothing
-    the actors said is read as a note; a "[[" with no "]]" after it is left as it is."""
-    text = "\n".join(paragraph)
-    end = text.rfind("]]")
-    if end <= 0:
-        return paragraph
-    return (_OPEN_NOTE.sub("[" + JOINER, text[:end]) + text[end:]).split("\n")
-
-
 def _note(text: str) -> str:
-    flat = _fountain_text(" ".join(text.split()))
-    flat = _CLOSE_NOTE.sub("] ", _OPEN_NOTE.sub("[ ", flat))
-    if flat.endswith("]"):  # it would close the note one bracket early
+    flat = " ".join(text.split())
+    flat = _no_comments(_CLOSE_NOTE.sub("] ", _OPEN_NOTE.sub("[ ", flat)))
+    if flat.endswith(("]", "/")):  # it would close the note early, or open a comment
         flat += " "
     return f"[[{flat}]]" if flat else ""
 
@@ -192,7 +192,7 @@ def to_fountain(meta: ScriptMeta, lines: Sequence[ExportLine], thoughts: bool = 
         f"Source: {_take_label(meta)}",
         f"Draft date: {meta.date}",
         "",
-        *_no_notes([f".{title}"]),
+        f".{title}",
         "",
     ]
     for line in lines:
@@ -210,7 +210,7 @@ def to_fountain(meta: ScriptMeta, lines: Sequence[ExportLine], thoughts: bool = 
             paragraphs.append(block)
         notes = _note(_ref(meta, line)) + (_note(line.thought) if thoughts else "")
         for paragraph in paragraphs:
-            out.extend(_no_notes(paragraph))
+            out.extend(paragraph)
             out.append("")
         if notes:
             out += [notes, ""]

@@ -20,7 +20,7 @@ from exportkit import (
 
 from engine import Rehearsal
 from engine.errors import BadRequest, TakeNotFound, UnknownFormat
-from engine.harvest.export import ExportLine, ScriptMeta, to_fountain
+from engine.harvest.export import JOINER, ExportLine, ScriptMeta, to_fountain
 
 
 @pytest.mark.parametrize(
@@ -156,8 +156,9 @@ def test_structure_in_what_actors_say_stays_text() -> None:
         ("action", "# ACT TWO\n= synopsis\n===\n> THE END <"),
         ("character", "RUTH"),
         # Fountain parsers know no escape for `_`: a pair of them is read as underlining, the
-        # words themselves stay (stars are escaped, so they stay literal).
-        ("dialogue", "and close it */ here.\nTitle: forged\n**bold** under"),
+        # words themselves stay (stars are escaped, so they stay literal; an invisible joiner
+        # keeps a "*/" from closing a comment in readers that do not know the escape).
+        ("dialogue", f"and close it *{JOINER}/ here.\nTitle: forged\n**bold** under"),
         ("action", "FADE OUT.\nCUT TO:"),
         ("action", "@MALLORY\nRUTH"),
         ("character", "DANNY"),

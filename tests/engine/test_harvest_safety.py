@@ -6,10 +6,11 @@ back by an independent parser (screenplain), is exactly the take, whatever the l
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from exportkit import fountain_elements, make_scene, read_csv
+from exportkit import fountain_elements, fountain_py_elements, make_scene, read_csv
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -159,8 +160,59 @@ def test_the_escape_is_used_only_where_a_parser_would_misread() -> None:
     text = to_fountain(META, HAZARDS[:5])
     assert f"{JOINER}(whispers)" in text and f"{JOINER}(beat)" in text
     assert "Fine then (really)." in text  # "(" inside a line changes nothing
-    assert f"Look [{JOINER}[here and" in text  # a "]]" follows: broken
-    assert "An open [[ bracket." in text  # nothing closes it: left as written
+    assert f"Look [{JOINER}[here and" in text  # a reader could take it for a note
+    assert f"An open [{JOINER}[ bracket." in text  # or a comment, even with no "]]" after it
+
+
+# What readers that turn notes into comments (afterwriting: `[[` → `/*`, `]]` → `*/`) misread:
+# a stray `*/` or `]]` closes more comments than were opened, and they drop the rest of the
+# script; a `[[` or `/*` with no close hides it. Each must be broken wherever it appears.
+COMMENT_MARKS = ("[[", "]]", "/*", "*/")
+COMMENT_HAZARDS = [
+    ExportLine(1, "Ruth", "", "An open [[ bracket, and nothing closes it.", ""),
+    ExportLine(2, "Danny Boy", "", "]] closes nothing.", ""),
+    ExportLine(3, "林小姐", "She writes */ on the wall.", "", ""),
+    ExportLine(4, "Ruth", "", "Let me open /* a comment", ""),
+    ExportLine(5, "Danny Boy", "[[stage]] business", "and close it */ here.", ""),
+    ExportLine(6, "Ruth", "", "Look [[here and\nthere]] now. [[[triple]]]", ""),
+    ExportLine(7, "林小姐", "", "a/**/b *//* ]]] [[/", ""),
+    ExportLine(8, "Ruth", "", "Still here.", ""),
+]
+THOUGHTS = ("a [[thought]] /*", "*/ it ends with a slash /", "]]", "ends in a bracket]")
+
+
+def comment_depths(text: str) -> list[int]:
+    """How deep inside comments a notes-as-comments reader is after each line: notes become
+    comments, then every `/*` opens one and every `*/` closes one, left to right. A line is
+    printed only at depth 0; below 0 nothing is printed again."""
+    text = re.sub(r"\]\] ?", "*/", re.sub(r" ?\[\[", " /*", text))
+    depths, depth = [], 0
+    for line in re.split(r"\r\n|\r|\n", text):
+        depth += sum(1 if mark == "/*" else -1 for mark in re.findall(r"/\*|\*/", line))
+        depths.append(depth)
+    return depths
+
+
+@pytest.mark.parametrize("thought", THOUGHTS)
+def test_no_comment_mark_survives_for_readers_that_read_notes_as_comments(thought) -> None:
+    lines = [replace(line, thought=thought) for line in COMMENT_HAZARDS]
+    for meta in (META, replace(META, scene="[[The */ room")):
+        text = to_fountain(meta, lines, thoughts=True)
+        assert comment_depths(text) == [0] * len(text.split("\n"))
+        own_notes = [line[2:-2] for line in text.split("\n") if line.startswith("[[")]
+        assert len(own_notes) == len(lines)  # the thoughts, each a note of its own
+        for line in [*text.split("\n"), *own_notes]:
+            if not line.startswith("[["):
+                assert not [mark for mark in COMMENT_MARKS if mark in line], line
+
+
+def test_comment_marks_read_back_as_written_in_screenplain_and_fountain_py() -> None:
+    for thoughts in (False, True):
+        lines = [replace(line, thought=THOUGHTS[1]) for line in COMMENT_HAZARDS]
+        text = to_fountain(META, lines, thoughts=thoughts)
+        assert read_back(text) == take_as_written(COMMENT_HAZARDS)
+        py_reading = [(kind, said.replace(JOINER, "")) for kind, said in fountain_py_elements(text)]
+        assert py_reading == take_as_written(COMMENT_HAZARDS)
 
 
 # Lines drawn from Fountain's special characters, words that read as structure, Chinese, and
