@@ -295,6 +295,7 @@ TEXT: dict[str, str] = {
     "report.roles_table": "| Role | Model | Prompt tokens | Completion tokens | Cost |",
     "report.stage_manager": "stage manager",
     "report.no_calls": "(no model calls recorded for this take)",
+    "report.played": "Played by a person, no model called: {counts}",
     # --- cache: the take report's prompt-cache table
     "report.cache": "### Prompt cache",
     "report.cache_table": "| Model | Prompt tokens | Read from cache | Cached share | Written to cache | Saved |",

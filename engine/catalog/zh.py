@@ -294,6 +294,7 @@ TEXT: dict[str, str] = {
     "report.roles_table": "| 角色 | 模型 | 輸入 tokens | 輸出 tokens | 費用 |",
     "report.stage_manager": "場記",
     "report.no_calls": "（這次排演沒有模型呼叫紀錄）",
+    "report.played": "真人演出，沒有呼叫模型：{counts}",
     # --- cache: the take report's prompt-cache table
     "report.cache": "### 提示快取",
     "report.cache_table": "| 模型 | 輸入 tokens | 從快取讀取 | 快取比例 | 寫入快取 | 省下 |",

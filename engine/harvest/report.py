@@ -317,12 +317,22 @@ def _tally(rows: Sequence[Row]) -> _Tally:
     return tally
 
 
+def _played(row: Row) -> bool:
+    """A person's line: its row records no model and no call (engine.rehearsal.stage_commands)."""
+    return row.get("reason") == "played"
+
+
 def _models(data: ReportInput, t: Say) -> list[str]:
-    """Models: calls, repairs, fallbacks, tokens, cost; then per role, then the cache."""
-    tally = _tally(data.rows)
+    """Models: calls, repairs, fallbacks, tokens, cost; then per role, then the cache. A turn a
+    person played is theirs, not a model's: it is counted in one line of its own."""
+    played = Counter(str(row.get("role")) for row in data.rows if _played(row))
+    by_person = ", ".join(f"{name} × {n}" for name, n in played.items())
+    people = ["", t("played", counts=by_person)] if played else []
+    rows = [row for row in data.rows if not _played(row)]
+    tally = _tally(rows)
     out = ["", t("models"), ""]
     if not tally.models:
-        return out + [t("no_calls")]
+        return out + [t("no_calls")] + people
     out.append(t("models_table"))
     out.append("|---|---:|---:|---:|---:|---:|---:|")
     for model, m in sorted(tally.models.items()):
@@ -334,6 +344,7 @@ def _models(data: ReportInput, t: Say) -> list[str]:
     if wrote:
         counts = ", ".join(f"{model} × {n}" for model, n in wrote)
         out += ["", t("wrote_for_others", warn=WARN, counts=counts)]
+    out += people
     out += ["", t("per_role"), ""]
     out.append(t("roles_table"))
     out.append("|---|---|---:|---:|---:|")
@@ -343,7 +354,7 @@ def _models(data: ReportInput, t: Say) -> list[str]:
             f"| {name} | {model} | {int(r['prompt'])} | {int(r['completion'])} | "
             f"{_cost(tally.role_costs.get((role, model)))} |"
         )
-    return out + cache_lines(data.rows, data.language)
+    return out + cache_lines(rows, data.language)
 
 
 def _picks(data: ReportInput, t: Say) -> list[str]:

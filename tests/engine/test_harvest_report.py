@@ -174,3 +174,20 @@ async def test_a_saved_take_carries_its_report_and_a_replay_its_metadata(
     await rehearsal.harvest.pick(3, take=1, by="bob")
     again = await rehearsal.harvest.report(1)
     assert "(bob)" in again and again == (scene / "takes/take_1/report.md").read_text("utf-8")
+
+
+async def test_a_players_turns_are_the_players_not_a_models(scene: Path, scripted) -> None:
+    rehearsal = Rehearsal(scene, models=scripted)
+    await rehearsal.stage.say(Actor("林小姐"), "我那天晚上在家。")
+    alone = await rehearsal.harvest.report()
+    models = alone.split("## 模型")[1].split("\n## ")[0]
+    assert "?" not in models and "| 林小姐 |" not in models
+    assert "（這次排演沒有模型呼叫紀錄）" in models
+    assert "真人演出，沒有呼叫模型：林小姐 × 1" in models
+
+    await rehearsal.cue(Actor("刑警"))
+    await rehearsal.stage.say(Actor("林小姐"), "一個人。")
+    both = (await rehearsal.harvest.report()).split("## 模型")[1].split("\n## ")[0]
+    assert "?" not in both and "| 林小姐 |" not in both
+    assert table_row(both, "scripted/improv")[0] == "1"  # the one model call: 刑警's turn
+    assert "真人演出，沒有呼叫模型：林小姐 × 2" in both
