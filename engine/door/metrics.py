@@ -1,14 +1,16 @@
 """Prometheus metrics for the operator, per process: off unless CIRCUS_METRICS_PORT is set.
 
-Invariant: no label carries scene text, a scene's or an actor's name, or a secret. The only
-labels are fixed words (outcome, kind, status class, queue) and the model's name reduced to a
-bounded safe form (`model_label`); everything else is a number. Fed by the engine's event
-stream (`Metrics.on_event`, a listener), the model door's replies (`MeteredModels`) and the
-frontends' counts (Discord REST replies, queue depths). prometheus_client is imported lazily.
+Invariant: no label carries scene text, a scene's or an actor's name, or a secret, and every
+label has a bounded set of values: fixed words (outcome, kind, status class, queue) and, for
+`model`, the names the operator configured (`model_label`), anything else counted as `other`;
+everything else is a number. Fed by the engine's event stream (`Metrics.on_event`, a listener),
+the model door's replies (`MeteredModels`) and the frontends' counts (Discord REST replies,
+queue depths). prometheus_client is imported lazily.
 """
 
 from __future__ import annotations
 
+import functools
 import re
 import threading
 import time
@@ -16,6 +18,8 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from engine.config import Config
+from engine.door.gateway import proxied
+from engine.door.llm import EMBEDDED_MODEL
 from engine.errors import BadRequest, CircusError, ModelError
 
 if TYPE_CHECKING:
@@ -29,13 +33,40 @@ LATENCY_BUCKETS = (0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300)
 QUEUES = ("personas", "backstage", "panel")  # the frontends' outgoing queues
 
 
-def model_label(model: str) -> str:
-    """A model's name as a label: `provider/name` as written when it is short and plain, else
-    "other" (a name carrying an address, a key, spaces or text is never shown)."""
-    text = model.strip()
-    if len(text) > MAX_LABEL or not _SAFE_MODEL.fullmatch(text) or "//" in text or "@" in text:
-        return "other"
-    return text
+def configured_models(config: Config) -> tuple[str, ...]:
+    """The models the operator named, in order: CIRCUS_MODEL (the embedded model when unset, as
+    every role falls back to it: engine.folder.role_models), CIRCUS_STAGE_MANAGER_MODEL, then
+    each exact name on CIRCUS_ALLOWED_MODELS (a pattern, `provider/*` or `*`, names no model)."""
+    listed = (config.allowed_models or "").split(",")
+    names = (config.model or EMBEDDED_MODEL, config.stage_manager_model or "", *listed)
+    return tuple(dict.fromkeys(n.strip() for n in names if n.strip() and "*" not in n))
+
+
+def model_label(model: str, config: Config) -> str:
+    """A model's `model` label: the name the operator configured it by — one spelling whether
+    the call went through the gateway (`litellm_proxy/…`) or failed before it — or "other" for
+    any model they did not name (a director's pick under a wildcard allow-list) and any name
+    that is not short and plain (an address, a key, spaces, text is never shown)."""
+    return _labels(config).get(proxied(model, config), "other")
+
+
+@functools.lru_cache(maxsize=16)
+def _labels(config: Config) -> dict[str, str]:
+    """Each configured model's label, by the name litellm is asked for (the first spelling the
+    operator wrote wins: `writers-room` and `litellm_proxy/writers-room` are one model)."""
+    out: dict[str, str] = {}
+    for name in configured_models(config):
+        if _plain(name):
+            out.setdefault(proxied(name, config), name)
+    return out
+
+
+def _plain(name: str) -> bool:
+    return (
+        len(name) <= MAX_LABEL
+        and bool(_SAFE_MODEL.fullmatch(name))
+        and not ("//" in name or "@" in name)
+    )
 
 
 def status_class(status: int) -> str:
@@ -46,9 +77,10 @@ def status_class(status: int) -> str:
 class Metrics:
     """One process's metrics, in a registry of their own (a test can hold several)."""
 
-    def __init__(self) -> None:
+    def __init__(self, config: Config) -> None:
         import prometheus_client as prom
 
+        self.config = config  # whose configured models are the `model` labels
         self.registry = prom.CollectorRegistry()
         r = self.registry
         self.turns = prom.Counter("circus_turns", "Turns that landed.", ["kind"], registry=r)
@@ -115,7 +147,7 @@ class Metrics:
     def model_call(
         self, model: str, seconds: float, reply: ModelReply | None, outcome: str
     ) -> None:
-        label = model_label(model)
+        label = model_label(model, self.config)
         self.calls.labels(model=label, outcome=outcome).inc()
         self.latency.labels(model=label).observe(max(seconds, 0.0))
         if reply is not None:
@@ -170,8 +202,10 @@ class MeteredModels:
         except CircusError:  # a budget's refusal: no call was made
             self.metrics.model_call(call.model, time.perf_counter() - start, None, "refused")
             raise
-        asked = (call.model, f"litellm_proxy/{call.model}")  # as sent through a gateway too
-        outcome = "ok" if reply.model in asked else "fallback"
+        config = self.metrics.config  # the reply names the model as sent through a gateway
+        outcome = (
+            "ok" if proxied(reply.model, config) == proxied(call.model, config) else "fallback"
+        )
         self.metrics.model_call(reply.model, time.perf_counter() - start, reply, outcome)
         return reply
 
@@ -197,7 +231,7 @@ def process_metrics(config: Config) -> Metrics | None:
         return None
     with _process_lock:
         if _process is None:
-            _process = Metrics()
+            _process = Metrics(config)
             _process.serve(config.metrics_port, config.metrics_addr)
     return _process
 

@@ -1,6 +1,6 @@
 """`circus bot` with CIRCUS_METRICS_PORT set: the process serves /metrics, counting the
-turns its scenes play, its model calls and the Discord REST replies it got — never a scene's
-or an actor's name."""
+turns its scenes play, its model calls under the model's configured name and the Discord REST
+replies it got — never a scene's or an actor's name."""
 
 from __future__ import annotations
 
@@ -40,7 +40,8 @@ async def test_a_bot_with_a_metrics_port_serves_what_its_scenes_did(tmp_path, mo
     for queue in ("personas", "backstage", "panel"):  # everything was delivered before the scrape
         assert got[("circus_queue_depth", (("queue", queue),))] == 0
     assert got[("circus_discord_requests_total", (("status", "2xx"),))] > 0
-    calls = [v for (name, labels), v in got.items() if name == "circus_model_calls_total"]
-    assert sum(calls) > 0
+    calls = {labels: v for (name, labels), v in got.items() if name == "circus_model_calls_total"}
+    assert sum(calls.values()) > 0
+    assert {dict(labels)["model"] for labels in calls} == {"scripted/improv"}
     for secret in ("審訊室", "林小姐", "刑警", "律師"):
         assert secret not in text
