@@ -69,9 +69,12 @@ def _plain(name: str) -> bool:
     )
 
 
-def status_class(status: int) -> str:
-    """An HTTP status as a label: the exact code for 429 (rate limited), else its class."""
-    return "429" if status == 429 else f"{max(1, min(status // 100, 5))}xx"
+def status_class(status: int) -> str | None:
+    """An HTTP status as a label: the exact code for 429 (rate limited), else its class; None
+    for an interim reply (a WebSocket upgrade's 101 is the gateway connecting, not REST)."""
+    if status < 200:
+        return None
+    return "429" if status == 429 else f"{min(status // 100, 5)}xx"
 
 
 class Metrics:
@@ -158,7 +161,9 @@ class Metrics:
 
     # ------------------------------------------------------------------ the frontends
     def discord_reply(self, status: int) -> None:
-        self.discord.labels(status=status_class(status)).inc()
+        label = status_class(status)
+        if label is not None:
+            self.discord.labels(status=label).inc()
 
     def queue_depth(self, queue: str, depth: int) -> None:
         self.queues.labels(queue=_word(queue, QUEUES)).set(max(depth, 0))

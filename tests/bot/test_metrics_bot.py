@@ -1,6 +1,6 @@
 """`circus bot` with CIRCUS_METRICS_PORT set: the process serves /metrics, counting the
 turns its scenes play, its model calls under the model's configured name and the Discord REST
-replies it got — never a scene's or an actor's name."""
+replies it got (not the gateway's WebSocket upgrade) — never a scene's or an actor's name."""
 
 from __future__ import annotations
 
@@ -40,6 +40,8 @@ async def test_a_bot_with_a_metrics_port_serves_what_its_scenes_did(tmp_path, mo
     for queue in ("personas", "backstage", "panel"):  # everything was delivered before the scrape
         assert got[("circus_queue_depth", (("queue", queue),))] == 0
     assert got[("circus_discord_requests_total", (("status", "2xx"),))] > 0
+    statuses = {dict(labels).get("status") for name, labels in got if name.startswith("circus_d")}
+    assert "1xx" not in statuses  # the bot connected to the gateway: a 101, not a REST reply
     calls = {labels: v for (name, labels), v in got.items() if name == "circus_model_calls_total"}
     assert sum(calls.values()) > 0
     assert {dict(labels)["model"] for labels in calls} == {"scripted/improv"}

@@ -91,6 +91,8 @@ def test_a_model_is_labelled_by_its_configured_name_or_as_other(model, config, l
 @pytest.mark.parametrize(
     "status, label",
     [
+        (101, None),  # the gateway's WebSocket upgrade: not a REST reply
+        (100, None),
         (200, "2xx"),
         (204, "2xx"),
         (404, "4xx"),
@@ -204,13 +206,14 @@ async def test_metrics_scraped_during_and_after_a_rehearsal_through_the_proxy(
 
 def test_discord_replies_and_queue_depths_are_numbers_under_fixed_labels():
     meter = Metrics(Config())
-    for status in (200, 200, 429, 500):
+    for status in (101, 200, 200, 429, 500):
         meter.discord_reply(status)
     meter.queue_depth("personas", 3)
     meter.queue_depth("a scene's name", 7)  # not one of ours: never a label
     got = samples(meter.text())
     assert value(got, "circus_discord_requests_total", status="2xx") == 2
     assert value(got, "circus_discord_requests_total", status="429") == 1
+    assert not [k for k in got if ("status", "1xx") in k[1]]  # the upgrade is not REST
     assert value(got, "circus_queue_depth", queue="personas") == 3
     assert value(got, "circus_queue_depth", queue="other") == 7
     assert "a scene's name" not in meter.text()
