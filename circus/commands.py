@@ -256,10 +256,13 @@ async def cmd_summarize(args: argparse.Namespace) -> int:
     rehearsal = await open_scene(args.scene, args.config)
     actor = await rehearsal.resolve_actor(args.actor)
     history = read_text(args.file)
-    story = await rehearsal.souls.summarize_for(actor, history, write=not args.dry_run)
+    story = await rehearsal.souls.summarize_for(actor, history, write=False)
     print(story)
     if not args.dry_run:
+        kept = await rehearsal.souls.accept_prior_story(actor, story)
         print_error(t("cli.summarize.wrote", actor=actor))
+        if kept is not None:
+            print_error(t("cli.prior_story.kept", path=rehearsal.root / kept))
     return EXIT_OK
 
 

@@ -127,9 +127,11 @@ async def cmd_backstory(args: argparse.Namespace) -> int:
             choice, draft = ("a", edited) if edited and edited.strip() else ("d", draft)
         if choice == "a":
             actor = await rehearsal.resolve_actor(name)
-            await rehearsal.souls.accept_prior_story(actor, draft)
+            kept = await rehearsal.souls.accept_prior_story(actor, draft)
             accepted += 1
             print(t("cli.backstory.wrote", name=name))
+            if kept is not None:
+                print(t("cli.prior_story.kept", path=rehearsal.root / kept))
     if not args.accept_all and not interactive:
         print_error(t("cli.backstory.not_a_terminal"))
     elif accepted < len(drafts):

@@ -40,10 +40,13 @@ def _quote(text: str) -> str:
     return "\n".join("> " + line if line.strip() else ">" for line in text.strip().splitlines())
 
 
-def draft_message(actor: str, draft: str, state: str, lang: str) -> str:
+def draft_message(actor: str, draft: str, state: str, lang: str, kept: str | None = None) -> str:
     """What the director reads about one draft: its state ("draft", "accepted", "edited",
-    "dropped", "empty") and, unless dropped, the draft itself (cut to fit one message)."""
+    "dropped", "empty"), where the prior story it replaced is `kept` (if it was), and, unless
+    dropped, the draft itself (cut to fit one message)."""
     head = t(STATES[state], lang, actor=actor, length=len(draft))
+    if kept is not None:
+        head += "\n" + t("backstory.kept", lang, path=kept)
     if state in ("dropped", "empty") or not draft.strip():
         return head
     shown = draft.strip()
@@ -102,10 +105,10 @@ class DraftView(DirectorsView):
         except UnknownActor:  # removed or renamed since the draft was made
             cast = ", ".join((await scene_thread.rehearsal.view()).cast)
             raise BotProblem("unknown_actor", name=self.actor, cast=cast) from None
-        await scene_thread.rehearsal.souls.accept_prior_story(actor, text)
+        kept = await scene_thread.rehearsal.souls.accept_prior_story(actor, text)
         self.draft = text
         self.stop()
-        shown = draft_message(actor.name, text, state, scene_thread.lang)
+        shown = draft_message(actor.name, text, state, scene_thread.lang, kept)
         await interaction.response.edit_message(content=shown, view=None, attachments=[])
 
 

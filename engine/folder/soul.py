@@ -1,7 +1,8 @@
 """An actor's soul.md: settings in front matter, then bio, prior story and director's notes.
 
 The body is shown to that actor alone. The three parts are `##` sections; the prior-story
-section can be redrafted by `summarize_for` without touching the other two. `settings` holds
+section can be redrafted by `summarize_for` without touching the other two, and a story put
+into it never opens a section of its own (its `#` and `##` headings are written as `###`). `settings` holds
 the front matter as validated by engine.folder.settings (so the properties below can trust its types).
 Pure functions.
 """
@@ -9,10 +10,11 @@ Pure functions.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine.catalog import say
+from engine.catalog import CATALOGS, say
 from engine.folder import frontmatter
 from engine.folder.sections import Section, split
 from engine.folder.settings import soul_settings
@@ -33,12 +35,13 @@ PARTS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("soul.prior_story", PRIOR_STORY_HEADINGS),
     ("soul.notes", NOTES_HEADINGS),
 )
-_GUIDE = {  # the one line under each heading of a new soul
+GUIDES = {  # the one line of guidance under each heading of a new soul (catalog keys)
     "soul.bio": "soul.bio.guide",
     "soul.prior_story": "soul.prior_story.guide",
     "soul.notes": "soul.notes.guide",
 }
 _SECTION = re.compile(r"## (.+?)\s*$")  # soul.md is the writer's markdown: no escapes
+_TOP_HEADING = re.compile(r"(?m)^ {0,3}#{1,2}(?=[ \t]|$)")  # a markdown heading of level 1 or 2
 
 
 @dataclass(frozen=True)
@@ -86,8 +89,17 @@ def parse_soul(name: str, text: str, path: object, rel: str | None = None) -> So
     return Soul(name, body.strip(), soul_settings(settings, path, rel).as_dict())
 
 
+def inside_a_part(text: str) -> str:
+    """`text` as it may stand inside one part of a soul: each heading of level 1 or 2 written
+    as level 3 (`## Director's notes` → `### Director's notes`), every other line as it was,
+    so a model's draft can never open, or double, a section of the soul."""
+    return _TOP_HEADING.sub("###", text)
+
+
 def replace_prior_story(body: str, story: str, language: str = "zh") -> str:
-    """Return the soul body with its prior-story section replaced (or added) by `story`."""
+    """Return the soul body with its prior-story section replaced (or added) by `story`, its
+    own top headings demoted (`inside_a_part`)."""
+    story = inside_a_part(story)
     section = _prior_story(body)
     if section is not None:
         # The heading stays as written, then one blank line, the story, one blank line: the
@@ -100,6 +112,26 @@ def replace_prior_story(body: str, story: str, language: str = "zh") -> str:
     return body.rstrip("\n") + f"\n\n## {heading}\n\n{story.strip()}\n"
 
 
+def guidance_lines(keys: Iterable[str]) -> frozenset[str]:
+    """Every line of the catalog sentences `keys`, in every language: a template's placeholder
+    guidance, as a writer would find it still standing in their file."""
+    return frozenset(
+        line.strip()
+        for key in keys
+        for table in CATALOGS.values()
+        for line in table[key].splitlines()
+        if line.strip()
+    )
+
+
+_GUIDANCE = guidance_lines(GUIDES.values())
+
+
+def is_guidance(text: str) -> bool:
+    """True if `text` is nothing but a new soul's guidance line (in any language)."""
+    return text.strip() in _GUIDANCE
+
+
 def missing_parts(body: str) -> tuple[str, ...]:
     """The catalog keys (`PARTS`) of the parts a soul body has no `##` heading for."""
     headings = [section.match.group(1).casefold() for section in split(body, _SECTION)]
@@ -108,7 +140,7 @@ def missing_parts(body: str) -> tuple[str, ...]:
 
 def blank_soul(language: str = "zh") -> str:
     """A new actor's soul.md: the three headed parts, each with one line of guidance."""
-    parts = [f"## {say(key, language)}\n\n{say(_GUIDE[key], language)}\n" for key, _ in PARTS]
+    parts = [f"## {say(key, language)}\n\n{say(GUIDES[key], language)}\n" for key, _ in PARTS]
     return "\n".join(parts)
 
 
@@ -118,6 +150,12 @@ def bio_part(body: str) -> str:
     if section is not None:
         return (body[: section.offset] + body[section.end_offset :]).strip()
     return body.strip()
+
+
+def prior_story(body: str) -> str:
+    """The text of the soul's prior story as written ("" if it has none)."""
+    section = _prior_story(body)
+    return "\n".join(section.lines).strip() if section is not None else ""
 
 
 def _prior_story(body: str) -> Section | None:

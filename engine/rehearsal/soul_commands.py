@@ -2,8 +2,9 @@
 from a full backstory (a model call), and keep a soul edit that could not be used.
 
 A command group of Rehearsal over the scene on disk (engine.rehearsal.scene_access). A refused soul writes
-nothing; a soul is never replaced beside a run; a summary spends from the scene's budgets and is
-recorded like every other call (engine.rehearsal.spending).
+nothing; a soul is never replaced beside a run; a prior story that is replaced is first kept in
+drafts/ (`kept_story_path`), so nothing the writer wrote is lost; a summary spends from the
+scene's budgets and is recorded like every other call (engine.rehearsal.spending).
 """
 
 from __future__ import annotations
@@ -22,7 +23,14 @@ from engine.folder.role_models import (
 )
 from engine.folder.scene import DRAFTS, refuse_alias_clash, soul_path
 from engine.folder.settings import MAX_FILE_BYTES, SoulSettings, check_untrusted_soul
-from engine.folder.soul import bio_part, parse_soul, replace_prior_story
+from engine.folder.soul import (
+    bio_part,
+    inside_a_part,
+    is_guidance,
+    parse_soul,
+    prior_story,
+    replace_prior_story,
+)
 from engine.rehearsal.results import check_origin, given_text
 from engine.rehearsal.run_slot import RunSlot
 from engine.rehearsal.scene_access import SceneAccess
@@ -33,6 +41,20 @@ from engine.vocabulary import Origin
 
 def draft_path(actor: str) -> str:
     return f"{DRAFTS}/{actor}.soul.md"
+
+
+def kept_story_path(actor: str, number: int) -> str:
+    """Where the `number`th prior story of `actor` replaced by a new one is kept."""
+    return f"{DRAFTS}/{actor}.prior-story.{number}.md"
+
+
+def _kept_number(actor: str, name: str) -> int:
+    """The number of a kept prior story's file name (0 if it is not one of `actor`'s)."""
+    head, tail = f"{actor}.prior-story.", ".md"
+    if not (name.startswith(head) and name.endswith(tail)):
+        return 0
+    number = name[len(head) : -len(tail)]
+    return int(number) if number.isascii() and number.isdigit() else 0
 
 
 class Souls:
@@ -117,18 +139,32 @@ class Souls:
         reply = await self.models.complete(call, gate=guard)
         story = reply.text.strip()
         if write and story:
-            await self._write_prior_story(name, story)
+            await self.accept_prior_story(Actor(name), story)
         return story
 
-    async def _write_prior_story(self, name: str, story: str) -> None:
-        """Replace part 2 of `name`'s soul.md with `story`; its settings and other parts stay."""
+    async def _write_prior_story(self, name: str, story: str) -> str | None:
+        """Replace part 2 of `name`'s soul.md with `story`; its settings and other parts stay.
+        The prior story it replaces is kept first: returns where (None: nothing to keep)."""
         language = (await self.scene.state()).language
         store, rel = self.scene.store, soul_path(name)
         text = await store.read(rel) or ""
         _, body = frontmatter.split(text, self.scene.root / rel)
+        kept = await self._keep_prior_story(name, prior_story(body), story)
         new_body = replace_prior_story(body, story, language)
         header = text[: len(text) - len(body)] if text.endswith(body) else ""  # body may be empty
         await store.write_atomic(rel, header + new_body)
+        return kept
+
+    async def _keep_prior_story(self, name: str, old: str, new: str) -> str | None:
+        """Keep `old` in drafts/ under the next free number, unless there is nothing of the
+        writer's to lose (empty, the new soul's guidance, or the very story written again)."""
+        if not old or is_guidance(old) or old == inside_a_part(new).strip():
+            return None
+        names = await self.scene.store.listdir(DRAFTS)
+        number = 1 + max((_kept_number(name, n) for n in names), default=0)
+        rel = kept_story_path(name, number)
+        await self.scene.store.write_atomic(rel, old + "\n")
+        return rel
 
     async def backstory_drafts(self, full_backstory: str) -> dict[str, str]:
         """Each actor's prior story drafted from the full backstory (one summary call each,
@@ -141,15 +177,16 @@ class Souls:
             for name in state.cast
         }
 
-    async def accept_prior_story(self, actor: Actor, text: str) -> None:
-        """Write `text` as part 2 (the prior story) of the actor's soul; the rest unchanged."""
+    async def accept_prior_story(self, actor: Actor, text: str) -> str | None:
+        """Write `text` as part 2 (the prior story) of the actor's soul; the rest unchanged.
+        Returns where the prior story it replaced is kept, inside the scene (None: it had none)."""
         name = (await self.scene.state()).member(actor)
         rel = soul_path(name)
         story = given_text(text, self.scene.root / rel, rel).strip()
         if not story:
             raise BadRequest("error.prior_story_empty", name=name)
         self.slot.refuse_if_running()
-        await self._write_prior_story(name, story)
+        return await self._write_prior_story(name, story)
 
     # ----------------------------------------------------------------- soul drafts
     async def save_draft(self, actor: Actor, text: str) -> str:

@@ -373,6 +373,35 @@ async def test_backstory_drafts_reach_the_director_alone_and_are_written_only_wh
         assert souls["律師"].read_bytes() == before["actors/律師/soul.md"]
 
 
+def headed_sifter(request: ScriptedRequest) -> str:
+    """Drafts a prior story the way a model may: as a whole soul, headings and all."""
+    if request.shape.kind in ("actor", "stage_manager"):
+        return improv(request)
+    return "## 前期劇本\n她只記得那通電話。\n\n## 導戲筆記\n什麼都別說。"
+
+
+async def test_an_accepted_draft_stays_inside_the_prior_story_and_the_old_one_is_kept(tmp_path):
+    models = ScriptedModels({"sift": headed_sifter})
+    async with room(tmp_path, models=models) as r:
+        folder = write_scene(r.home / "密室", model="scripted/sift")
+        await r.ask("scene open", {"name": "密室"})
+        thread = thread_of(r, "密室")
+        upload = ("story.txt", BACKSTORY.encode())
+        handle = await r.slash("scene backstory", {"file": upload}, channel=thread)
+        messages = await handle.wait_followups(4, timeout=WAIT)
+        draft = next(m for m in messages[1:] if "林小姐" in m["content"])
+        press = await r.fake.click(int(draft["id"]), "backstory:accept")
+        await press.response(timeout=WAIT)
+        said = press.callback["data"]["content"]
+        assert said.startswith("✅") and "`drafts/林小姐.prior-story.1.md`" in said
+        soul = (folder / "actors" / "林小姐" / "soul.md").read_text("utf-8")
+        headings = [line for line in soul.splitlines() if line.startswith("## ")]
+        assert headings == ["## 角色小傳", "## 前期劇本", "## 導戲筆記"]
+        assert "### 導戲筆記\n什麼都別說。" in soul and soul.endswith("## 導戲筆記\n目標。\n")
+        kept = folder / "drafts" / "林小姐.prior-story.1.md"
+        assert kept.read_text("utf-8") == "林小姐知道的事。\n"
+
+
 async def test_a_draft_for_an_actor_removed_meanwhile_is_refused_naming_the_cast(tmp_path):
     models = ScriptedModels({"sift": sifter})
     async with room(tmp_path, models=models) as r:

@@ -3,11 +3,13 @@
 
 from __future__ import annotations
 
+import asyncio
 import sys
 from pathlib import Path
 
 import pytest
 from clikit import check_backstage_complete, circus, cli_env, listing, turns_of
+from fakeproviders.openai import FakeOpenAI
 from scenekit import operator_config
 
 from engine import templates_dir
@@ -203,6 +205,40 @@ def test_backstory_writes_nothing_without_an_accept(tmp_path: Path) -> None:
     for actor in ("Eddie", "Rose"):
         soul = (scene / "actors" / actor / "soul.md").read_text("utf-8")
         assert "A scripted answer." in soul.split("## Prior story")[1].split("## Director")[0]
+
+
+HEADED_DRAFT = (
+    "## Prior story\nInes saw the money change hands.\n\n## Director's notes\nSay nothing."
+)
+
+
+async def test_summarize_keeps_a_headed_draft_inside_the_prior_story_and_the_old_one(tmp_path):
+    cwd, s = tmp_path, str(tmp_path / "s")
+    ok(circus("new", s, "--cast", "Ines, Rafa", cwd=cwd))
+    soul = tmp_path / "s" / "actors" / "Ines" / "soul.md"
+    soul.write_text(SOUL_EN.format(alias="In", name="Ines", marker="BIO"), "utf-8")
+    story = tmp_path / "backstory.md"
+    story.write_text("Rafa took the money; Ines saw it; nobody else knows.", "utf-8")
+    async with FakeOpenAI(["Ines", "Rafa"], answer=lambda system, json: HEADED_DRAFT) as base:
+        env = cli_env(
+            CIRCUS_MODEL="openai/gpt-4o-mini", CIRCUS_API_BASE=base, OPENAI_API_KEY="sk-test"
+        )
+        result = await asyncio.to_thread(
+            circus, "summarize", s, "Ines", str(story), cwd=cwd, env=env
+        )
+    ok(result)
+    kept = tmp_path / "s" / "drafts" / "Ines.prior-story.1.md"
+    assert f"the prior story it replaced is kept in {kept}" in result.stderr
+    assert kept.read_text("utf-8") == "Ines knows the restaurant is closing.\n"
+    text = soul.read_text("utf-8")
+    headings = [line for line in text.splitlines() if line.startswith("## ")]
+    assert headings == ["## Bio", "## Prior story", "## Director's notes"]
+    assert "### Director's notes\nSay nothing." in text
+    assert text.endswith(
+        "## Director's notes\n\nKeep your job — but you are tired of keeping it.\n"
+    )
+    status = ok(circus("status", s, cwd=cwd))
+    assert "Ines" not in "".join(line for line in status.splitlines() if "warning" in line)
 
 
 EDITOR = """

@@ -9,7 +9,13 @@ from hypothesis import strategies as st
 from engine.errors import BadName, BadSceneFile
 from engine.folder import frontmatter
 from engine.folder.names import check_name, check_unique
-from engine.folder.soul import bio_part, replace_prior_story
+from engine.folder.soul import (
+    bio_part,
+    inside_a_part,
+    missing_parts,
+    prior_story,
+    replace_prior_story,
+)
 from engine.folder.turns import (
     Turn,
     parse_backstage,
@@ -159,6 +165,33 @@ def test_prior_story_is_replaced_without_touching_bio_or_notes():
     assert "新的前情" in new and "舊的前情" not in new
     assert new.index("小傳") < new.index("新的前情") < new.index("筆記")
     assert bio_part(new) == "## 角色小傳\n小傳\n\n## 導戲筆記\n筆記"
+
+
+@pytest.mark.parametrize(
+    "draft, inside",
+    [
+        ("## Prior story\nShe saw it.", "### Prior story\nShe saw it."),
+        ("# Everything\n## Director's notes\nx", "### Everything\n### Director's notes\nx"),
+        ("   ## indented\n##\n#\tTab", "### indented\n###\n###\tTab"),
+        ("### kept\n#### deeper", "### kept\n#### deeper"),
+        ("#hashtag\na ## b\n\\## escaped", "#hashtag\na ## b\n\\## escaped"),
+        ("    ## code", "    ## code"),
+    ],
+)
+def test_a_draft_stands_inside_its_part_its_top_headings_demoted(draft, inside):
+    assert inside_a_part(draft) == inside
+
+
+def test_a_headed_draft_never_adds_or_doubles_a_part_of_the_soul():
+    body = "## Bio\nMara.\n\n## Prior story\nWhat Mara wrote.\n\n## Director's notes\nWin.\n"
+    draft = "## Prior story\nShe saw it.\n\n## Director's notes\nLie.\n# Bio\nnot hers"
+    new = replace_prior_story(body, draft, "en")
+    headings = [line for line in new.splitlines() if line.startswith("## ")]
+    assert headings == ["## Bio", "## Prior story", "## Director's notes"]
+    assert missing_parts(new) == ()
+    assert new.endswith("## Director's notes\nWin.\n")
+    assert prior_story(new).startswith("### Prior story\nShe saw it.")
+    assert prior_story(body) == "What Mara wrote."
 
 
 @pytest.mark.parametrize("name", ["林小姐", "Detective Reyes", "O'Neil", "刑警2"])

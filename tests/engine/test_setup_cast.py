@@ -11,6 +11,7 @@ import pytest
 from scenekit import CAST, SOUL_MARKER, operator_config
 
 from engine import (
+    Actor,
     AmbiguousActor,
     BadName,
     BadSceneFile,
@@ -384,6 +385,56 @@ async def test_backstory_drafts_show_each_actor_their_own_soul_and_write_nothing
     assert (scene / "actors" / "律師" / "soul.md").read_bytes() == dict(before)[
         "actors/律師/soul.md"
     ]
+
+
+# What a model sent back as a prior story: a whole soul, headings and all.
+HEADED_DRAFT = "## 前期劇本\n刑警收過一個信封。\n\n## 導戲筆記\n別讓他說出來。\n# 全部\n結束。"
+
+
+def soul_sections(text: str) -> list[str]:
+    return [line for line in text.splitlines() if line.startswith("## ")]
+
+
+async def test_a_drafted_prior_story_stays_inside_its_part_and_the_old_one_is_kept(scene, models):
+    models.register("improv", lambda r: HEADED_DRAFT)
+    rehearsal = Rehearsal(scene, models=models)
+    detective = await rehearsal.resolve_actor("刑警")
+    story = await rehearsal.souls.summarize_for(detective, BACKSTORY, write=False)
+    kept = await rehearsal.souls.accept_prior_story(detective, story)
+
+    soul = (scene / "actors" / "刑警" / "soul.md").read_text("utf-8")
+    assert soul_sections(soul) == ["## 角色小傳", "## 前期劇本", "## 導戲筆記"]
+    assert missing_parts(soul) == ()
+    assert "### 前期劇本\n刑警收過一個信封。\n\n### 導戲筆記\n別讓他說出來。\n### 全部" in soul
+    assert soul.endswith("## 導戲筆記\n目標。\n")  # the writer's notes, untouched
+    state = await rehearsal.state()
+    assert state.souls["刑警"].body.count("別讓他說出來") == 1
+    assert kept == "drafts/刑警.prior-story.1.md"
+    assert (scene / kept).read_text("utf-8") == "刑警知道的事。\n"
+
+
+async def test_each_replaced_prior_story_is_kept_under_its_own_number(scene, models):
+    rehearsal = Rehearsal(scene, models=models)
+    detective = await rehearsal.resolve_actor("刑警")
+    first = await rehearsal.souls.accept_prior_story(detective, "第一版。")
+    second = await rehearsal.souls.accept_prior_story(detective, "第二版。")
+    again = await rehearsal.souls.accept_prior_story(detective, "第二版。")
+    assert (first, second, again) == (
+        "drafts/刑警.prior-story.1.md",
+        "drafts/刑警.prior-story.2.md",
+        None,  # the same story written again replaces nothing of the writer's
+    )
+    assert (scene / first).read_text("utf-8") == "刑警知道的事。\n"
+    assert (scene / second).read_text("utf-8") == "第一版。\n"
+    assert await rehearsal.souls.draft(detective) is None  # not a soul edit waiting
+    assert await rehearsal.cast.warnings() == ()
+
+
+async def test_a_new_souls_guidance_is_replaced_without_a_copy(tmp_path, models):
+    root = new_scene(tmp_path / "blank", config=operator_config(), cast=["Ines", "Rafa"])
+    rehearsal = Rehearsal(root, models=models)
+    assert await rehearsal.souls.accept_prior_story(Actor("Ines"), "She saw it.") is None
+    assert not (root / "drafts").exists()
 
 
 @pytest.mark.parametrize("text", ["", "   \n"])
