@@ -260,8 +260,15 @@ class Renderer:
             self._stop_status()
             self.info(t("cli.cut", turn=event.turn))
         elif isinstance(event, RunFinished):
-            self._stop_status()
-            self.info(self.summary(self.landed))
+            self._finished(event)
+
+    def _finished(self, event: RunFinished) -> None:
+        self._stop_status()
+        # The run's whole spend, the stage manager's calls and those of dropped turns too:
+        # what the landed turns carry is only part of it.
+        self.tokens, self.cost = event.tokens, event.cost_usd
+        self.cost_known = not event.unpriced
+        self.info(self.summary(self.landed))
 
     def summary(self, turns_done: int) -> str:
         key = "cli.summary_one" if turns_done == 1 else "cli.summary"

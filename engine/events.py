@@ -93,9 +93,15 @@ class Cut(Event):
 
 @dataclass(frozen=True)
 class RunFinished(Event):
+    """The run ended. Its spend is every model call it made — actors, repairs, the stage
+    manager — as the scene's call record and the daily ledger keep them."""
+
     take: int
     turns_done: int
     reason: FinishReason
+    tokens: int = 0
+    cost_usd: float | None = None  # None: no call of the run had a known price
+    unpriced: int = 0  # calls of the run whose price nobody knows
 
 
 @dataclass(frozen=True)

@@ -191,6 +191,7 @@ class RunLoop:
     async def _run(self, turns: int, first: str | None, mode: RunMode, direction: str) -> RunResult:
         scene, tally = self.scene, _Tally()
         reason: FinishReason = "completed"
+        self._spend = None
         try:
             # The run's spend gate goes with every model call it makes, and only those.
             self._spend = await self.spending.guard()
@@ -218,8 +219,19 @@ class RunLoop:
         last = scene.files.last_turn_seen()
         if reason == "cut":
             scene.events.emit(Cut(scene.name, tally.take, last))
-        scene.events.emit(RunFinished(scene.name, tally.take, tally.done, reason))
+        scene.events.emit(self._finished(tally, reason))
+        self._spend = None
         return RunResult(tally.done, reason, last)
+
+    def _finished(self, tally: _Tally, reason: FinishReason) -> RunFinished:
+        """The run's end, with what every call it made was billed (its spend gate's record)."""
+        gate = self._spend
+        if gate is None:  # it ended before its first call could be made
+            return RunFinished(self.scene.name, tally.take, tally.done, reason)
+        cost = gate.spent.usd if gate.priced else None
+        return RunFinished(
+            self.scene.name, tally.take, tally.done, reason, gate.spent.tokens, cost, gate.unpriced
+        )
 
     async def _turns(
         self, tally: _Tally, turns: int, first: str | None, mode: RunMode, direction: str

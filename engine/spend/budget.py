@@ -195,6 +195,9 @@ class SpendGuard:
         self.pending = Spend()  # this turn's calls so far
         self.take: int | None = None
         self.turn: int | None = None
+        self.spent = Spend()  # every call this gate recorded: a run's whole spend, as billed
+        self.priced = 0  # of those calls, how many had a known price
+        self.unpriced = 0  # and how many had none
         self._day_seen: tuple[date | None, int, Spend] = (None, 0, Spend())
 
     def begin_turn(
@@ -267,6 +270,11 @@ class SpendGuard:
         else:  # the provider refused or failed: nothing billed
             return
         self.pending = self.pending + row_spend(row)
+        self.spent = self.spent + row_spend(row)
+        if row["cost_usd"] is None:
+            self.unpriced += 1
+        else:
+            self.priced += 1
         if self.calls is not None:
             self.calls.append(row)
         if self.ledger is not None:

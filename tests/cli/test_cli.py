@@ -5,6 +5,7 @@ exit codes, what it prints and what it writes. Models are the scripted test doub
 from __future__ import annotations
 
 import importlib.util
+import json
 import signal
 import subprocess
 import sys
@@ -94,6 +95,26 @@ def test_run_prints_each_line_and_keeps_thoughts_backstage(wake: Path) -> None:
     assert len(turns_of(wake)) == 4
     assert "[backstage]" in result.stdout and THOUGHT in result.stdout
     check_backstage_complete(wake)
+
+
+def call_rows(scene: Path) -> list[dict]:
+    """The scene's record of every model call, landed or not (.circus/calls.jsonl)."""
+    text = (scene / ".circus" / "calls.jsonl").read_text(encoding="utf-8")
+    return [row for row in map(json.loads, text.splitlines()) if row["kind"] != "earlier"]
+
+
+def test_the_run_summary_counts_every_call_of_the_run(wake: Path) -> None:
+    seen, kinds = 0, set()
+    for turns in ("4", "3"):
+        result = circus("run", str(wake), "-n", turns, cwd=wake.parent)
+        assert result.returncode == 0, result.stderr
+        rows = call_rows(wake)
+        run, seen = rows[seen:], len(rows)
+        kinds |= {row["kind"] for row in run}
+        billed = sum(row["prompt_tokens"] + row["completion_tokens"] for row in run)
+        summary = result.stderr.strip().splitlines()[-1]
+        assert summary.startswith(f"{turns} turns in") and f" · {billed:,} tokens · " in summary
+    assert kinds == {"actor", "stage_manager"}  # the stage manager's calls are in the figure
 
 
 def test_cue_note_take_replay_status_soul(wake: Path) -> None:
