@@ -12,6 +12,7 @@ from collections.abc import Iterable
 
 from engine.catalog import EN as _EN
 from engine.catalog import Phrase, say
+from engine.vocabulary import FailureKind
 
 
 class CircusError(Exception):
@@ -161,11 +162,32 @@ class BadRequest(CircusError):
 
 
 class ModelError(CircusError):
-    def __init__(self, model: str, why: str, actor: str | None = None) -> None:
+    """A model call failed after its retries and fallback. `kind` is what failed, read from the
+    error's status and type (engine.door.failures), so the message names what to fix: the
+    gateway's key, a name the proxy does not serve (with the names it does), an address."""
+
+    KEYS = {
+        "gateway_key": "error.model.gateway_key",
+        "not_served": "error.model.not_served",
+        "unreachable": "error.model.unreachable",
+    }
+
+    def __init__(
+        self,
+        model: str,
+        why: str,
+        actor: str | None = None,
+        *,
+        kind: FailureKind = "error",
+        served: tuple[str, ...] = (),
+    ) -> None:
         self.model = model
         self.why = why
         self.actor = actor
-        super().__init__("error.model", model=model, why=why)
+        self.kind: FailureKind = kind
+        self.served = served
+        key = self.KEYS.get(kind, "error.model")
+        super().__init__(key, model=model, why=why, served=", ".join(served[:20]))
 
 
 class UnroutableModel(CircusError):

@@ -31,5 +31,14 @@ Origin = Literal["operator", "member"]
 # How check-model read a model's reply, and why a call failed.
 ProbeRead = Literal["clean", "repaired", "unreadable"]
 FailureKind = Literal[
-    "refused", "unroutable", "timeout", "unreachable", "auth", "not_found", "rate_limited", "error"
+    "refused",
+    "unroutable",
+    "timeout",
+    "unreachable",
+    "auth",
+    "gateway_key",  # the LiteLLM proxy refused Circus's key (CIRCUS_GATEWAY_KEY)
+    "not_found",
+    "not_served",  # the LiteLLM proxy's model list does not name the model
+    "rate_limited",
+    "error",
 ]

@@ -21,10 +21,11 @@ from typing import Any, Protocol
 
 from engine.catalog import Phrase
 from engine.config import DEFAULT_RETRIES, DEFAULT_TURN_TIMEOUT, Config
-from engine.door import caching, gateway
+from engine.door import caching, failures, gateway
 from engine.door.boot import LOCAL_PROVIDERS, litellm_module
 from engine.door.caching import Pieces
 from engine.door.metering import reply_usage
+from engine.door.served import served_models
 from engine.door.values import Price, ReplyShape
 from engine.errors import CircusError, ModelError
 from engine.redact import redact
@@ -351,8 +352,24 @@ class LiteLLMModels:
                         await asyncio.sleep(_backoff(attempt, exc, self.config.retry_base_seconds))
                         continue
                     break
-        # A provider's words reach people: never with a key in them (engine.redact).
-        raise ModelError(call.model, _describe(last, self.config.secrets))
+        raise await self._failed(call.model, last)
+
+    async def _failed(self, model: str, last: BaseException | None) -> ModelError:
+        """The error people see for `last`: its kind from its status and type (never its words),
+        a model the proxy turned down checked against the proxy's own list, and the provider's
+        words redacted (engine.redact) — a server may echo a key in them."""
+        why = _describe(last, self.config.secrets)
+        if last is None:
+            return ModelError(model, why)
+        via = gateway.priced_as(model) is not None  # the call went to the LiteLLM proxy
+        found = failures.signs(last)
+        kind = failures.kind_of(found, via_gateway=via)
+        if via and kind == "error" and found.status == 400:
+            name = gateway.priced_as(model) or model
+            served = await served_models(self.config)
+            if failures.not_served(name, served):
+                return ModelError(name, why, kind="not_served", served=served)
+        return ModelError(model, why, kind=kind)
 
 
 async def _gated_call(

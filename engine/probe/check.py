@@ -93,27 +93,6 @@ class ProbeResult:
 
 
 # ----------------------------------------------------------------------------- pure helpers
-FAILURE_WORDS: tuple[tuple[FailureKind, tuple[str, ...]], ...] = (
-    ("timeout", ("timed out", "timeout")),
-    ("rate_limited", ("429", "rate limit", "ratelimit", "too many requests")),
-    ("auth", ("401", "403", "authenticat", "api key", "api_key", "unauthorized", "permission")),
-    ("not_found", ("404", "not found", "does not exist", "no such model", "unknown model")),
-    (
-        "unreachable",
-        ("connection", "connect", "refused", "name or service", "nodename", "unreachable"),
-    ),
-)
-
-
-def failure_kind(why: str) -> FailureKind:
-    """What kind of failure a provider's one-line error describes (first match wins)."""
-    text = why.lower()
-    for kind, words in FAILURE_WORDS:
-        if any(word in text for word in words):
-            return kind
-    return "error"
-
-
 def reply_field(reply: ModelReply, names: tuple[str, ...]) -> Any:
     """The first of `names` a ModelReply carries and that is not None (None if none does)."""
     for name in names:
@@ -175,8 +154,10 @@ class _Recorder:
             reply = await self.door.complete(call, gate=gate)
         except ModelError as exc:
             waited = time.monotonic() - started
-            kind: FailureKind = "timeout" if waited >= call.timeout else failure_kind(exc.why)
-            self.failure = self.failure or Failure(kind, exc.why)
+            kind: FailureKind = "timeout" if waited >= call.timeout else exc.kind
+            # A model the proxy does not serve: the detail is the names it does serve.
+            detail = ", ".join(exc.served) if kind == "not_served" else exc.why
+            self.failure = self.failure or Failure(kind, detail)
             raise
         who = (self.language, call.shape.speaker or call.shape.kind)
         self.samples.append(

@@ -24,13 +24,17 @@ PROJECT_ACTORS = 4
 # throw the ball by name most of the time).
 STAGE_MANAGER_SHARE = 0.25
 NOT_ASKED = ("refused", "unroutable")  # failures found before any call
+# Failures a server gave in its own answer: it was reached, and refused (a status, not silence).
+ANSWERED = ("auth", "gateway_key", "not_found", "not_served", "rate_limited")
 FAILURE_KEYS = {
     "refused": "probe.verdict.refused",
     "unroutable": "probe.verdict.unroutable",
     "timeout": "probe.verdict.timeout",
     "unreachable": "probe.verdict.unreachable",
     "auth": "probe.verdict.auth",
+    "gateway_key": "probe.verdict.gateway_key",
     "not_found": "probe.verdict.not_found",
+    "not_served": "probe.verdict.not_served",
     "rate_limited": "probe.verdict.rate_limited",
     "error": "probe.verdict.error",
 }
@@ -65,9 +69,8 @@ def verdict(result: ProbeResult) -> Verdict:
         )
         values = {"detail": failure.detail, "model": result.model[:80], "closest": closest}
         values["timeout"] = f"{result.timeout:g}"
+        values["name"] = result.model.removeprefix(f"{PROXY}/")[:80]
         key = FAILURE_KEYS.get(failure.kind, "probe.verdict.error")
-        if failure.kind == "auth" and result.model.startswith(f"{PROXY}/"):
-            key = "probe.verdict.auth_gateway"  # the proxy refused Circus's key, not a provider
         return Verdict(False, failure.kind, Phrase(key, **values))
     turns = len(result.turns)
     if not turns:
@@ -90,7 +93,7 @@ def reachable(result: ProbeResult) -> bool | None:
         return True
     if result.failure is not None and result.failure.kind in NOT_ASKED:
         return None
-    return False
+    return result.failure is not None and result.failure.kind in ANSWERED
 
 
 def read_counts(result: ProbeResult) -> dict[str, int]:
@@ -228,6 +231,8 @@ def probe_lines(result: ProbeResult, language: str = "en") -> list[str]:
         first = f"{result.calls[0].seconds:.2f}"
         lines.append(say("probe.reachable.yes", language, seconds=first))
         lines.append(say("probe.latency", language, calls=_latency(result, language)))
+    elif reachable(result) is True:  # it answered, with a refusal
+        lines.append(say("probe.reachable.refused", language))
     elif reachable(result) is False:
         lines.append(say("probe.reachable.no", language))
     if result.turns:

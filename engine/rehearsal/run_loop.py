@@ -364,6 +364,7 @@ class RunLoop:
                 actor_model(state.souls[actor], state.settings, self.config),
                 f"the turn took longer than {deadline:g} s",
                 actor,
+                kind="timeout",
             ) from None
         except ModelError as exc:
             exc.actor = actor

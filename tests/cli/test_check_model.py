@@ -27,7 +27,6 @@ from engine.probe.check import (
     ProbeResult,
     TurnSample,
     check_model,
-    failure_kind,
     structured_used,
 )
 from engine.probe.report import Projection, cache_seen, probe_lines, project, verdict
@@ -43,22 +42,6 @@ RUTH_SECRET = "sold the family house"  # in Ruth's soul only (engine/catalog/en.
 
 
 # ----------------------------------------------------------------------------- pure decisions
-@pytest.mark.parametrize(
-    "why, kind",
-    [
-        ("litellm.InternalServerError: OpenAIException - Connection error.", "unreachable"),
-        ("[Errno 111] Connection refused", "unreachable"),
-        ("litellm.Timeout: APITimeoutError - Request timed out.", "timeout"),
-        ("litellm.AuthenticationError: 401 invalid api key", "auth"),
-        ("litellm.NotFoundError: model 'llama9' not found, try pulling it first", "not_found"),
-        ("litellm.RateLimitError: 429 Too Many Requests", "rate_limited"),
-        ("litellm.BadRequestError: context length exceeded", "error"),
-    ],
-)
-def test_a_providers_error_line_says_what_kind_of_failure_it_was(why, kind):
-    assert failure_kind(why) == kind
-
-
 def turns(*reads: str) -> tuple[TurnSample, ...]:
     return tuple(TurnSample("en", "Ruth", read, 1) for read in reads)
 

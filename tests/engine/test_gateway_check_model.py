@@ -142,7 +142,7 @@ async def test_a_key_the_proxy_refuses_is_one_clear_line_and_a_failed_exit(
     assert "the model gateway refused Circus's key" in one_line(err)
     assert "CIRCUS_GATEWAY_KEY" in one_line(err)
     assert "Invalid proxy server token passed" in err  # the proxy's own reason, kept
-    assert "reachable: no" in out and "Traceback" not in out
+    assert "reachable: yes — it answered with a refusal" in out and "Traceback" not in out
     assert len(proxy.requests) == 1  # the first failure ends the probe, with no retry
     if key is not None:
         assert key not in out + err  # only the proxy's masked form of it, if anything
