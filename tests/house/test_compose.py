@@ -22,6 +22,7 @@ import yaml
 from bot.shards import parse_shard_ids
 
 REPO = Path(__file__).resolve().parents[2]
+PROXY_CONFIG = REPO / "deploy" / "litellm" / "config.yaml"
 CODE_DIRS = ("engine", "bot", "circus")
 # Read by docker compose itself (the uid the bot runs as), never by the code.
 COMPOSE_ONLY = {"UID", "GID"}
@@ -170,33 +171,64 @@ def test_the_default_model_is_the_local_ollama() -> None:
     assert "DISCORD_TOKEN" in env and env["DISCORD_TOKEN"] == ""  # never a real token
 
 
-@pytest.mark.parametrize(
-    "model, sm_model, pulled",
-    [
-        ("ollama_chat/qwen2.5:7b", "", ["pull qwen2.5:7b"]),
-        ("ollama_chat/qwen2.5:7b", "ollama/llama3.2:3b", ["pull qwen2.5:7b", "pull llama3.2:3b"]),
-        ("anthropic/claude-sonnet-4-5", "", []),
-    ],
-)
-def test_the_pull_script_pulls_the_ollama_models_in_env(
-    compose: dict, tmp_path: Path, model: str, sm_model: str, pulled: list[str]
-) -> None:
-    entrypoint = compose["services"]["ollama-pull"]["entrypoint"]
-    assert entrypoint[:2] == ["/bin/sh", "-c"]
-    script = entrypoint[2].replace("$$", "$")  # compose's escape for a literal $
+def run_script(script: str, tmp_path: Path, fake: str, **env: str) -> tuple[int, str, list[str]]:
+    """Run a compose service's `/bin/sh -c` script with `fake` on PATH as a stand-in command
+    that logs its arguments: (exit code, stderr, the stand-in's calls)."""
+    script = script.replace("$$", "$")  # compose's escape for a literal $
     log = tmp_path / "calls"
-    fake = tmp_path / "ollama"
-    fake.write_text(f'#!/bin/sh\necho "$@" >> {log}\n', encoding="utf-8")
-    fake.chmod(0o755)
-    env = {
-        "PATH": f"{tmp_path}{os.pathsep}{os.environ['PATH']}",
-        "CIRCUS_MODEL": model,
-        "CIRCUS_STAGE_MANAGER_MODEL": sm_model,
-    }
+    stand_in = tmp_path / fake
+    stand_in.write_text(f'#!/bin/sh\necho "$@" >> {log}\n', encoding="utf-8")
+    stand_in.chmod(0o755)
+    env = {"PATH": f"{tmp_path}{os.pathsep}{os.environ['PATH']}", **env}
     result = subprocess.run(["/bin/sh", "-c", script], env=env, capture_output=True, text=True)
-    assert result.returncode == 0, result.stderr
     calls = log.read_text().splitlines() if log.exists() else []
+    return result.returncode, result.stderr, calls
+
+
+SERVED = "ollama_chat/qwen2.5:7b"  # what the shipped deploy/litellm/config.yaml serves
+MOUNTED = "/proxy/config.yaml"  # where ollama-pull sees the proxy's config
+
+
+@pytest.mark.parametrize(
+    "model, sm_model, proxy_config, pulled",
+    [
+        ("ollama_chat/qwen2.5:7b", "", None, ["pull qwen2.5:7b"]),
+        ("ollama_chat/qwen2.5:7b", "ollama/llama3.2:3b", None, ["pull qwen2.5:7b", "pull llama3.2:3b"]),
+        ("anthropic/claude-sonnet-4-5", "", None, []),
+        # the gateway section's own setting: the proxy's name, so the proxy's models are pulled
+        ("writers-room", "stage-manager", PROXY_CONFIG, ["pull qwen2.5:7b"]),
+        ("ollama_chat/qwen2.5:7b", "", PROXY_CONFIG, ["pull qwen2.5:7b"]),  # once
+        ("ollama/llama3.2:3b", "", PROXY_CONFIG, ["pull llama3.2:3b", "pull qwen2.5:7b"]),
+    ],
+)  # fmt: skip
+def test_the_pull_script_pulls_the_ollama_models_of_env_and_of_the_proxys_config(
+    compose: dict, tmp_path: Path, model: str, sm_model: str, proxy_config, pulled: list[str]
+) -> None:
+    service = compose["services"]["ollama-pull"]
+    assert service["entrypoint"][:2] == ["/bin/sh", "-c"]
+    assert f"./deploy/litellm/config.yaml:{MOUNTED}:ro" in service["volumes"]
+    assert SERVED in PROXY_CONFIG.read_text("utf-8")
+    where = str(proxy_config or tmp_path / "absent.yaml")  # the script reads it where mounted
+    script = service["entrypoint"][2].replace(MOUNTED, where)
+    code, err, calls = run_script(
+        script, tmp_path, "ollama", CIRCUS_MODEL=model, CIRCUS_STAGE_MANAGER_MODEL=sm_model
+    )
+    assert code == 0, err
     assert calls == pulled
+
+
+@pytest.mark.parametrize("key", ["", "sk-circus-0123456789abcdef"])
+def test_the_proxy_service_will_not_start_without_a_master_key(
+    compose: dict, tmp_path: Path, key: str
+) -> None:
+    entrypoint = compose["services"]["litellm"]["entrypoint"]
+    assert entrypoint[:2] == ["/bin/sh", "-c"]
+    code, err, calls = run_script(entrypoint[2], tmp_path, "litellm", CIRCUS_GATEWAY_KEY=key)
+    if key:
+        assert (code, calls) == (0, ["--config /app/config.yaml --port 4000"])
+    else:
+        assert code == 1 and calls == []
+        assert len(err.strip().splitlines()) == 1 and "set CIRCUS_GATEWAY_KEY in .env" in err
 
 
 def test_the_bot_runs_unprivileged_as_the_users_uid(compose: dict) -> None:
@@ -233,7 +265,6 @@ def test_env_example_can_be_exported_for_the_console_as_it_is(compose: dict) -> 
     assert "CIRCUS_SCENES_DIR=/app/scenes" in dockerfile
 
 
-PROXY_CONFIG = REPO / "deploy" / "litellm" / "config.yaml"
 
 
 PROMETHEUS_CONFIG = REPO / "deploy" / "prometheus" / "prometheus.yml"
@@ -262,8 +293,8 @@ def test_the_scale_profile_sends_every_model_call_through_the_litellm_proxy(comp
     proxy = services["litellm"]
     assert proxy["image"].startswith("ghcr.io/berriai/litellm")
     assert "./deploy/litellm/config.yaml:/app/config.yaml:ro" in proxy["volumes"]
-    assert proxy["command"][:2] == ["--config", "/app/config.yaml"]
-    port = proxy["command"][proxy["command"].index("--port") + 1]
+    assert "exec litellm --config /app/config.yaml --port 4000" in proxy["entrypoint"][2]
+    port = "4000"
     config = yaml.safe_load(PROXY_CONFIG.read_text("utf-8"))
     served = {m["model_name"]: m["litellm_params"] for m in config["model_list"]}
     for bot in bots.values():

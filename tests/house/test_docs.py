@@ -23,6 +23,8 @@ from pathlib import Path
 import pytest
 from clikit import cli_env
 
+from engine.providers.embedded import BUILD_MINUTES, EmbeddedModelUnavailable
+
 REPO = Path(__file__).resolve().parents[2]
 PAGES = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]
 OPERATORS_GUIDE = REPO / "docs" / "operators-guide.md"
@@ -46,6 +48,7 @@ SKIP = {
     r"^circus bot( --|$)": "connects to Discord (the bot's tests use fakediscord)",
     r"^circus check-model (?!scripted/)": "needs a live model server or a provider's key",
     r"^ollama ": "needs Ollama",
+    r"^\.proxy/bin/litellm ": "starts the LiteLLM proxy (tests/engine/test_real_proxy.py runs it)",
 }
 
 FENCE = re.compile(r"^```(\S*)\s*$")
@@ -284,6 +287,22 @@ def test_every_discord_variable_circus_reads_is_in_the_operators_guide() -> None
 
 def test_the_readme_is_the_first_ten_minutes() -> None:
     assert len((REPO / "README.md").read_text("utf-8").splitlines()) <= 200
+
+
+BUILD_TIME = re.compile(r"(\S+)\s+minutes\s+on\s+2\s+cores")
+
+
+def test_one_figure_for_building_the_embedded_model_everywhere_it_is_given() -> None:
+    readme = (REPO / "README.md").read_text("utf-8")
+    for page in (REPO / "README.md", OPERATORS_GUIDE, REPO / "pyproject.toml"):
+        figures = [found.strip("*(") for found in BUILD_TIME.findall(page.read_text("utf-8"))]
+        assert figures and set(figures) == {BUILD_MINUTES}, (page.name, figures)
+    error = EmbeddedModelUnavailable("missing llama_cpp")
+    assert f"takes {BUILD_MINUTES} minutes on 2 cores, once" in error.in_language("en")
+    assert f"約 {BUILD_MINUTES} 分鐘" in error.in_language("zh")
+    # the path with nothing to compile (a hosted model, Ollama, the scripted stand-in) first
+    assert readme.index("pip install -e .\n") < readme.index("pip install -e '.[embedded]'")
+    assert readme.index("scripted/improv") < readme.index("pip install -e '.[embedded]'")
 
 
 # ------------------------------------------------------------------------ how a line is read
