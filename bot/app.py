@@ -30,7 +30,13 @@ from bot.interaction.edge import on_tree_error
 from bot.panel import menus
 from bot.panel.controls import PanelButton, PanelSelect
 from bot.panel.message import EDIT_INTERVAL, Panels
-from bot.server_folders import bound_scenes, misplaced, scene_folder, scene_key
+from bot.server_folders import (
+    bound_scenes,
+    misplaced,
+    scene_folder,
+    scene_key,
+    terminal_servers,
+)
 from bot.shards import IdentifyPacer, ShardPlan, shard_plan
 from bot.thread import votes
 from bot.thread.backstage import Backstage
@@ -89,6 +95,8 @@ class CircusBot(discord.AutoShardedClient):
         self.pacer = IdentifyPacer()
         self.scenes_dir = Path(scenes_dir)
         self.config = config
+        # The servers that may see the terminal's scenes (checked by `refusal` at start).
+        self.terminal_servers = terminal_servers(config.terminal_scene_servers)
         self.models: Models = metered(models or LiteLLMModels(self.config), self.config)
         self.guild_id = guild_id
         self.sync_commands = sync_commands
@@ -329,6 +337,7 @@ def refusal(config: Config) -> str | None:
         return say("bot.start.no_scenes", "en", path=config.scenes_dir)
     try:
         shard_plan(config.shards, config.shard_count)
+        terminal_servers(config.terminal_scene_servers)
     except CircusError as exc:
         return str(exc)
     old = misplaced(config.scenes_dir)

@@ -2,10 +2,12 @@
 
 Invariant: a scene bound to a server lives in that server's folder, so a process serving some
 shards finds its scenes without reading anyone else's; a scene at the top of the scenes folder
-is *loose* (made in the terminal, bound to no server): every server may open it, and opening it
-moves it into the opener's folder in one rename under its run lock (engine.folder.relocate), so two
-servers opening it at once cannot both get it. Bound scenes at the top are the layout of older
-versions: `sort_scenes` (`circus sort-scenes`) moves them once, with their servers' ledgers.
+is *loose* (made in the terminal, bound to no server) and stays the operator's: a server sees it
+only when the operator names that server (CIRCUS_TERMINAL_SCENE_SERVERS), or once the operator
+gives it to a server (`circus scene give`, `give_scene`). Opening one moves it into the opener's
+folder in one rename under its run lock (engine.folder.relocate), so two servers opening it at
+once cannot both get it. Bound scenes at the top are the layout of older versions:
+`sort_scenes` (`circus sort-scenes`) moves them once, with their servers' ledgers.
 """
 
 from __future__ import annotations
@@ -18,6 +20,8 @@ from bot.binding import ID_DIGITS, Binding, binding_or_none, read_binding, scan_
 from bot.shards import ShardPlan
 from engine import (
     BadSceneFile,
+    CircusError,
+    SceneNotFound,
     ledger_accounts,
     list_scenes,
     move_ledger,
@@ -115,20 +119,48 @@ def own_scenes(scenes_dir: Path, guild_id: int) -> list[str]:
     return names
 
 
-def visible_scenes(scenes_dir: Path, guild_id: int) -> list[str]:
-    """What /scene list and /scene open offer in a server: its own scenes and the loose ones."""
-    return sorted(set(own_scenes(scenes_dir, guild_id)) | set(loose_scenes(scenes_dir)))
+def terminal_servers(text: str | None) -> frozenset[int]:
+    """The servers CIRCUS_TERMINAL_SCENE_SERVERS names (comma-separated ids): the ones that may
+    list and open the terminal's loose scenes. None or empty: no server. CircusError for text
+    that is not server ids, so `circus bot` refuses to start rather than guess."""
+    ids: set[int] = set()
+    for part in (text or "").split(","):
+        part = part.strip()
+        if not part:
+            continue
+        number = whole_number(part, ID_DIGITS)
+        if number is None or str(number) != part or number == 0:
+            raise CircusError("error.terminal_servers", text=part[:40])
+        ids.add(number)
+    return frozenset(ids)
 
 
-def home_of(scenes_dir: Path, guild_id: int, name: str) -> Path | None:
+def visible_scenes(scenes_dir: Path, guild_id: int, terminal: frozenset[int]) -> list[str]:
+    """What /scene list and /scene open offer in a server: its own scenes, and the loose ones
+    when the operator lets this server see them (`terminal`: terminal_servers)."""
+    loose = loose_scenes(scenes_dir) if guild_id in terminal else []
+    return sorted(set(own_scenes(scenes_dir, guild_id)) | set(loose))
+
+
+def home_of(scenes_dir: Path, guild_id: int, name: str, terminal: frozenset[int]) -> Path | None:
     """The folder `/scene open name` in this server opens: its own scene of that name, else a
-    loose one (not yet moved), else None."""
+    loose one (not yet moved) if this server is in `terminal`, else None."""
     own = scene_folder(scenes_dir, guild_id, name)
     if name in list_scenes(own.parent):
         return own
-    if name in loose_scenes(scenes_dir):
+    if guild_id in terminal and name in loose_scenes(scenes_dir):
         return Path(scenes_dir) / name
     return None
+
+
+def give_scene(scenes_dir: Path, name: str, guild_id: int) -> Path:
+    """The operator hands the loose scene `name` to a server (`circus scene give`): it moves
+    into that server's folder, still unbound, for its members to open. SceneNotFound when no
+    loose scene has that name; SceneBusy while a terminal runs it; SceneExists when the server
+    already has a scene of that name."""
+    if name not in loose_scenes(scenes_dir):
+        raise SceneNotFound(Path(scenes_dir) / name)
+    return move_scene(Path(scenes_dir) / name, scene_folder(scenes_dir, guild_id, name))
 
 
 def claim(scenes_dir: Path, guild_id: int, name: str) -> Path:

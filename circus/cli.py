@@ -226,6 +226,11 @@ COMMANDS: tuple[Command, ...] = (
         arg("--shard-count", metavar="N", help="cli.arg.bot.shard_count"),
     ), "commands.cmd_bot"),
     Command("sort-scenes", "cli.help.sort_scenes", (), "commands.cmd_sort_scenes"),
+    Command("scene", "cli.help.scene", (), "commands.cmd_scene", actions=(
+        Command("give", "cli.help.scene.give", (
+            SCENE, arg("--server", required=True, metavar="ID", help="cli.arg.scene.server"),
+        )),
+    )),
     Command("demo", "cli.help.demo", (
         arg("-n", "--turns", type=_turns, default=DEMO_TURNS, metavar="N"),
         arg("--template", "-t", default=DEMO_TEMPLATE, metavar="NAME",

@@ -324,6 +324,27 @@ def cmd_bot(args: argparse.Namespace) -> int:
     return run_bot(shards=args.shards, shard_count=args.shard_count)
 
 
+async def cmd_scene(args: argparse.Namespace) -> int:
+    """`circus scene give SCENE_DIR --server ID`: the operator hands a terminal scene to one
+    Discord server (bot.server_folders.give_scene); no server can take one by itself."""
+    import os
+    from pathlib import Path
+
+    from bot.server_folders import give_scene, terminal_servers
+
+    servers = terminal_servers(args.server)  # CircusError for text that is not an id
+    if len(servers) != 1:
+        raise UsageError(t("cli.scene.one_server", text=args.server[:40]))
+    (server,) = servers
+    scenes = args.config.scenes_dir
+    root = Path(os.path.abspath(args.scene))  # not resolved: a scene may be a link to a vault
+    if root.parent.resolve() != Path(scenes).resolve():
+        raise UsageError(t("cli.scene.not_loose", scene=args.scene, scenes=scenes))
+    dest = give_scene(scenes, root.name, server)
+    print(t("cli.scene.given", scene=root.name, dest=dest, server=server))
+    return EXIT_OK
+
+
 async def cmd_sort_scenes(args: argparse.Namespace) -> int:
     from bot.server_folders import sort_scenes
 

@@ -114,6 +114,9 @@ class Config:
     # --- shards: which Discord shards this `circus bot` connects (text, checked by the bot)
     shards: str | None = None  # CIRCUS_SHARDS: "0-3" or "0,2,5-7" (None: every shard)
     shard_count: str | None = None  # CIRCUS_SHARD_COUNT (None: Discord's recommended count)
+    # CIRCUS_TERMINAL_SCENE_SERVERS: the server ids that may list and open scenes made in the
+    # terminal (text, checked by the bot; None: no server — the operator gives scenes instead)
+    terminal_scene_servers: str | None = None
     # --- not one variable: the values of every credential variable (provider keys, the gateway
     # key, the bot token), masked in whatever text reaches a person (engine.redact)
     secrets: tuple[str, ...] = field(default=(), repr=False)
@@ -155,6 +158,7 @@ class Config:
             metrics_addr=_text(env, "CIRCUS_METRICS_ADDR") or "127.0.0.1",
             shards=_text(env, "CIRCUS_SHARDS"),
             shard_count=_text(env, "CIRCUS_SHARD_COUNT"),
+            terminal_scene_servers=_text(env, "CIRCUS_TERMINAL_SCENE_SERVERS"),
         )
 
 

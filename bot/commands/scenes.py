@@ -180,7 +180,7 @@ async def list_scenes_here(interaction: discord.Interaction) -> None:
             name,
             getattr(binding_or_none(scene_folder(bot.scenes_dir, guild, name)), "thread_id", None),
         )
-        for name in visible_scenes(bot.scenes_dir, guild)
+        for name in visible_scenes(bot.scenes_dir, guild, bot.terminal_servers)
     ]
     await reply(interaction, render_scene_list(scenes, language(interaction)))
 
@@ -189,7 +189,7 @@ async def open_scene(interaction: discord.Interaction, name: str) -> None:
     """/scene open: an existing scene in a new thread (its opener directs it from now on)."""
     bot = host_of(interaction)
     guild = parent_channel(interaction).guild.id
-    folder = home_of(bot.scenes_dir, guild, name)
+    folder = home_of(bot.scenes_dir, guild, name, bot.terminal_servers)
     if folder is None:
         raise BotProblem("scene_unknown", scene=name)
     directors = may_open(interaction, name, read_binding(folder))
@@ -217,7 +217,8 @@ async def scene_names(
 ) -> list[app_commands.Choice[str]]:
     """Autocomplete for /scene open: the scenes this server may see."""
     try:
-        scenes = visible_scenes(host_of(interaction).scenes_dir, interaction.guild_id or 0)
+        bot = host_of(interaction)
+        scenes = visible_scenes(bot.scenes_dir, interaction.guild_id or 0, bot.terminal_servers)
         names = autocomplete_names(current, scenes)
     except Exception:  # autocomplete answers, always: an empty list at worst
         log.exception("autocomplete of scene names failed")

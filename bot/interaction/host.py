@@ -24,6 +24,7 @@ class Host(Protocol):
 
     scenes_dir: Path
     config: Config
+    terminal_servers: frozenset[int]  # may see the terminal's loose scenes (server_folders)
     personas: Personas
     backstage: Backstage
     scene_threads: dict[str, SceneThread]  # by SceneThread.key: its server and name

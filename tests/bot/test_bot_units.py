@@ -228,7 +228,7 @@ def test_every_command_and_option_description_has_chinese():
     assert all(chinese) and all(len(text) <= 100 for text in chinese)
 
 
-def test_a_server_sees_only_its_own_scenes_and_unbound_ones(tmp_path):
+def test_a_server_sees_only_its_own_scenes_and_the_loose_ones_if_the_operator_says(tmp_path):
     from bot.server_folders import visible_scenes
 
     for folder in ("1/ours", "9/theirs", "loose", "1/copied"):
@@ -237,9 +237,10 @@ def test_a_server_sees_only_its_own_scenes_and_unbound_ones(tmp_path):
     write_binding(tmp_path / "1/ours", Binding(guild_id=1, channel_id=2, thread_id=3))
     write_binding(tmp_path / "9/theirs", Binding(guild_id=9, channel_id=8, thread_id=6))
     write_binding(tmp_path / "1/copied", Binding(guild_id=9, channel_id=8, thread_id=4))
-    assert visible_scenes(tmp_path, 1) == ["loose", "ours"]
-    assert visible_scenes(tmp_path, 9) == ["loose", "theirs"]
-    assert visible_scenes(tmp_path, 5) == ["loose"]
+    assert visible_scenes(tmp_path, 1, frozenset({1, 5})) == ["loose", "ours"]
+    assert visible_scenes(tmp_path, 9, frozenset({1, 5})) == ["theirs"]
+    assert visible_scenes(tmp_path, 5, frozenset({1, 5})) == ["loose"]
+    assert visible_scenes(tmp_path, 1, frozenset()) == ["ours"]
 
 
 @pytest.mark.parametrize(

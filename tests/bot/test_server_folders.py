@@ -1,6 +1,7 @@
 """bot.server_folders on real scene folders: a server's scenes live in scenes/<server id>/, a
-process sees only the servers of its shards, and a loose (terminal) scene is every server's
-until one opens it — and then exactly one server's. (Moving scenes and ledgers, and
+process sees only the servers of its shards, and a loose (terminal) scene stays the operator's:
+no server sees it unless the operator names the server (CIRCUS_TERMINAL_SCENE_SERVERS) or gives
+it the scene (`circus scene give`) — and once one opens it, it is exactly one server's. (Moving scenes and ledgers, and
 `circus sort-scenes`: test_sort_scenes.py.)"""
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from bot.binding import opening, read_binding
 from bot.server_folders import (
     bound_scenes,
     claim,
+    give_scene,
     home_of,
     loose_scenes,
     misplaced,
@@ -22,10 +24,11 @@ from bot.server_folders import (
     scene_folder,
     server_folder,
     server_ids,
+    terminal_servers,
     visible_scenes,
 )
 from bot.shards import ShardPlan, shard_of
-from engine import SceneNotFound, is_scene
+from engine import CircusError, SceneNotFound, is_scene
 from engine.errors import SceneExists
 
 
@@ -92,9 +95,36 @@ def test_own_scenes_skip_another_servers_scene(folders, guild, names):
 
 
 @pytest.mark.parametrize("guild, names", OWN)
-def test_loose_scenes_are_visible_in_every_server(folders, guild, names):
+def test_loose_scenes_are_visible_in_no_server_by_default(folders, guild, names):
     assert loose_scenes(folders) == ["loose"]
-    assert visible_scenes(folders, guild) == sorted({*names, "loose"})
+    assert visible_scenes(folders, guild, frozenset()) == sorted(names)
+
+
+@pytest.mark.parametrize("guild, names", OWN)
+def test_loose_scenes_are_visible_only_in_the_servers_the_operator_names(folders, guild, names):
+    named = frozenset({G0, 42})
+    expected = sorted({*names, "loose"}) if guild in named else sorted(names)
+    assert visible_scenes(folders, guild, named) == expected
+
+
+@pytest.mark.parametrize(
+    "text, ids",
+    [
+        (None, frozenset()),
+        ("", frozenset()),
+        (f"{G0}", frozenset({G0})),
+        (f" {G0} , {G2},", frozenset({G0, G2})),
+    ],
+)
+def test_the_operator_names_the_servers_by_id(text, ids):
+    assert terminal_servers(text) == ids
+
+
+@pytest.mark.parametrize("text", ["all", "*", "guild-1", "12 34", "-5", "0", "1" * 21, "0123"])
+def test_a_server_list_that_is_not_ids_is_refused_in_one_line(text):
+    with pytest.raises(CircusError) as caught:
+        terminal_servers(text)
+    assert "CIRCUS_TERMINAL_SCENE_SERVERS" in str(caught.value) and "\n" not in str(caught.value)
 
 
 def test_a_loose_scene_with_an_unreadable_binding_is_nobodys(folders):
@@ -102,17 +132,18 @@ def test_a_loose_scene_with_an_unreadable_binding_is_nobodys(folders):
     (broken / ".circus").mkdir(exist_ok=True)
     (broken / ".circus" / "discord.json").write_text('{"guild_id": "x"}', encoding="utf-8")
     assert loose_scenes(folders) == ["loose"]
-    assert "broken" not in visible_scenes(folders, G0)
+    assert "broken" not in visible_scenes(folders, G0, frozenset({G0}))
     assert misplaced(folders) == []  # nor anyone's to sort: its file must be fixed by hand
 
 
+OPEN_TO = frozenset({G0})
 HOMES = [
     # (server, name, where /scene open finds it, relative to the scenes folder)
     (G0, "審訊室", f"{G0}/審訊室"),
     (G2, "審訊室", f"{G2}/審訊室"),  # same name, each server its own
     (G0, "draft", f"{G0}/draft"),
-    (G0, "loose", "loose"),
-    (G2, "loose", "loose"),
+    (G0, "loose", "loose"),  # G0 is named in CIRCUS_TERMINAL_SCENE_SERVERS (OPEN_TO)
+    (G2, "loose", None),  # G2 is not: the terminal's scene is not found from there
     (G3, "copied", None),  # G3's scene sitting in G2's folder is not found from G3
     (G0B, "night", None),  # another server's scene is not found by name
     (G0, "nowhere", None),
@@ -121,14 +152,14 @@ HOMES = [
 
 @pytest.mark.parametrize("guild, name, where", HOMES)
 def test_home_of(folders, guild, name, where):
-    found = home_of(folders, guild, name)
+    found = home_of(folders, guild, name, OPEN_TO)
     assert found == (folders / where if where else None)
 
 
 def test_another_servers_scene_in_this_folder_is_refused_as_elsewhere(folders):
     # /scene open finds the folder by name, then the opening rules read its binding: G3's
     # scene copied into G2's folder is never G2's to direct.
-    folder = home_of(folders, G2, "copied")
+    folder = home_of(folders, G2, "copied", OPEN_TO)
     assert folder == folders / str(G2) / "copied"
     binding = read_binding(folder)
     assert binding is not None and binding.guild_id == G3
@@ -146,9 +177,9 @@ def test_claim_moves_a_loose_scene_into_the_servers_folder_whole(folders):
     after = files_under(dest)
     assert {k: v for k, v in after.items() if k != ".circus/run.lock"} == before
     assert "loose" not in loose_scenes(folders)
-    assert "loose" in visible_scenes(folders, G2)
-    assert "loose" not in visible_scenes(folders, G0)  # it is G2's now
-    assert home_of(folders, G0, "loose") is None
+    assert "loose" in visible_scenes(folders, G2, frozenset())  # its own now, named or not
+    assert "loose" not in visible_scenes(folders, G0, OPEN_TO)  # it is G2's now
+    assert home_of(folders, G0, "loose", OPEN_TO) is None
 
 
 def test_a_loose_scene_opened_by_two_servers_goes_to_one(folders):
@@ -173,6 +204,31 @@ def test_claim_makes_the_servers_folder_if_it_has_none(folders):
     dest = claim(folders, 555, "loose")
     assert dest == folders / "555" / "loose" and (dest / "context.md").is_file()
     assert server_ids(folders)[0] == 555
+
+
+def test_the_operator_gives_a_terminal_scene_to_a_server_whole_and_unbound(folders):
+    before = files_under(folders / "loose")
+    dest = give_scene(folders, "loose", G2)
+    assert dest == scene_folder(folders, G2, "loose")
+    assert {k: v for k, v in files_under(dest).items() if k != ".circus/run.lock"} == before
+    assert read_binding(dest) is None  # unbound: G2's members open it into a thread
+    assert "loose" in visible_scenes(folders, G2, frozenset())
+    assert home_of(folders, G2, "loose", frozenset()) == dest
+
+
+@pytest.mark.parametrize("name, error", [("nowhere", SceneNotFound), ("審訊室", SceneNotFound)])
+def test_only_a_loose_scene_can_be_given(folders, name, error):
+    listed = files_under(folders)
+    with pytest.raises(error):
+        give_scene(folders, name, G2)
+    assert files_under(folders) == listed
+
+
+def test_a_scene_is_not_given_over_one_of_the_same_name(folders):
+    scene_at(folders / "審訊室")  # a loose scene named like G0's own
+    with pytest.raises(SceneExists):
+        give_scene(folders, "審訊室", G0)
+    assert (folders / "審訊室" / "context.md").is_file()
 
 
 # ----------------------------------------------------------------------------- from review
