@@ -42,6 +42,13 @@ Turns = app_commands.Range[int, 1, 50]
 
 
 # ---------------------------------------------------------------------- the bodies
+async def _with_warnings(scene_thread: SceneThread, text: str) -> str:
+    """`text`, then what the scene's files should fix (the engine's warnings), for directors:
+    they name files and may quote an alias (a private nickname)."""
+    warnings = [w.text(scene_thread.lang) for w in await scene_thread.rehearsal.cast.warnings()]
+    return "\n".join(filter(None, (text, render_warnings(warnings, scene_thread.lang))))
+
+
 async def start_run(
     interaction: discord.Interaction, scene_thread: SceneThread, turns: int, start: Actor | None
 ) -> None:
@@ -52,7 +59,8 @@ async def start_run(
     # The reply names the opener as the director typed them (an alias stays an alias).
     typed = getattr(interaction.namespace, "start", None) or (start.name if start else "")
     first = t("run_from", scene_thread.lang, actor=typed) if start else ""
-    await reply(interaction, t("run_started", scene_thread.lang, turns=turns, start=first))
+    text = t("run_started", scene_thread.lang, turns=turns, start=first)
+    await reply(interaction, await _with_warnings(scene_thread, text))
 
 
 async def cue_actor(
@@ -65,7 +73,7 @@ async def cue_actor(
     text = t("cue_started", scene_thread.lang, actor=actor.name)
     if direction:
         text += " " + t("cue_direction", scene_thread.lang, actor=actor.name)
-    await reply(interaction, text)
+    await reply(interaction, await _with_warnings(scene_thread, text))
 
 
 async def cut_run(interaction: discord.Interaction, scene_thread: SceneThread) -> None:
@@ -82,7 +90,8 @@ async def resume_run(
     await defer(interaction)
     await scene_thread.rehearsal.start_run(Resume(turns))
     scene_thread.run_interaction = interaction
-    await reply(interaction, t("resume_started", scene_thread.lang, turns=turns))
+    text = t("resume_started", scene_thread.lang, turns=turns)
+    await reply(interaction, await _with_warnings(scene_thread, text))
 
 
 async def whisper(
@@ -170,11 +179,8 @@ async def show_status(interaction: discord.Interaction, scene_thread: SceneThrea
     """/status: cast, turns, mode, tokens and cost (and, for directors, what to fix)."""
     await defer(interaction)
     text = render_status(await scene_thread.rehearsal.status(), scene_thread.lang)
-    # What a hand-built scene should fix names files and may quote an alias (a private
-    # nickname): for its directors only.
-    if may_direct(interaction, scene_thread):
-        warnings = [w.text(scene_thread.lang) for w in await scene_thread.rehearsal.cast.warnings()]
-        text = "\n".join(filter(None, (text, render_warnings(warnings, scene_thread.lang))))
+    if may_direct(interaction, scene_thread):  # what to fix is for its directors only
+        text = await _with_warnings(scene_thread, text)
     await reply(interaction, text)
 
 

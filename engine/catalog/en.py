@@ -95,6 +95,8 @@ TEXT: dict[str, str] = {
     "warning.no_soul": "missing — every actor folder needs a soul.md",
     "warning.soul_empty": "has no text — write the character's bio, prior story and director's notes",
     "warning.soul_parts": "has no {parts} section — a soul has three ## parts: bio, prior story, director's notes",
+    "warning.soul_guidance": "still holds the blank soul's guidance under {parts} — the actor would play it as written; write the character there before a run",
+    "warning.context_guidance": "still holds the blank scene's guidance (Place and time…, The situation…) — every role would read it as the stage; write this scene's place, time and situation there before a run",
     "warning.soul_draft": "a soul edit that could not be used is kept here — fix it and `circus soul SCENE set {actor} FILE`, or delete it",
     # --- errors raised across the engine: a command's arguments, a scene file's problem
     "error.remember_post": "remember_post needs whole numbers.",

@@ -96,6 +96,8 @@ TEXT: dict[str, str] = {
     "warning.no_soul": "不存在——每個角色資料夾都要有 soul.md",
     "warning.soul_empty": "沒有內容——寫下角色小傳、前期劇本和導戲筆記",
     "warning.soul_parts": "缺少「{parts}」段落——角色檔有三個 ## 段落：角色小傳、前期劇本、導戲筆記",
+    "warning.soul_guidance": "「{parts}」底下還是空白角色的提示文字——演員會照著演；開排前寫上這個角色自己的內容",
+    "warning.context_guidance": "還是空白場景的提示文字（時間與地點……、處境……）——每個角色都會把它當成舞台來讀；開排前寫上這場戲的地點、時間和處境",
     "warning.soul_draft": "這裡留著一份沒能套用的角色檔修改——改好後用 `circus soul SCENE set {actor} FILE`，或刪掉它",
     # --- errors raised across the engine: a command's arguments, a scene file's problem
     "error.remember_post": "remember_post 需要整數。",

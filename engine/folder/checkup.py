@@ -1,7 +1,8 @@
 """What is wrong with a hand-built scene that still loads: one warning per problem, naming the
 file (an empty soul, a cast entry without a folder, settings written without `---` fences, a
-soul without its three parts, a soul edit waiting in drafts/). Pure functions over the files'
-texts; a file that does not load at all is the loader's error, not a warning.
+soul without its three parts, a soul or context still holding a blank scene's placeholder
+guidance, a soul edit waiting in drafts/). Pure functions over the files' texts; a file that
+does not load at all is the loader's error, not a warning.
 """
 
 from __future__ import annotations
@@ -14,9 +15,11 @@ from engine.catalog import Phrase, say
 from engine.errors import CircusError
 from engine.folder import frontmatter
 from engine.folder.settings import ContextSettings, SoulSettings
-from engine.folder.soul import missing_parts
+from engine.folder.soul import guidance_lines, guided_parts, missing_parts
+from engine.folder.templates import CONTEXT_GUIDE
 
 _KEY = re.compile(r"\s*([A-Za-z_]+)\s*:")
+_CONTEXT_GUIDANCE = guidance_lines([CONTEXT_GUIDE])  # a blank scene's context, in any language
 
 
 @dataclass(frozen=True)
@@ -57,13 +60,20 @@ def unfenced_settings(text: str, known: Iterable[str]) -> tuple[str, ...]:
     return tuple(found)
 
 
-def _cast_setting(context: str) -> list[str]:
+def _read_context(context: str) -> tuple[list[str], str]:
+    """(the cast setting, the body) of context.md (nothing if it does not load: the loader
+    says what is wrong with it)."""
     try:
-        settings, _ = frontmatter.split(context)
+        settings, body = frontmatter.split(context)
     except CircusError:
-        return []  # the loader says what is wrong with it
+        return [], ""
     cast = settings.get("cast")
-    return [str(c) for c in cast] if isinstance(cast, list) else []
+    return ([str(c) for c in cast] if isinstance(cast, list) else []), body
+
+
+def _holds_context_guidance(body: str) -> bool:
+    """True if a context body still holds a line of a blank scene's placeholder guidance."""
+    return any(line.strip() in _CONTEXT_GUIDANCE for line in body.splitlines())
 
 
 def check_scene(
@@ -75,9 +85,12 @@ def check_scene(
     keys = unfenced_settings(context, ContextSettings.model_fields)
     if keys:
         out.append(SceneWarning("warning.no_fences", "context.md", (("keys", keys),)))
-    for name in _cast_setting(context):
+    cast, context_body = _read_context(context)
+    for name in cast:
         if name not in souls:
             out.append(SceneWarning("warning.cast_no_folder", "context.md", (("name", name),)))
+    if _holds_context_guidance(context_body):
+        out.append(SceneWarning("warning.context_guidance", "context.md"))
     for actor, text in souls.items():
         rel = f"actors/{actor}/soul.md"
         if text is None:
@@ -97,6 +110,10 @@ def check_scene(
         if missing:
             parts = tuple(Phrase(key) for key in missing)
             out.append(SceneWarning("warning.soul_parts", rel, (("parts", parts),)))
+        guided = guided_parts(body)
+        if guided:
+            parts = tuple(Phrase(key) for key in guided)
+            out.append(SceneWarning("warning.soul_guidance", rel, (("parts", parts),)))
     for actor in drafts:
         out.append(
             SceneWarning("warning.soul_draft", f"drafts/{actor}.soul.md", (("actor", actor),))

@@ -132,6 +132,19 @@ def is_guidance(text: str) -> bool:
     return text.strip() in _GUIDANCE
 
 
+def guided_parts(body: str) -> tuple[str, ...]:
+    """The catalog keys (`PARTS`) of the parts still holding a new soul's guidance line."""
+    found: list[str] = []
+    for section in split(body, _SECTION):
+        if not any(line.strip() in _GUIDANCE for line in section.lines):
+            continue
+        heading = section.match.group(1).casefold()
+        found += [
+            key for key, words in PARTS if key not in found and any(w in heading for w in words)
+        ]
+    return tuple(key for key, _ in PARTS if key in found)
+
+
 def missing_parts(body: str) -> tuple[str, ...]:
     """The catalog keys (`PARTS`) of the parts a soul body has no `##` heading for."""
     headings = [section.match.group(1).casefold() for section in split(body, _SECTION)]

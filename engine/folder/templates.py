@@ -21,6 +21,7 @@ from engine.folder.soul import blank_soul
 from engine.folder.whispers import empty_notes
 
 DEFAULT_TEMPLATE = "interrogation"
+CONTEXT_GUIDE = "template.context"  # the catalog key of a blank scene's placeholder context
 SHIPPED = Path(__file__).resolve().parent.parent / "scene_templates"  # package data
 
 
@@ -56,7 +57,7 @@ def blank_scene_files(
     context = with_setting("", "language", language)
     context = with_setting(context, "neglect_turns", 3)
     context = with_setting(context, "cast", list(cast))
-    context += f"# {title}\n\n{say('template.context', lang)}\n"
+    context += f"# {title}\n\n{say(CONTEXT_GUIDE, lang)}\n"
     files = {
         "context.md": context,
         "director_notes.md": empty_notes(cast, lang) + "\n",

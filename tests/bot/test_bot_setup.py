@@ -422,6 +422,27 @@ async def test_a_draft_for_an_actor_removed_meanwhile_is_refused_naming_the_cast
 
 
 # ---------------------------------------------------------------------- /status warnings
+async def test_a_blank_scene_warns_its_directors_of_its_placeholders_before_a_run(tmp_path):
+    async with room(tmp_path) as r:
+        await r.ask("scene new", {"name": "kitchen", "cast": "Ines, Rafa", "language": "en"})
+        thread = thread_of(r, "kitchen")
+        placeholders = [
+            "• context.md: still holds the blank scene's guidance",
+            "• actors/Ines/soul.md: still holds the blank soul's guidance under Bio, Prior story,"
+            " Director's notes",
+            "• actors/Rafa/soul.md: still holds the blank soul's guidance under Bio, Prior story,"
+            " Director's notes",
+        ]
+        for said in (await r.ask("status", channel=thread), await r.ask("run", channel=thread)):
+            warnings = [line for line in said.splitlines() if line.startswith("• ")]
+            assert len(warnings) == 3, said
+            assert all(w.startswith(p) for w, p in zip(warnings, placeholders, strict=True))
+        assert said.startswith("▶")  # the run's reply says it started, then what to fix
+        await finished(r, thread)
+        spectator = await r.ask("status", user="bob", channel=thread)
+        assert "⚠" not in spectator and "soul.md" not in spectator
+
+
 async def test_status_shows_directors_what_a_hand_built_scene_should_fix(tmp_path):
     async with room(tmp_path) as r:
         folder = write_scene(r.home / "密室")

@@ -79,11 +79,15 @@ def test_a_blank_scene_built_only_through_the_cli_rehearses_saves_and_exports(
     ok(circus("context", s, "set", "-", cwd=cwd, stdin=new_context))
     assert (scene / "context.md").read_text("utf-8") == new_context
 
+    # What is still the blank scene's guidance (two souls, the context's second line) is
+    # named before the run, and the run goes on.
     status = ok(circus("status", s, cwd=cwd))
-    assert "warning" not in status
+    warned = {line.split(": ")[1] for line in status.splitlines() if line.startswith("warning:")}
+    assert warned == {"context.md", f"actors/{first}/soul.md", f"actors/{renamed[1]}/soul.md"}
+    assert status.count("guidance") == 3
     run = circus("run", s, "-n", "4", cwd=cwd)
     ok(run)
-    assert "warning" not in run.stderr
+    assert run.stderr.count("warning:") == 3
     turns = turns_of(scene)
     assert len(turns) == 4
     assert {t.actor for t in turns} <= {first, added, renamed[1]}
@@ -168,6 +172,8 @@ def test_hand_built_problems_are_warned_in_status_and_before_a_run(tmp_path: Pat
         "warning: context.md: the cast names Ruth, who has no folder",
         "warning: actors/Rose/soul.md: starts with settings (aliases) without --- lines",
         "warning: actors/Rose/soul.md: has no Bio, Prior story, Director's notes section",
+        "warning: context.md: still holds the blank scene's guidance",
+        "warning: actors/Eddie/soul.md: still holds the blank soul's guidance",
     ]
     status = ok(circus("status", s, cwd=cwd))
     run = circus("run", s, "-n", "1", cwd=cwd)
@@ -176,6 +182,31 @@ def test_hand_built_problems_are_warned_in_status_and_before_a_run(tmp_path: Pat
         assert text in status
         assert f"circus: {text}" in run.stderr
     assert status.count("warning:") == len(expected)
+
+
+def test_a_blank_scene_warns_of_its_placeholder_guidance_before_it_runs_on_it(tmp_path) -> None:
+    cwd, s = tmp_path, str(tmp_path / "s")
+    ok(circus("new", s, "--cast", "Ines, Rafa", cwd=cwd))
+    placeholders = [
+        "warning: context.md: still holds the blank scene's guidance (Place and time…, The"
+        " situation…) — every role would read it as the stage",
+        "warning: actors/Ines/soul.md: still holds the blank soul's guidance under Bio, Prior"
+        " story, Director's notes — the actor would play it as written",
+        "warning: actors/Rafa/soul.md: still holds the blank soul's guidance under Bio, Prior"
+        " story, Director's notes — the actor would play it as written",
+    ]
+    status = ok(circus("status", s, cwd=cwd))
+    warnings = [line for line in status.splitlines() if "warning:" in line]
+    assert len(warnings) == 3
+    assert all(line.startswith(p) for line, p in zip(warnings, placeholders, strict=True))
+    run = circus("run", s, "-n", "1", cwd=cwd)
+    ok(run)  # the run's first lines, before its first turn:
+    assert run.stderr.splitlines()[:3] == [f"circus: {line}" for line in warnings]
+
+    soul = tmp_path / "s" / "actors" / "Ines" / "soul.md"
+    soul.write_text(SOUL_EN.format(alias="In", name="Ines", marker="BIO"), "utf-8")
+    status = ok(circus("status", s, cwd=cwd))
+    assert "actors/Ines/soul.md" not in status and "actors/Rafa/soul.md" in status
 
 
 def writers_files(root: Path) -> list[tuple[str, bytes]]:

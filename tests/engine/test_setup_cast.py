@@ -21,9 +21,10 @@ from engine import (
     UnknownActor,
     new_scene,
 )
+from engine.catalog import say
 from engine.errors import BadRequest, Refused
 from engine.folder.scene import SceneFiles
-from engine.folder.soul import missing_parts
+from engine.folder.soul import blank_soul, guided_parts, missing_parts
 
 
 def listing(root: Path) -> list[tuple[str, bytes]]:
@@ -84,7 +85,11 @@ async def test_a_blank_scene_has_context_and_a_three_part_soul_per_actor(
         # one line of guidance under each heading
         parts = body.split("## ")[1:]
         assert all(len([ln for ln in p.splitlines() if ln.strip()]) == 2 for p in parts)
-    assert await Rehearsal(dest).cast.warnings() == ()
+    # nothing else is wrong with it, but it is not written yet: each placeholder is named
+    warned = {(w.path, w.key) for w in await Rehearsal(dest).cast.warnings()}
+    assert warned == {("context.md", "warning.context_guidance")} | {
+        (f"actors/{actor}/soul.md", "warning.soul_guidance") for actor in cast
+    }
 
 
 @pytest.mark.parametrize(
@@ -124,6 +129,7 @@ async def test_a_template_folder_is_never_rehearsed(models):
 
 # ----------------------------------------------------------------------------- the cast
 async def test_add_an_actor_with_a_blank_soul_and_with_your_own(blank, models):
+    written_over_the_guidance(blank)
     rehearsal = Rehearsal(blank, models=models)
     added = await rehearsal.cast.add("林小姐")
     assert added.name == "林小姐"
@@ -137,7 +143,10 @@ async def test_add_an_actor_with_a_blank_soul_and_with_your_own(blank, models):
     warnings = [w.text("en") for w in await rehearsal.cast.warnings()]
     assert warnings == [
         "actors/Linda/soul.md: has no Prior story, Director's notes section — a soul has three"
-        " ## parts: bio, prior story, director's notes"
+        " ## parts: bio, prior story, director's notes",
+        "actors/林小姐/soul.md: still holds the blank soul's guidance under Bio, Prior story,"
+        " Director's notes — the actor would play it as written; write the character there"
+        " before a run",
     ]
 
 
@@ -449,6 +458,73 @@ async def test_an_empty_backstory_or_prior_story_is_refused(scene, models, text)
 
 
 # ----------------------------------------------------------------------------- warnings
+GUIDES = ("soul.bio.guide", "soul.prior_story.guide", "soul.notes.guide", "template.context")
+
+
+def written_over_the_guidance(scene: Path) -> None:
+    """The writer has replaced every line of a blank scene's placeholder guidance."""
+    for path in [scene / "context.md", *scene.glob("actors/*/soul.md")]:
+        text = path.read_text("utf-8")
+        for line in (line for key in GUIDES for line in say(key, "en").splitlines() if line):
+            text = text.replace(line, "Written by the writer.")
+        path.write_text(text, "utf-8")
+
+
+@pytest.mark.parametrize(
+    "body, parts",
+    [
+        (blank_soul("en"), ("soul.bio", "soul.prior_story", "soul.notes")),
+        (blank_soul("zh"), ("soul.bio", "soul.prior_story", "soul.notes")),
+        (
+            blank_soul("en").replace(say("soul.bio.guide", "en"), "Eddie, a cook."),
+            ("soul.prior_story", "soul.notes"),
+        ),
+        (  # the guidance left above what the writer added still reaches the actor
+            blank_soul("en").replace(
+                say("soul.notes.guide", "en"), say("soul.notes.guide", "en") + "\nWin."
+            ),
+            ("soul.bio", "soul.prior_story", "soul.notes"),
+        ),
+        (
+            "## Bio\nEddie. She said: " + say("soul.bio.guide", "en") + "\n## Prior story\nx\n",
+            (),
+        ),
+        ("## 角色小傳\n玫瑰。\n## 前情\n她知道。\n## 導戲筆記\n目標。\n", ()),
+    ],
+)
+def test_the_parts_still_holding_a_new_souls_guidance_are_named(body, parts):
+    assert guided_parts(body) == parts
+
+
+async def test_a_blank_scene_is_warned_of_every_placeholder_still_in_it(blank, models):
+    rehearsal = Rehearsal(blank, models=models)
+    lines = [w.text("en") for w in await rehearsal.cast.warnings()]
+    assert lines == [
+        "context.md: still holds the blank scene's guidance (Place and time…, The situation…)"
+        " — every role would read it as the stage; write this scene's place, time and"
+        " situation there before a run",
+        "actors/Eddie/soul.md: still holds the blank soul's guidance under Bio, Prior story,"
+        " Director's notes — the actor would play it as written; write the character there"
+        " before a run",
+        "actors/Rose/soul.md: still holds the blank soul's guidance under Bio, Prior story,"
+        " Director's notes — the actor would play it as written; write the character there"
+        " before a run",
+    ]
+    written_over_the_guidance(blank)
+    assert await rehearsal.cast.warnings() == ()
+
+
+async def test_a_chinese_blank_scene_is_warned_in_chinese(tmp_path, models):
+    root = new_scene(tmp_path / "夜", cast=["林小姐"], config=operator_config())
+    warnings = await Rehearsal(root, models=models).cast.warnings()
+    assert [w.text("zh") for w in warnings] == [
+        "context.md：還是空白場景的提示文字（時間與地點……、處境……）——每個角色都會把它當成舞台來讀；"
+        "開排前寫上這場戲的地點、時間和處境",
+        "actors/林小姐/soul.md：「角色小傳、前期劇本、導戲筆記」底下還是空白角色的提示文字——"
+        "演員會照著演；開排前寫上這個角色自己的內容",
+    ]
+
+
 @pytest.mark.parametrize(
     "change, expected",
     [
@@ -487,6 +563,7 @@ async def test_an_empty_backstory_or_prior_story_is_refused(scene, models, text)
 async def test_a_hand_built_scene_gets_one_warning_line_per_problem(
     blank, models, change, expected
 ):
+    written_over_the_guidance(blank)
     change(blank)
     lines = [w.text("en") for w in await Rehearsal(blank, models=models).cast.warnings()]
     assert len(lines) == len(expected)
