@@ -111,7 +111,8 @@ class Souls:
 
     # ----------------------------------------------------------------- prior story
     async def summarize_for(self, actor: Actor, full_history: str, write: bool = True) -> str:
-        """Draft part 2 of `actor`'s soul (what they know) from the director's full backstory."""
+        """Draft part 2 of `actor`'s soul (what they know) from the director's full backstory;
+        with `write`, the draft is written as `accept_prior_story` writes it."""
         if not full_history.strip():
             raise BadRequest("error.backstory_empty")
         state = await self.scene.state()
