@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import math
 from collections import Counter, defaultdict
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from difflib import SequenceMatcher
+from functools import lru_cache
 
 from engine.catalog import CATALOGS, lang_of, say
 from engine.folder.turns import ANY, Turn
@@ -66,18 +67,27 @@ def actor_counts(turns: Sequence[Turn], actor: str) -> ActorCounts:
     )
 
 
-def distinct_2(lines: Sequence[str]) -> float | None:
-    grams = [g for line in lines for g in ngrams(tokens(line), 2)]
+Tokenize = Callable[[str], Sequence[str]]  # a line's tokens (textstats.tokens, or a memo of it)
+
+
+def distinct_2(lines: Sequence[str], tokenize: Tokenize = tokens) -> float | None:
+    grams = [g for line in lines for g in ngrams(tokenize(line), 2)]
     return len(set(grams)) / len(grams) if grams else None
 
 
-def _grams4(lines: Sequence[str]) -> set[tuple[str, ...]]:
-    return {g for line in lines for g in ngrams(tokens(line), 4)}
+def _grams4(lines: Sequence[str], tokenize: Tokenize = tokens) -> set[tuple[str, ...]]:
+    return {g for line in lines for g in ngrams(tokenize(line), 4)}
 
 
-def shared_shares(by_actor: Mapping[str, Sequence[str]]) -> dict[str, float | None]:
-    """Per actor: the share of their distinct 4-grams that also occur in another actor's lines."""
-    grams = {a: _grams4(lines) for a, lines in by_actor.items()}
+Grams = Mapping[str, set[tuple[str, ...]]]  # each actor's distinct 4-grams
+
+
+def shared_shares(
+    by_actor: Mapping[str, Sequence[str]], grams4: Grams | None = None
+) -> dict[str, float | None]:
+    """Per actor: the share of their distinct 4-grams that also occur in another actor's lines
+    (`grams4`: those 4-grams, when the caller has them already)."""
+    grams = grams4 if grams4 is not None else {a: _grams4(x) for a, x in by_actor.items()}
     speakers = Counter(g for mine in grams.values() for g in mine)  # actors saying each 4-gram
     out: dict[str, float | None] = {}
     for actor, mine in grams.items():
@@ -86,9 +96,11 @@ def shared_shares(by_actor: Mapping[str, Sequence[str]]) -> dict[str, float | No
     return out
 
 
-def converging_pairs(by_actor: Mapping[str, Sequence[str]]) -> list[tuple[str, str, float]]:
+def converging_pairs(
+    by_actor: Mapping[str, Sequence[str]], grams4: Grams | None = None
+) -> list[tuple[str, str, float]]:
     """(A, B, share): pairs where A's phrasing largely also occurs in B's lines."""
-    grams = {a: _grams4(lines) for a, lines in by_actor.items()}
+    grams = grams4 if grams4 is not None else {a: _grams4(x) for a, x in by_actor.items()}
     best: dict[frozenset[str], tuple[str, str, float]] = {}
     for a, ga in grams.items():
         if len(ga) < CONVERGE_MIN_GRAMS:
@@ -101,61 +113,145 @@ def converging_pairs(by_actor: Mapping[str, Sequence[str]]) -> list[tuple[str, s
     return sorted(best.values(), key=lambda p: -p[2])
 
 
-def _min_overlap(size: int) -> int:
-    """A lower bound on |A ∩ B| when A (|A| = size) and B pass the Dice prefilter: from
-    2|A∩B| ≥ t(|A|+|B|) and |A∩B| ≤ |B| follows |A∩B| ≥ t|A|/(2-t). Rounded down: a bound
-    that is too small only lengthens the prefix (more candidates), it never loses one."""
-    t = NEAR_REPEAT_PREFILTER
-    return max(1, math.floor(t * size / (2 - t)))
+def _counts(bitsets: Iterable[int]) -> list[int]:
+    """Bit-sliced counters of how many of `bitsets` hold each line: bit k of a line's count is
+    its bit in planes[k], so adding a bitset is a few big-integer operations, not one per line.
+    """
+    planes: list[int] = []
+    for carry in bitsets:
+        for k, plane in enumerate(planes):
+            planes[k], carry = plane ^ carry, plane & carry
+            if not carry:
+                break
+        else:
+            planes.append(carry)
+    return planes
 
 
-def near_repeats(turns: Sequence[Turn]) -> list[tuple[Turn, Turn, float]]:
+def _at_least(planes: list[int], least: int, among: int) -> int:
+    """The lines of `among` whose bit-sliced count is ≥ `least`."""
+    if least >= 1 << len(planes):
+        return 0
+    above, equal = 0, among
+    for k in range(len(planes) - 1, -1, -1):
+        if least >> k & 1:
+            equal &= planes[k]
+        else:
+            above |= equal & planes[k]
+            equal ^= equal & planes[k]  # not `&= ~plane`: a negative int is slower
+    return above | equal
+
+
+@lru_cache(maxsize=4096)
+def _least_shared(size: int, other: int) -> int:
+    """The fewest shared bigrams that pass the Dice prefilter for sets of these sizes, by the
+    very comparison the prefilter makes (so no rounding can differ from it)."""
+    shared = max(0, math.floor(NEAR_REPEAT_PREFILTER * (size + other) / 2) - 1)
+    while 2 * shared < NEAR_REPEAT_PREFILTER * (size + other):
+        shared += 1
+    return shared
+
+
+def _multiset_bits(toks: Sequence[str], bit: dict[tuple[str, int], int]) -> int:
+    """A line's tokens as a bitset with one bit per (token, its k-th occurrence): the popcount of
+    two lines' AND is the size of their multiset intersection, difflib's quick_ratio matches."""
+    seen: Counter = Counter()
+    places = []
+    for tok in toks:
+        seen[tok] += 1
+        places.append(bit.setdefault((tok, seen[tok]), len(bit)))
+    return sum(1 << place for place in set(places))
+
+
+def _lcs(a: Sequence[str], b: Sequence[str]) -> int:
+    """The length of the longest common subsequence of two token lists, bit-parallel (Hyyrö):
+    an upper bound of difflib's matches, whose blocks are one common subsequence."""
+    where: dict[str, int] = defaultdict(int)
+    for k, tok in enumerate(b):
+        where[tok] |= 1 << k
+    full = (1 << len(b)) - 1
+    v = full
+    for tok in a:
+        u = v & where.get(tok, 0)
+        v = ((v + u) | (v - u)) & full
+    return len(b) - v.bit_count()
+
+
+def _dice_passing(
+    grams: set, holding: Mapping[tuple[str, ...], int], sizes: Mapping[int, int]
+) -> int:
+    """The earlier lines whose bigram sets pass the Dice prefilter with `grams`, as a bitset:
+    each bigram's bitset of earlier lines is added into bit-sliced counters (every earlier
+    line's shared bigrams at once), then compared with the fewest shared bigrams each size of
+    set needs. `sizes` maps a bigram-set size to its earlier lines, smallest first."""
+    held = [holding[g] for g in grams if g in holding]
+    planes = _counts(held)
+    found = len(held)  # no earlier line can share more of the line's bigrams than this
+    among: dict[int, int] = defaultdict(int)  # fewest shared bigrams → lines of such sizes
+    for other, lines in sizes.items():
+        shared = _least_shared(len(grams), other)
+        if shared > found:
+            break  # larger sets need still more
+        among[shared] |= lines
+    passing = 0
+    for shared, lines in among.items():
+        passing |= _at_least(planes, shared, lines)
+    return passing
+
+
+def near_repeats(
+    turns: Sequence[Turn], tokenize: Tokenize = tokens
+) -> list[tuple[Turn, Turn, float]]:
     """(later, earlier, similarity): lines that nearly repeat an earlier line of the take.
 
     For each line, the first earlier line (in take order) whose token-bigram sets overlap with
     Dice ≥ NEAR_REPEAT_PREFILTER and whose difflib ratio over tokens is ≥ NEAR_REPEAT_RATIO.
-    Indexed, so a take's report grows about linearly: the candidates are the earlier lines
-    sharing a bigram of the line's prefix (its bigrams rarest first; two sets overlapping in
-    ≥ o share one of the first |X|-o+1 of each), or every earlier line when that is fewer;
-    the Dice test of a pair is an AND of two bitmasks and a popcount; difflib's cheap upper
-    bounds of the ratio (lengths, token counts) skip most ratio computations. Every skip is a
+    Bit-parallel, so a take's report grows about linearly: the lines passing the Dice test are
+    found as one bitset (_dice_passing), then tried in order, after difflib's cheap upper bounds
+    of the ratio (lengths, the multiset of tokens as an AND of bitsets). Every skip is a
     necessary condition of a match, so the result is exactly that of comparing every pair.
     """
     lines = []
     for turn in turns:
-        toks = tokens(turn.dialogue)
+        toks = tokenize(turn.dialogue)
         if len(toks) >= NEAR_REPEAT_MIN_TOKENS:
             lines.append((turn, toks, set(ngrams(toks, 2))))
-    frequency: Counter = Counter(g for _, _, grams in lines for g in grams)
-    bit = {g: i for i, g in enumerate(frequency)}
-    masks = [sum(1 << bit[g] for g in grams) for _, _, grams in lines]
-    index: dict[tuple[str, ...], list[int]] = defaultdict(list)  # bigram → earlier lines
+    holding: dict[tuple[str, ...], int] = defaultdict(int)  # bigram → bitset of earlier lines
+    sizes: dict[int, int] = {}  # bigram-set size → bitset of earlier lines, smallest first
+    bit: dict[tuple[str, int], int] = {}
+    multisets: dict[int, int] = {}  # built only for the lines that get that far
     out = []
     matcher = SequenceMatcher(None, autojunk=False)
-    t, least = NEAR_REPEAT_PREFILTER, NEAR_REPEAT_RATIO
+    least = NEAR_REPEAT_RATIO
     for i, (turn, toks, grams) in enumerate(lines):
-        ordered = sorted(grams, key=lambda g: (frequency[g], g))
-        prefix = ordered[: len(ordered) - _min_overlap(len(ordered)) + 1]
-        postings = [index[g] for g in prefix]
-        if sum(map(len, postings)) < i:
-            candidates: Sequence[int] = sorted(set().union(*postings))
-        else:
-            candidates = range(i)
-        mask, size, length = masks[i], len(grams), len(toks)
-        passing = [
-            j
-            for j in candidates
-            if 2 * (mask & masks[j]).bit_count() >= t * (size + len(lines[j][2]))
-            and 2.0 * min(length, len(lines[j][1])) / (length + len(lines[j][1])) >= least
-        ]
-        matcher.set_seq2(toks)  # indexed once per line, compared with the passing ones
-        for j in passing:
-            matcher.set_seq1(lines[j][1])
-            if matcher.quick_ratio() >= least and (ratio := matcher.ratio()) >= least:
+        passing = _dice_passing(grams, holding, sizes)
+        indexed = False
+        while passing:
+            j = (passing & -passing).bit_length() - 1
+            passing &= passing - 1
+            theirs = lines[j][1]
+            total = len(toks) + len(theirs)
+            if 2.0 * min(len(toks), len(theirs)) / total < least:
+                continue
+            for k in (i, j):
+                if k not in multisets:
+                    multisets[k] = _multiset_bits(lines[k][1], bit)
+            if 2.0 * (multisets[i] & multisets[j]).bit_count() / total < least:
+                continue
+            if 2.0 * _lcs(toks, theirs) / total < least:
+                continue
+            if not indexed:
+                matcher.set_seq2(toks)  # indexed once per line, compared with the passing ones
+                indexed = True
+            matcher.set_seq1(theirs)
+            if (ratio := matcher.ratio()) >= least:
                 out.append((turn, lines[j][0], ratio))
                 break
-        for g in prefix:
-            index[g].append(i)
+        for g in grams:
+            holding[g] |= 1 << i
+        if len(grams) not in sizes:
+            sizes = dict(sorted({**sizes, len(grams): 0}.items()))
+        sizes[len(grams)] |= 1 << i
     return out
 
 
@@ -376,13 +472,21 @@ def _voices(t: Say, turns: list[Turn], actors: list[str]) -> list[str]:
     by_actor = {
         a: [x.dialogue for x in turns if x.actor == a and x.dialogue.strip()] for a in actors
     }
-    shares = shared_shares(by_actor)
+    memo: dict[str, Sequence[str]] = {}  # each line is tokenized once for all the signals
+
+    def tokenize(line: str) -> Sequence[str]:
+        if line not in memo:
+            memo[line] = tokens(line)
+        return memo[line]
+
+    grams4 = {a: _grams4(lines, tokenize) for a, lines in by_actor.items()}
+    shares = shared_shares(by_actor, grams4)
     out = ["", t("voices"), ""]
     out.append(t("voices_table"))
     out.append("|---|---:|---:|")
     for a in actors:
-        out.append(f"| {a} | {_pct(distinct_2(by_actor[a]))} | {_pct(shares[a])} |")
-    repeats = near_repeats(turns)
+        out.append(f"| {a} | {_pct(distinct_2(by_actor[a], tokenize))} | {_pct(shares[a])} |")
+    repeats = near_repeats(turns, tokenize)
     if repeats:
         out += ["", t("near_repeats")]
         for later, earlier, ratio in repeats:
@@ -392,7 +496,7 @@ def _voices(t: Say, turns: list[Turn], actors: list[str]) -> list[str]:
                 f"{_pct(ratio)}: “{_one_line(later.dialogue, 60)}”"
             )
     warnings = []
-    for a, b, share in converging_pairs(by_actor):
+    for a, b, share in converging_pairs(by_actor, grams4):
         warnings.append(t("converging", warn=WARN, a=a, b=b, share=_pct(share)))
     if len(repeats) >= NEAR_REPEAT_WARN:
         warnings.append(t("going_round", warn=WARN, count=len(repeats)))
