@@ -133,7 +133,7 @@ async def bench(scenes: int, turns: int, latency: float, channels: int) -> int:
                 await bot.panels.settled()
                 wall = time.perf_counter() - started
                 during = fake.requests[sent_before:]
-                panel_ids = {str(bot.scene_threads[n].binding.panel_id) for n in names}
+                panel_ids = {str(bot.scene_thread_in(t).binding.panel_id) for t in threads}
                 panel_edits = sum(
                     1
                     for q in during
@@ -142,7 +142,7 @@ async def bench(scenes: int, turns: int, latency: float, channels: int) -> int:
                     and q.path.rsplit("/", 1)[-1] in panel_ids
                 )
                 rest_calls = sum(1 for q in during if not q.path.startswith("/interactions/"))
-                overhead = [x for n in names for x in bot.scene_threads[n].overhead]
+                overhead = [x for t in threads for x in bot.scene_thread_in(t).overhead]
                 posted = sum(
                     1
                     for t in threads
@@ -182,7 +182,7 @@ async def bench(scenes: int, turns: int, latency: float, channels: int) -> int:
                 presses: list[float] = []
 
                 async def press_cut(name: str, thread: int) -> None:
-                    panel_id = bot.scene_threads[name].binding.panel_id
+                    panel_id = bot.scene_thread_in(thread).binding.panel_id
                     await until_cut_enabled(fake, thread, panel_id)
                     began = asyncio.get_running_loop().time()
                     handle = await fake.click(panel_id, f"circus:cut:0:{name}")
