@@ -7,6 +7,13 @@ multipart body) are validated with jsonschema (Draft 2020-12, which is what
 OpenAPI 3.1 uses).  ``$ref``s are resolved through a ``referencing`` registry
 that holds the whole spec document, and compiled validators are cached per
 operation.
+
+jsonschema takes milliseconds a request (most of a busy bench's time went there), so each
+schema is also compiled once into a plain predicate (schema_check.py): a value it passes is
+valid, and only a value it fails, or a schema it cannot compile, goes to jsonschema, which
+then has the last word and writes the messages (a disagreement it finds is itself
+reported).  ``cross_check`` (on in fakediscord/tests)
+runs both on every value and reports any disagreement as a violation.
 """
 
 from __future__ import annotations
@@ -24,6 +31,8 @@ from typing import Any
 import jsonschema
 from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT202012
+
+from .schema_check import Check, Compiler
 
 RELAX_SNOWFLAKE_INTS = True  # see _relax_schema_tree
 SPEC_URI = "https://discord.com/api/openapi.json"
@@ -91,16 +100,26 @@ def _relax_schema_tree(spec: dict[str, Any]) -> None:
 
 
 _VALIDATORS: dict[str, dict[str, Any]] = {}
+_CHECKS: dict[str, dict[str, Check | None]] = {}
+_COMPILERS: dict[str, Compiler] = {}
 
 
 class SpecValidator:
     """Matches requests to spec operations and validates them."""
+
+    # Run jsonschema beside every compiled check and report where they disagree (tests).
+    cross_check = os.environ.get("FAKEDISCORD_CROSS_CHECK", "") not in ("", "0")
 
     def __init__(self, spec_path: os.PathLike | None = None) -> None:
         self.spec_path = Path(spec_path) if spec_path else default_spec_path()
         self.spec, self.registry, self._templates = _load(str(self.spec_path))
         # compiled validators are shared by every FakeDiscord in the process
         self._validators: dict[str, Any] = _VALIDATORS.setdefault(str(self.spec_path), {})
+        self._checks = _CHECKS.setdefault(str(self.spec_path), {})
+        compiler = _COMPILERS.get(str(self.spec_path))
+        if compiler is None:
+            compiler = _COMPILERS[str(self.spec_path)] = Compiler(self.spec, SPEC_URI)
+        self._compiler = compiler
 
     # -- matching -------------------------------------------------------------------
     def match(self, method: str, path: str) -> tuple[_Template | None, dict[str, str]]:
@@ -151,9 +170,24 @@ class SpecValidator:
             node = self._resolve_pointer(node["$ref"].split("#", 1)[1])
         return node
 
+    def _check(self, pointer: str) -> Check | None:
+        if pointer not in self._checks:
+            self._checks[pointer] = self._compiler.compile_check("#" + pointer)
+        return self._checks[pointer]
+
     def _errors(self, pointer: str, instance: Any, where: str) -> list[str]:
+        check = self._check(pointer)
+        fast = check(instance) if check is not None else None
+        if fast and not self.cross_check:
+            return []
         validator = self._validator(pointer)
-        return [f"{where} {_describe(err)}" for err in validator.iter_errors(instance)]
+        problems = [f"{where} {_describe(err)}" for err in validator.iter_errors(instance)]
+        if fast is not None and fast != (not problems):
+            problems.append(
+                f"{where}: fakediscord's compiled check says {'valid' if fast else 'invalid'}"
+                f" but jsonschema says {'invalid' if problems else 'valid'}: {_short(instance)}"
+            )
+        return problems
 
     def _coerce_query(self, pointer: str, raw: str) -> Any:
         schema = self._resolve_pointer(pointer)
