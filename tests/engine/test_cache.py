@@ -320,3 +320,27 @@ def test_the_report_shows_each_caching_models_cached_share_and_savings():
 
 def test_a_replays_kept_turns_bring_no_cached_tokens_or_savings_twice():
     assert cache_lines(carried_rows(ROWS, 2, 2, 1), "en") == []
+
+
+async def test_after_each_roles_first_call_all_it_sent_before_is_read_back(tmp_path):
+    # The most a role's call can read under Anthropic's rules is the prefix its previous call
+    # wrote: everything before that call's tail. Every later call reads exactly that, so the
+    # cached share after each role's first call is what the rules allow (bench/bench_cache.py).
+    scene, cast = scene_for(tmp_path)
+    fake = FakeAnthropic(cast)
+    async with fake as base:
+        config = Config(
+            model=CLAUDE, stage_manager_model=CLAUDE, api_base=base, reply_format="tags"
+        )
+        await Rehearsal(scene, config=config).run(12)
+    cached: dict[str, int] = {}  # per role: the prefix its last call left in the cache
+    later_prompt = later_read = 0
+    for body, usage in zip(fake.requests, fake.usages, strict=True):
+        who = speaker(body, cast)
+        read, written = usage["cache_read_input_tokens"], usage["cache_creation_input_tokens"]
+        if who in cached and cached[who]:
+            assert read == cached[who], (who, usage)
+            later_prompt += sum(usage.values()) - usage["output_tokens"]
+            later_read += read
+        cached[who] = read + written
+    assert later_read >= 0.85 * later_prompt, (later_read, later_prompt)
