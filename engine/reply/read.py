@@ -28,6 +28,7 @@ from engine.reply.styles import (
     label_of,
     name_key,
     read_labels,
+    unquote,
 )
 from engine.vocabulary import ReplyField
 
@@ -323,6 +324,7 @@ def parse_reply(
         # script line does (engine.reply.styles). The gesture was already cleared of private text.
         values["action"] = gesture.group(1).strip()
         values["dialogue"] = values["dialogue"][gesture.end() :]
+    values["dialogue"] = unquote(values["dialogue"])
     for field, cap in CAPS.items():
         values[field], was_cut = clip(values[field], cap, "" if field == "cue" else "…")
         if was_cut:

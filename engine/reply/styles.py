@@ -118,6 +118,40 @@ def unwrap(text: str) -> str:
     return m.group(2) if m and "\n" not in m.group(2) and m.group(1) not in m.group(2) else text
 
 
+# Quote marks a model wraps a spoken line in, each opening with its closing: markup around the
+# line, as the label is. Not single quotes (an apostrophe, "I won't", cannot be told from one),
+# nor 「」 and 『』: Chinese dialogue is written in them, and every style keeps them as the line's.
+_QUOTE_PAIRS = {'"': '"', "“": "”", "＂": "＂", "«": "»"}
+
+
+def _quoted(line: str) -> str | None:
+    """The text inside one pair of quote marks wrapping all of `line`, or None: a line with the
+    same marks inside ("Go," she said, "now.") is more than one quote, and keeps them."""
+    text = line.strip()
+    closing = _QUOTE_PAIRS.get(text[:1])
+    if closing is None or len(text) < 2 or text[-1] != closing:
+        return None
+    inner = text[1:-1]
+    if text[0] in inner or closing in inner or not inner.strip():
+        return None
+    return inner.strip()
+
+
+def unquote(text: str) -> str:
+    """A spoken line without the quote marks wrapping it, whatever the reply's style: a tag, a
+    label, a heading, a script line or JSON gives the line itself, as the record keeps it. The
+    whole text in one quote, or every line of it in its own, loses them; anything else (quotes
+    inside the line, a line only partly quoted) is left as written."""
+    whole = _quoted(text)
+    if whole is not None:
+        return whole
+    lines = text.strip().split("\n")
+    inside = [_quoted(line) if line.strip() else "" for line in lines]
+    if len(lines) > 1 and all(q is not None for q in inside):
+        return "\n".join(q or "" for q in inside)
+    return text
+
+
 def name_key(name: str) -> str:
     """A name as compared: no spaces, marks or emphasis, full-width folded, any case."""
     return re.sub(r"[\s@＠*_\"'“”‘’「」]+", "", unicodedata.normalize("NFKC", name)).casefold()

@@ -19,7 +19,7 @@ LABELLED = {
 }
 PUBLIC = {
     "zh": ("把杯子推開。", "「我那天不在。」"),
-    "en": ("She pushes the cup away.", '"I wasn\'t there."'),
+    "en": ("She pushes the cup away.", "I wasn't there."),
 }
 FOR_OTHERS = (
     "<thought>讓他們以為刑警認了。</thought>\n"

@@ -297,3 +297,48 @@ def test_reasoning_scratchpads_and_notes_to_self_in_any_bracket_are_private(asid
     reply = en(f"<thought>t</thought><dialogue>Hi. {aside} ok</dialogue>")
     assert "SECRET" not in reply.dialogue and reply.dialogue.startswith("Hi.")
     assert "  " not in reply.dialogue
+
+
+# ----------------------------------------------------------------------------- quoted lines
+
+QUOTED_LINES = [
+    # (the spoken line as the model wrote it, the line as it lands)
+    ('"Try again."', "Try again."),  # straight quotes
+    ("“Try again.”", "Try again."),  # curly quotes
+    ("＂再說一次。＂", "再說一次。"),  # full-width straight quotes
+    ("«Encore.»", "Encore."),
+    ("「你問完了嗎？」", "「你問完了嗎？」"),  # Chinese dialogue is written in 「」: kept
+    ("『好。』", "『好。』"),
+    ("\"I'm not — I wasn't there.\"", "I'm not — I wasn't there."),  # apostrophes stay
+    ("“He said ‘never’, didn’t he?”", "He said ‘never’, didn’t he?"),  # inner quotes stay
+    ('"Go," she says. "Now."', '"Go," she says. "Now."'),  # two quotes: as written
+    ('"Fine." She turns away.', '"Fine." She turns away.'),  # only partly quoted
+    ('He calls it "a misunderstanding".', 'He calls it "a misunderstanding".'),
+    ("'Try again.'", "'Try again.'"),  # single quotes cannot be told from apostrophes
+    ('"I know.\nI always knew."', "I know.\nI always knew."),  # one quote over two lines
+    ('"I know."\n"I always knew."', "I know.\nI always knew."),  # each line its own quote
+    ('"I know."\nShe pauses.', '"I know."\nShe pauses.'),  # a line not quoted: as written
+    ('""', '""'),  # nothing inside: left for the reader's own checks
+]
+
+
+def styles_of(line: str) -> dict[str, str]:
+    """The same spoken line in the styles hosted models write."""
+    return {
+        "tags": f"<thought>t</thought><dialogue>{line}</dialogue><cue>Bob</cue>",
+        "bold labels": f"**Thought:** t\n**Dialogue:** {line}\n**Cue:** Bob",
+        "plain labels": f"Thought: t\nDialogue: {line}\nCue: Bob",
+        "headings": f"### Thought\nt\n\n### Dialogue\n{line}\n\n### Cue\nBob",
+        "json": json.dumps({"thought": "t", "dialogue": line, "cue": "Bob"}, ensure_ascii=False),
+    }
+
+
+@pytest.mark.parametrize(("written", "lands"), QUOTED_LINES)
+def test_a_quoted_line_lands_the_same_in_every_style(written: str, lands: str) -> None:
+    got = {style: en(reply).dialogue for style, reply in styles_of(written).items()}
+    assert got == dict.fromkeys(got, lands)
+
+
+def test_a_gesture_before_a_quoted_line_acts_and_the_line_loses_its_quotes() -> None:
+    reply = en('**Thought:** t\n**Dialogue:** *leans in* "I know what you did."')
+    assert (reply.action, reply.dialogue) == ("leans in", "I know what you did.")
