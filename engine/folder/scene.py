@@ -17,10 +17,11 @@ from typing import Any
 from engine.errors import BadSceneFile, SceneNotFound, UnknownActor
 from engine.folder import frontmatter
 from engine.folder.names import Actor, alias_clash, check_name, check_unique
+from engine.folder.record_walk import merged, on_stage_now, quiet_now
 from engine.folder.sanitize import clean_text
 from engine.folder.settings import MAX_FILE_BYTES, context_settings
 from engine.folder.soul import Soul, parse_soul
-from engine.folder.stage import Item, StageBlock, configured, merge, on_stage, parse_blocks
+from engine.folder.stage import Item, StageBlock, configured, parse_blocks
 from engine.folder.state_files import read_state_json
 from engine.folder.store import SceneStore, Signature
 from engine.folder.turns import Turn, parse_backstage, parse_transcript
@@ -123,16 +124,23 @@ class SceneState:
             raise UnknownActor(name, self.cast)
         return name
 
+    # Derived from the record alone, walked once and extended as it grows
+    # (engine.folder.record_walk): a writer's edit of the transcript walks it afresh.
     @property
     def record(self) -> list[Item]:
         """Turns and stage blocks in the order they happened."""
-        return merge(self.turns, self.blocks)
+        return merged(self.cast, self.turns, self.blocks)
 
     @property
     def on_stage(self) -> list[str]:
-        """Who is on stage now, derived from the record (cast order)."""
+        """Who is on stage now (cast order)."""
         start = self.cast if self.start is None else self.start
-        return on_stage(self.cast, self.record, start)
+        return on_stage_now(self.cast, self.turns, self.blocks, start)
+
+    @property
+    def quiet(self) -> dict[str, int]:
+        """Turns each actor has been silent while on stage (engine.folder.stage.quiet)."""
+        return quiet_now(self.cast, self.turns, self.blocks)
 
     @property
     def played(self) -> set[str]:

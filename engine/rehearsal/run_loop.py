@@ -33,7 +33,7 @@ from engine.events import (
 from engine.folder.names import Actor
 from engine.folder.role_models import actor_model, turn_timeout
 from engine.folder.scene import DIRECTIONS, SceneState
-from engine.folder.stage import after_event, quiet
+from engine.folder.stage import after_event
 from engine.folder.templates import is_template
 from engine.folder.turns import render_decision
 from engine.folder.whispers import NOTE_MOST_CHARS
@@ -82,23 +82,20 @@ def error_event(
 def choose_speaker(state: SceneState, avoid: str | None) -> tuple[str | None, TurnReason]:
     """(actor, reason) by the scene's own rules (pure); (None, …) leaves it to the stage
     manager. `avoid`: an actor whose model just failed, passed over if anyone else is there."""
-    speakers = [t.actor for t in state.turns]
     present = state.on_stage
     last_cue = match_cue(state.turns[-1].cue, state.aliases()) if state.turns else None
-    items = state.record
-    start = state.cast if state.start is None else state.start
     choice = next_on_stage(
         present,
-        quiet(state.cast, items, start),
-        speakers[-1] if speakers else None,
+        state.quiet,
+        state.turns[-1].actor if state.turns else None,
         last_cue,
         state.neglect_turns,
-        after_event=after_event(items),
+        after_event=after_event(state.record),
         played=state.played,
     )
     if choice.actor == avoid and avoid is not None:
         others = [a for a in present if a != avoid] or present
-        return longest_silent(others, speakers), "fallback"
+        return longest_silent(others, [t.actor for t in state.turns]), "fallback"
     return choice.actor, choice.reason
 
 

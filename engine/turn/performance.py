@@ -29,7 +29,7 @@ from engine.folder.role_models import (
 )
 from engine.folder.sanitize import clean_text, clip
 from engine.folder.scene import SceneState
-from engine.folder.stage import after_event, quiet
+from engine.folder.stage import after_event
 from engine.folder.turns import Turn
 from engine.reply.read import MAX_REPLY_CHARS, Reply, parse_reply
 from engine.turn.casting import longest_silent, read_stage_manager, stage_manager_candidates
@@ -229,8 +229,6 @@ def stage_manager_call(
     state: SceneState, barred: set[str], config: Config
 ) -> tuple[ModelCall, structured.Format]:
     """The stage manager's model call (public information only; `barred` may not be picked)."""
-    items = state.record
-    start = state.cast if state.start is None else state.start
     model = stage_manager_model(state.settings, config)
     schema = schema_support(model)
     fmt = reply_format(model, None, state.settings, config, schema)
@@ -241,7 +239,7 @@ def stage_manager_call(
         whisper_all=state.whispers.everyone,
         language=state.language,
         stage=tuple(state.blocks),
-        quiet=quiet(state.cast, items, start),
+        quiet=state.quiet,
         model=model,
         context_tokens=context_tokens(model, config),
         reply_format=fmt,
