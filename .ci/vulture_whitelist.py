@@ -35,3 +35,4 @@ _.forget_saved_prompts  # engine/providers/embedded.py
 _.actor_messages  # engine/turn/prompts.py
 _.busy  # engine/providers/worker.py
 _.queue_depth  # engine/door/metrics.py: a push-style setter the metrics tests drive
+_.window_start  # engine/turn/record_memo.py: the window rule, tested by tables

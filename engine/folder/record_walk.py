@@ -10,7 +10,7 @@ typed in mid-record — it is rebuilt. Only the speed depends on the memo.
 from __future__ import annotations
 
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
 from engine.folder.stage import ENTER, EXIT, PRESENT, Item, StageBlock, merge
@@ -35,16 +35,15 @@ class _Memo:
     after: list[frozenset[str]] = field(default_factory=list)
     present: frozenset[str] = frozenset()  # after the last item
     quiet: dict[str, int] = field(default_factory=dict)  # after the last item
+    # What a higher wing renders of this record (engine.turn.record_memo), kept and dropped
+    # with it: a record rebuilt after an edit starts with nothing rendered.
+    renders: dict[object, object] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        self.present = frozenset(
-            self.cast
-        )  # a record begins with the whole cast on stage
+        self.present = frozenset(self.cast)  # a record begins with the whole cast on stage
         self.quiet = {a: 0 for a in self.cast}
 
-    def extends_to(
-        self, turns: tuple[Turn, ...], blocks: tuple[StageBlock, ...]
-    ) -> bool:
+    def extends_to(self, turns: tuple[Turn, ...], blocks: tuple[StageBlock, ...]) -> bool:
         """Walk on to `turns` and `blocks` if they extend this record; False if they do not."""
         old_t, old_b = len(self.turns), len(self.blocks)
         if len(turns) < old_t or len(blocks) < old_b:
@@ -53,14 +52,9 @@ class _Memo:
             return False
         new = merge(turns[old_t:], blocks[old_b:])
         if new and self.items and _key(new[0]) <= _key(self.items[-1]):
-            return (
-                False  # something new sorts among the old: the order is not an append
-            )
+            return False  # something new sorts among the old: the order is not an append
         self._walk(new)
-        self.turns, self.blocks = (
-            turns,
-            blocks,
-        )  # the newest objects: the next check is by identity
+        self.turns, self.blocks = turns, blocks  # the newest objects: the next check is by identity
         return True
 
     def _walk(self, new: Sequence[Item]) -> None:
@@ -99,23 +93,39 @@ class Walked:
     quiet: dict[str, int]
 
     @property
+    def renders(self) -> dict[object, object]:
+        return self.memo.renders
+
+    @property
     def items(self) -> list[Item]:
         return self.memo.items[: self.n]
+
+    def steps(self, start: int = 0) -> Iterator[tuple[Item, frozenset[str], frozenset[str]]]:
+        """engine.folder.stage.walk's triples, from item `start` on."""
+        memo = self.memo
+        for i in range(start, self.n):
+            yield memo.items[i], memo.before[i], memo.after[i]
+
+    def since_last_turn(self) -> list[StageBlock]:
+        """engine.folder.stage.since_last_turn, reading back only as far as the last turn."""
+        out: list[StageBlock] = []
+        for i in range(self.n - 1, -1, -1):
+            item = self.memo.items[i]
+            if isinstance(item, Turn):
+                break
+            out.append(item)
+        return out[::-1]
 
 
 _memos: list[_Memo] = []
 _lock = threading.Lock()  # take ledgers are built in worker threads
 
 
-def walked(
-    cast: Sequence[str], turns: Sequence[Turn], blocks: Sequence[StageBlock]
-) -> Walked:
+def walked(cast: Sequence[str], turns: Sequence[Turn], blocks: Sequence[StageBlock]) -> Walked:
     """The record of `turns` and `blocks` walked for `cast`, extending a memo where one fits."""
     cast, turns, blocks = tuple(cast), tuple(turns), tuple(blocks)
     with _lock:
-        memo = next(
-            (m for m in _memos if m.cast == cast and m.extends_to(turns, blocks)), None
-        )
+        memo = next((m for m in _memos if m.cast == cast and m.extends_to(turns, blocks)), None)
         if memo is None:
             memo = _Memo(cast)
             memo.extends_to(turns, blocks)
@@ -126,18 +136,13 @@ def walked(
         return Walked(memo, len(memo.items), memo.present, dict(memo.quiet))
 
 
-def merged(
-    cast: Sequence[str], turns: Sequence[Turn], blocks: Sequence[StageBlock]
-) -> list[Item]:
+def merged(cast: Sequence[str], turns: Sequence[Turn], blocks: Sequence[StageBlock]) -> list[Item]:
     """engine.folder.stage.merge(turns, blocks)."""
     return walked(cast, turns, blocks).items
 
 
 def on_stage_now(
-    cast: Sequence[str],
-    turns: Sequence[Turn],
-    blocks: Sequence[StageBlock],
-    start: Sequence[str],
+    cast: Sequence[str], turns: Sequence[Turn], blocks: Sequence[StageBlock], start: Sequence[str]
 ) -> list[str]:
     """engine.folder.stage.on_stage(cast, merge(turns, blocks), start)."""
     seen = walked(cast, turns, blocks)

@@ -28,7 +28,8 @@ from engine.takes.secrets import (
     with_prompt_breaches,
 )
 from engine.takes.tree import Parent
-from engine.turn.prompts import ActorBrief, actor_messages, block_line, public_line
+from engine.turn.prompts import ActorBrief, actor_messages
+from engine.turn.record_lines import block_line, public_line
 
 CURRENT_WORDS = {"current", "當前", "当前"}
 WHERE = {  # engine.takes.secrets' field names → how a ledger line says them

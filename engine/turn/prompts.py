@@ -4,184 +4,35 @@ An actor's prompt holds its own soul, the public context, the public record with
 thoughts interleaved, whispers for everyone and for it, and a one-off direction. The stage
 manager's prompt holds only public text. The unchanging part comes first and the record grows
 append-only, so providers' prompt caches hit; long scenes drop the oldest turns rarely and in
-one large block (see window_start), counted in the reading model's own tokens, so a prompt
-never outgrows that model's context. The record cannot be forged: what anyone said is `quote`d
-(one JSON string per field, on its turn's one line), so no line an actor writes can pose as a
-turn, a private thought or a director's note in another prompt. Pure functions of the brief.
+one large block (engine.turn.record_memo.window_start), counted in the reading model's own
+tokens, so a prompt never outgrows that model's context. The record cannot be forged: what anyone said is `quote`d
+(one JSON string per field, on its turn's one line; engine.turn.record_lines), so no line an
+actor writes can pose as a turn, a private thought or a director's note in another prompt. Pure
+functions of the brief: the record's lines are rendered once and extended per turn
+(engine.turn.record_memo), byte for byte what rendering them afresh gives.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 
 from engine.catalog import say
 from engine.door import tokens
 from engine.door.caching import Pieces
-from engine.folder.sanitize import ELLIPSIS, clean_text
-from engine.folder.stage import (
-    ENTER,
-    EVENT,
-    EXIT,
-    OPENING,
-    Item,
-    StageBlock,
-    merge,
-    since_last_turn,
-    walk,
-)
-from engine.folder.turns import Turn, labels_for
+from engine.folder.record_walk import walked
+from engine.folder.sanitize import clean_text
+from engine.folder.stage import EVENT, OPENING, StageBlock
+from engine.folder.turns import Turn
 from engine.folder.whispers import fit_whisper, whisper_budget
 from engine.turn.casting import silence
+from engine.turn.record_lines import RECORD_CAPS, clip_tokens, event_text, quote
+from engine.turn.record_memo import HISTORY_BUDGET, actor_record, stage_record
 
-# The record may grow to HISTORY_BUDGET tokens of the reading model (≈ 100 turns of a Chinese
-# scene in o200k tokens, far past a 5-minute one; less where the model's context is smaller);
-# the turn that would pass it drops the oldest turns down to WINDOW_KEEP of it in one block. So
-# the prompt's start changes about once per 60 turns on a hosted model, and every other prompt
-# of an actor begins with all of its previous one (providers' prompt caches and the embedded
-# model's saved state reuse it). Measured in bench/bench_prompts.py.
-HISTORY_BUDGET = 6000
-WINDOW_KEEP = 0.4
 DEFAULT_CONTEXT = 8192  # tokens, for a model whose context size nobody stated
 REPLY_RESERVE = 512  # context tokens left for the reply
 TAIL_RESERVE = 384  # context tokens set aside for whispers and the turn's direction
 CHAT_OVERHEAD = 32  # chat-template tokens around the messages (role markers)
-
-
-@lru_cache(maxsize=65536)
-def estimate_tokens(text: str) -> int:
-    """A rough size (one token per CJK character, four chars otherwise), for describing text.
-
-    Budgets do not use it: it undercounts most tokenizers (engine.door.tokens counts for real).
-    """
-    wide = sum(1 for ch in text if ord(ch) > 0x2E7F)
-    return wide + (len(text) - wide + 3) // 4
-
-
-# What one turn may contribute to a prompt, in estimated tokens per field, so one huge turn
-# (a 100 KB reply, a long paste into transcript.md) never pushes every other turn out of the
-# bounded window: a full turn with its thought stays within about a third of HISTORY_BUDGET.
-RECORD_CAPS = {"action": 150, "dialogue": 450, "cue": 20, "thought": 300}
-
-
-def clip_tokens(text: str, budget: int) -> str:
-    """The longest prefix of `text` whose estimate fits `budget` tokens (marked if cut)."""
-    if estimate_tokens(text) <= budget:
-        return text
-    used, end = 0.0, 0
-    while end < len(text) and used + (1 if ord(text[end]) > 0x2E7F else 0.25) <= budget - 1:
-        used += 1 if ord(text[end]) > 0x2E7F else 0.25
-        end += 1
-    return text[:end].rstrip() + ELLIPSIS
-
-
-def quote(text: str) -> str:
-    """What someone said, as one double-quoted, escaped line (contract §7: reuse it).
-
-    Line breaks become `\\n`, quotes and backslashes are escaped, invisible controls are gone,
-    so nothing inside can end the quote, start a line, or pose as the prompt's own structure.
-    """
-    return json.dumps(clean_text(text), ensure_ascii=False)
-
-
-@lru_cache(maxsize=65536)
-def public_line(turn: Turn, language: str) -> str:
-    """One turn of the public record as every role sees it: always exactly one line."""
-    labels = labels_for(language)
-    parts = [f"[{turn.number}] {turn.actor}:"]
-    if turn.action:
-        parts.append(
-            f"({labels['action']}) " + quote(clip_tokens(turn.action, RECORD_CAPS["action"]))
-        )
-    if turn.dialogue:
-        parts.append(quote(clip_tokens(turn.dialogue, RECORD_CAPS["dialogue"])))
-    cue = clean_text(turn.cue).split("\n")[0].strip()
-    if cue:
-        parts.append("→ " + quote(clip_tokens(cue, RECORD_CAPS["cue"])))
-    return " ".join(parts)
-
-
-@lru_cache(maxsize=65536)
-def block_line(block: StageBlock, language: str) -> str:
-    """A stage block on the public record, as everyone present sees it."""
-    at = f"[{block.after}.{block.seq}]"
-    if block.kind == ENTER:
-        return say("prompt.enters", language, at=at, actor=block.actor)
-    if block.kind == EXIT:
-        return say("prompt.exits", language, at=at, actor=block.actor)
-    if block.kind in (EVENT, OPENING):
-        return say(f"prompt.{block.kind}", language, at=at, text=_event_text(block))
-    return say("prompt.present", language, at=at, names=tuple(block.names))
-
-
-def _event_text(block: StageBlock) -> str:
-    """An event's text as one quoted line (contract §7): it cannot forge prompt structure."""
-    return quote(clip_tokens(block.text, RECORD_CAPS["dialogue"]))
-
-
-def record_lines(items: Sequence[Item], language: str) -> list[str]:
-    """The whole public record, one entry per turn or stage block (the stage manager's view)."""
-    return [
-        public_line(i, language) if isinstance(i, Turn) else block_line(i, language) for i in items
-    ]
-
-
-def _missed_line(turns: int, language: str) -> str:
-    return say("prompt.missed", language, turns=turns)
-
-
-def _witnessed(brief: ActorBrief) -> list[tuple[str, bool]]:
-    """The record as `brief.name` witnessed it, each line with whether it is one of its own
-    turns: what happened while it was on stage (with its own thoughts), and for a stretch it
-    missed only how many turns passed — never what."""
-    lines: list[tuple[str, bool]] = []
-    missed = 0
-    me = brief.name
-    for item, before, after in walk(brief.cast, merge(brief.turns, brief.stage)):
-        if me not in before and me not in after:
-            missed += isinstance(item, Turn)
-            continue
-        if missed:
-            lines.append((_missed_line(missed, brief.language), False))
-            missed = 0
-        if isinstance(item, StageBlock):
-            lines.append((block_line(item, brief.language), False))
-            continue
-        text = public_line(item, brief.language)
-        thought = brief.own_thoughts.get(item.number) if item.actor == me else None
-        if thought:
-            text += "\n" + _thought_line(thought, brief.language)
-        lines.append((text, item.actor == me))
-    if missed:
-        lines.append((_missed_line(missed, brief.language), False))
-    return lines
-
-
-def _thought_line(thought: str, language: str) -> str:
-    label = say("prompt.thought_then", language)
-    return f"    {label} {quote(clip_tokens(thought, RECORD_CAPS['thought']))}"
-
-
-def window_start(
-    costs: Sequence[int], budget: int = HISTORY_BUDGET, keep: float = WINDOW_KEEP
-) -> int:
-    """Index of the first turn shown; the turns from there on cost at most `budget`.
-
-    The record grows turn by turn; a turn that takes it past `budget` drops the oldest turns
-    down to `keep` × budget, in one block. A pure function of the costs, so the start of
-    consecutive prompts stays put between those rare trims.
-    """
-    low = budget * keep
-    start = total = 0
-    for i, cost in enumerate(costs):
-        total += cost
-        if total > budget:
-            while start <= i and total > low:
-                total -= costs[start]
-                start += 1
-    return start
 
 
 def record_budget(fixed_tokens: int, context_tokens: int = 0) -> int:
@@ -267,6 +118,27 @@ def actor_messages(brief: ActorBrief) -> tuple[dict[str, str], ...]:
     return actor_prompt(brief).messages
 
 
+def _actor_tail(brief: ActorBrief, count: tokens.Counter) -> list[str]:
+    """What follows an actor's record: the whispers, the direction, the nudge, the ask."""
+    lang, fmt = brief.language, brief.reply_format
+    tail: list[str] = []
+    # Whispers and the direction take a bounded share of the context, newest notes kept.
+    whisper_all, whisper_private, direction = (
+        _bounded(text, brief.context_tokens, count)
+        for text in (brief.whisper_all, brief.whisper_private, brief.direction)
+    )
+    if whisper_all:
+        tail.append(say("prompt.note_everyone", lang, note=whisper_all))
+    if whisper_private:
+        tail.append(say("prompt.note_you", lang, note=whisper_private))
+    if direction:
+        tail.append(say("prompt.direction", lang, direction=direction))
+    if brief.neglected:
+        tail.append(say("prompt.neglected", lang))
+    tail.append(say(_key(fmt, "your_turn"), lang, name=brief.name))
+    return tail
+
+
 def actor_prompt(brief: ActorBrief) -> Prompt:
     """An actor's messages. The user message's pieces are the record's heading, one per line of
     the record, then the turn's tail; the cached prefix may end after the system message, where
@@ -291,33 +163,22 @@ def actor_prompt(brief: ActorBrief) -> Prompt:
         ]
     )
     count = tokens.counter(brief.model)
-    witnessed = _witnessed(brief)
-    lines = [text for text, _own in witnessed]
-    costs = [count(text) + 1 for text in lines]  # + its newline
-
-    tail: list[str] = []
-    # Whispers and the direction take a bounded share of the context, newest notes kept.
-    whisper_all, whisper_private, direction = (
-        _bounded(text, brief.context_tokens, count)
-        for text in (brief.whisper_all, brief.whisper_private, brief.direction)
-    )
-    if whisper_all:
-        tail.append(say("prompt.note_everyone", lang, note=whisper_all))
-    if whisper_private:
-        tail.append(say("prompt.note_you", lang, note=whisper_private))
-    if direction:
-        tail.append(say("prompt.direction", lang, direction=direction))
-    if brief.neglected:
-        tail.append(say("prompt.neglected", lang))
-    tail.append(say(_key(fmt, "your_turn"), lang, name=brief.name))
+    tail = _actor_tail(brief, count)
     heading = say("prompt.scene_so_far", lang)
     omitted = say("prompt.omitted", lang, count="{}")  # its size, before a count fills it
     fixed = _fixed_cost(count, system + heading + omitted, "\n".join(tail))
-    start = window_start(costs, record_budget(fixed, brief.context_tokens))
+    record = actor_record(
+        brief.name,
+        brief.cast,
+        (brief.turns, brief.stage),
+        brief.own_thoughts,
+        lang,
+        count,
+        record_budget(fixed, brief.context_tokens),
+    )
+    start, shown, own = record.start, record.lines, record.own
     head = heading + ("\n" + say("prompt.omitted", lang, count=start) if start else "")
-    shown = lines[start:]
     parts = (head, *("\n" + line for line in shown), "\n\n" + "\n".join(tail))
-    own = [i for i, (_text, mine) in enumerate(witnessed[start:]) if mine]
     # Part k + 1 holds shown line k: the previous call ended with the part before its own turn.
     marks = (len(shown), own[-1]) if own else (len(shown),)
     user = "".join(parts)
@@ -363,12 +224,11 @@ def stage_manager_prompt(brief: StageBrief) -> Prompt:
     everyone) and the record's heading, one per line of the record, then the question. The
     cached prefix ends at the record's end (its next call finds it within a few lines)."""
     lang = brief.language
-    speakers = [t.actor for t in brief.turns]
-    quiet = silence(brief.cast, speakers) if brief.quiet is None else brief.quiet
+    quiet = brief.quiet
+    if quiet is None:
+        quiet = silence(brief.cast, [t.actor for t in brief.turns])
     system = say(_key(brief.reply_format, "sm.system"), lang)
     count = tokens.counter(brief.model)
-    items = merge(brief.turns, brief.stage)
-    lines = record_lines(items, brief.language)
     cast_lines = [say("prompt.sm.silent_for", lang, actor=a, turns=quiet[a]) for a in brief.cast]
     # Silence counts change every turn, so they come after the record (prompt caches hit).
     parts = [say("prompt.sm.stage", lang, context=brief.context)]
@@ -377,9 +237,10 @@ def stage_manager_prompt(brief: StageBrief) -> Prompt:
         parts.append(say("prompt.sm.note_everyone", lang, note=whisper_all))
     tail = [say("prompt.on_stage", lang, cast="\n".join(cast_lines))]
     last = brief.turns[-1] if brief.turns else None
-    happened = [b for b in since_last_turn(items) if b.kind in (EVENT, OPENING)]
+    since = walked((), brief.turns, brief.stage).since_last_turn()
+    happened = [b for b in since if b.kind in (EVENT, OPENING)]
     if happened:  # the scheduler asks "who reacts first" after any event since the last turn
-        what = _event_text(happened[-1])
+        what = event_text(happened[-1])
         tail.append(say("prompt.sm.just_now", lang, what=what))
     elif last is not None:
         cue = clip_tokens(clean_text(last.cue).split("\n")[0].strip(), RECORD_CAPS["cue"])
@@ -390,10 +251,10 @@ def stage_manager_prompt(brief: StageBrief) -> Prompt:
     heading = say("prompt.scene_so_far", lang) + "\n"
     omitted = say("prompt.omitted", lang, count="{}")  # its size, before a count fills it
     fixed = _fixed_cost(count, system + "\n\n".join(parts) + heading + omitted, "\n\n".join(tail))
-    start = window_start(
-        [count(line) + 1 for line in lines], record_budget(fixed, brief.context_tokens)
-    )
-    shown = ([say("prompt.omitted", lang, count=start)] if start else []) + lines[start:]
+    budget = record_budget(fixed, brief.context_tokens)
+    window = stage_record(brief.turns, brief.stage, lang, count, budget)
+    start = window.start
+    shown = ([say("prompt.omitted", lang, count=start)] if start else []) + window.lines
     record = [line if i == 0 else "\n" + line for i, line in enumerate(shown)]
     pieces = (
         "\n\n".join(parts) + "\n\n" + heading,

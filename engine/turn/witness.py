@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from engine.catalog import say
 from engine.folder.stage import StageBlock, merge, walk
 from engine.folder.turns import Turn
-from engine.turn.prompts import RECORD_CAPS, block_line, clip_tokens, public_line, quote
+from engine.turn.record_lines import RECORD_CAPS, block_line, clip_tokens, public_line, quote
 
 
 def witnessed(

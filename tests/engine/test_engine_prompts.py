@@ -10,8 +10,8 @@ from engine.turn.prompts import (
     StageBrief,
     actor_messages,
     stage_manager_prompt,
-    window_start,
 )
+from engine.turn.record_memo import window_start
 
 CAST = ("林小姐", "刑警", "律師")
 

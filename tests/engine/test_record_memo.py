@@ -13,7 +13,7 @@ from dataclasses import replace
 import pytest
 
 from engine import Actor, Rehearsal
-from engine.folder.record_walk import merged, on_stage_now, quiet_now
+from engine.folder.record_walk import merged, on_stage_now, quiet_now, walked
 from engine.folder.stage import (
     ENTER,
     EVENT,
@@ -23,6 +23,8 @@ from engine.folder.stage import (
     merge,
     on_stage,
     quiet,
+    since_last_turn,
+    walk,
 )
 from engine.folder.turns import Turn
 from engine.turn.prompts import ActorBrief, actor_prompt
@@ -47,15 +49,17 @@ def scene(n: int) -> tuple[list[Turn], list[StageBlock]]:
         StageBlock(14, 2, EXIT, actor="刑警"),
     ]
     turns = [
-        Turn(i, CAST[i % 4], f"動作{i}", f"台詞{i}", CAST[(i + 1) % 4])
-        for i in range(1, n + 1)
+        Turn(i, CAST[i % 4], f"動作{i}", f"台詞{i}", CAST[(i + 1) % 4]) for i in range(1, n + 1)
     ]
     return turns, [b for b in changes if b.after <= n]
 
 
 def assert_as_rewalked(turns: list[Turn], blocks: list[StageBlock]) -> None:
     items = merge(turns, blocks)
+    seen = walked(CAST, turns, blocks)
     assert merged(CAST, turns, blocks) == items
+    assert list(seen.steps()) == list(walk(CAST, items))
+    assert seen.since_last_turn() == since_last_turn(items)
     assert on_stage_now(CAST, turns, blocks, START) == on_stage(CAST, items, START)
     assert quiet_now(CAST, turns, blocks) == quiet(CAST, items, START)
 
@@ -64,9 +68,7 @@ def test_the_record_kept_turn_by_turn_is_the_record_walked_afresh() -> None:
     turns, blocks = scene(16)
     for n in range(17):  # as a run grows it: each answer extends the memo
         assert_as_rewalked(turns[:n], [b for b in blocks if b.after <= n])
-        assert_as_rewalked(
-            turns[:n], [b for b in blocks if b.after < n]
-        )  # blocks still to come
+        assert_as_rewalked(turns[:n], [b for b in blocks if b.after < n])  # blocks still to come
     for n in range(16, -1, -3):  # a take cut back
         assert_as_rewalked(turns[:n], [b for b in blocks if b.after <= n])
 
@@ -100,6 +102,7 @@ def test_an_edit_anywhere_is_walked_afresh(change: str) -> None:
         cast = CAST[:3]
     items = merge(turns, blocks)
     assert merged(cast, turns, blocks) == items
+    assert list(walked(cast, turns, blocks).steps()) == list(walk(cast, items))
     assert on_stage_now(cast, turns, blocks, START) == on_stage(cast, items, START)
     assert quiet_now(cast, turns, blocks) == quiet(cast, items, START)
 
@@ -109,9 +112,7 @@ def brief(turns: list[Turn], thoughts: dict[int, str]) -> ActorBrief:
 
 
 def test_an_edited_earlier_thought_reaches_the_next_prompt() -> None:
-    turns = [
-        Turn(i, ("林小姐", "刑警")[i % 2], "", f"台詞{i}", "") for i in range(1, 9)
-    ]
+    turns = [Turn(i, ("林小姐", "刑警")[i % 2], "", f"台詞{i}", "") for i in range(1, 9)]
     thoughts = {i: f"想法{i}。" for i in range(2, 9, 2)}
     first = actor_prompt(brief(turns, thoughts)).messages[1]["content"]
     assert "想法4。" in first
@@ -137,9 +138,7 @@ async def test_a_writers_edit_of_an_earlier_turn_on_disk_is_in_the_next_prompt(
     assert "WRITER-EDIT 2 " in last.prompt and said not in last.prompt
     # The same length, typed again: still re-read, still in the next prompt.
     text = transcript.read_text(encoding="utf-8")
-    transcript.write_text(
-        text.replace("WRITER-EDIT 2 ", "WRITER-EDIT 3 ", 1), encoding="utf-8"
-    )
+    transcript.write_text(text.replace("WRITER-EDIT 2 ", "WRITER-EDIT 3 ", 1), encoding="utf-8")
     await r.run(1)
     assert "WRITER-EDIT 3 " in scripted.calls[-1].prompt
 
@@ -150,9 +149,7 @@ async def test_a_writers_edit_of_an_own_thought_is_in_that_actors_next_prompt(
     r = Rehearsal(scene, models=scripted)
     await r.run(3, start=Actor("林小姐"))
     log = scene / "backstage" / "林小姐.log"
-    log.write_text(
-        log.read_text(encoding="utf-8").replace("weighs", "WRITER-THOUGHT", 1), "utf-8"
-    )
+    log.write_text(log.read_text(encoding="utf-8").replace("weighs", "WRITER-THOUGHT", 1), "utf-8")
     await r.cue(Actor("林小姐"))
     prompt = scripted.calls[-1].prompt
     assert scripted.calls[-1].shape.speaker == "林小姐"

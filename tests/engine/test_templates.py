@@ -13,7 +13,7 @@ from engine.folder import frontmatter
 from engine.folder.scene import SceneFiles
 from engine.folder.templates import list_templates, new_scene, templates_dir
 from engine.folder.whispers import parse_notes
-from engine.turn.prompts import estimate_tokens
+from engine.turn.record_lines import estimate_tokens
 
 SECTIONS = {
     "zh": ("角色小傳", "前期劇本", "導戲筆記"),

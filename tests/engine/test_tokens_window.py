@@ -25,8 +25,8 @@ from engine.turn.prompts import (
     actor_messages,
     record_budget,
     stage_manager_prompt,
-    window_start,
 )
+from engine.turn.record_memo import window_start
 
 CAST = ("林小姐", "刑警", "律師", "書記員")
 
