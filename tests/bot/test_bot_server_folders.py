@@ -11,7 +11,6 @@ from botkit import copy_template, room
 from folderkit import files_under
 
 from bot.server_folders import give_scene
-
 from engine import is_scene
 from fakediscord import P
 

@@ -265,8 +265,6 @@ def test_env_example_can_be_exported_for_the_console_as_it_is(compose: dict) -> 
     assert "CIRCUS_SCENES_DIR=/app/scenes" in dockerfile
 
 
-
-
 PROMETHEUS_CONFIG = REPO / "deploy" / "prometheus" / "prometheus.yml"
 BOT_COMMAND = ["circus", "bot"]
 
