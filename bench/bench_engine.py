@@ -3,8 +3,11 @@
 Runs offline on the scripted model (instant, through litellm's real call path) and prints a
 markdown table. Engine overhead = a turn's wall time minus the time spent inside the model
 door (the scripted door's `complete`), i.e. prompt build + parse + persistence + events.
+How that cost grows with the scene is the overhead around turn 100 against around the last
+turn (each the median of the 20 turns about it): flat is 1×.
 
-    python bench/bench_engine.py [--turns 200]
+    python bench/bench_engine.py [--turns 300]    # about turn 100 and turn 300
+    python bench/bench_engine.py --full           # 1,000 turns: about turn 100 and turn 1,000
 """
 
 from __future__ import annotations
@@ -115,17 +118,22 @@ async def overhead(turns: int, workdir: Path, scripted: ScriptedModels) -> dict[
     mark["t"], mark["model"] = time.perf_counter(), clock.spent
     await rehearsal.run(turns)
     ms = [x * 1000 for x in per_turn]
-    early = statistics.median(ms[5:15])
-    late = statistics.median(ms[-10:])
     return {
         "median_ms": statistics.median(ms),
         "p95_ms": sorted(ms)[int(len(ms) * 0.95) - 1],
-        "turn10_ms": early,
-        "turn200_ms": late,
-        "ratio": late / early,
+        "turn10_ms": about(ms, 10),
+        "turn100_ms": about(ms, 100),
+        "last_ms": about(ms, len(ms)),
+        "ratio": about(ms, len(ms)) / about(ms, 100),
         "calls_per_turn": (len(scripted.calls) - calls_before) / turns,
         "actors": len((await rehearsal.state()).cast),
     }
+
+
+def about(ms: list[float], turn: int) -> float:
+    """The median overhead of the 20 turns around `turn` (1-based; the last 20 at the end)."""
+    start = max(0, min(turn - 10, len(ms) - 20))
+    return statistics.median(ms[start : start + 20])
 
 
 def common_prefix(a: str, b: str) -> int:
@@ -168,9 +176,14 @@ async def prompts(turns: int, workdir: Path, scripted: ScriptedModels) -> dict[s
 
 async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--turns", type=int, default=200)
+    parser.add_argument("--turns", type=int, default=300)
     parser.add_argument("--scene-turns", type=int, default=40)
+    parser.add_argument("--full", action="store_true", help="1,000 turns")
     args = parser.parse_args()
+    if args.full:
+        args.turns = 1000
+    if args.turns < 120:
+        parser.error("--turns must reach past turn 100 (at least 120)")
     with tempfile.TemporaryDirectory() as tmp:
         # one door for both scenes: the script's turn index runs on across them
         scripted = ScriptedModels({"bench": realistic}, config=CONFIG)
@@ -179,10 +192,17 @@ async def main() -> None:
     rows = [
         ("engine overhead per turn, median", f"{o['median_ms']:.2f} ms", "≤ 5 ms"),
         ("engine overhead per turn, p95", f"{o['p95_ms']:.2f} ms", ""),
+        ("engine overhead per turn, about turn 10", f"{o['turn10_ms']:.2f} ms", ""),
+        ("engine overhead per turn, about turn 100", f"{o['turn100_ms']:.2f} ms", ""),
         (
-            f"cost at turn 200 / turn 10 ({o['turn200_ms']:.2f} / {o['turn10_ms']:.2f} ms)",
+            f"engine overhead per turn, about turn {args.turns:,}",
+            f"{o['last_ms']:.2f} ms",
+            "",
+        ),
+        (
+            f"cost at turn {args.turns:,} / turn 100",
             f"{o['ratio']:.2f}×",
-            "≤ 3×",
+            "flat is 1×",
         ),
         (
             f"model calls per turn ({args.turns} turns, {o['actors']} actors, explicit cues)",
