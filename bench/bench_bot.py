@@ -383,7 +383,7 @@ def table(columns: list[tuple[str, list[dict[str, Any]]]]) -> str:
             base = medians[1][key]
             cells.append(f"{medians[0][key] / base:.2f}×" if base else "")
         first = medians[0]
-        cells.append(note.format(expected=first["scenes"] * first["turns"], **first))
+        cells.append(note.format(expected=int(first["scenes"] * first["turns"]), **first))
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
