@@ -101,6 +101,9 @@ class Config:
     embedded_threads: int = EMBEDDED_THREADS  # CIRCUS_EMBEDDED_THREADS (at least 1)
     embedded_cache_mb: int = EMBEDDED_CACHE_MB  # CIRCUS_EMBEDDED_CACHE_MB (0: off)
     reply_format: str | None = None  # CIRCUS_REPLY_FORMAT: auto, json or tags (else: auto)
+    # CIRCUS_DIRECT_HTTP: the door speaks the OpenAI-compatible wire itself (engine.door.wire)
+    # for the providers it can; `off` sends every hosted call through litellm instead
+    direct_http: bool = True
     # --- bothouse: the Discord bot's settings (`circus bot`); the token is never shown
     discord_token: str | None = field(default=None, repr=False)  # DISCORD_TOKEN
     discord_guild_id: str | None = None  # DISCORD_GUILD_ID: text, checked by `circus bot`
@@ -148,6 +151,7 @@ class Config:
             embedded_threads=_int(env, "CIRCUS_EMBEDDED_THREADS", EMBEDDED_THREADS, 1),
             embedded_cache_mb=_int(env, "CIRCUS_EMBEDDED_CACHE_MB", EMBEDDED_CACHE_MB, 0),
             reply_format=_choice(env, "CIRCUS_REPLY_FORMAT", ("auto", "json", "tags")),
+            direct_http=_choice(env, "CIRCUS_DIRECT_HTTP", ("on", "off")) != "off",
             discord_token=_text(env, "DISCORD_TOKEN"),
             discord_guild_id=_text(env, "DISCORD_GUILD_ID"),
             discord_api_base=env.get("DISCORD_API_BASE") or None,

@@ -42,3 +42,6 @@ FailureKind = Literal[
     "rate_limited",
     "error",
 ]
+# How a model call leaves the door (engine.door.llm): an in-process provider called directly, the
+# OpenAI-compatible wire spoken by the door itself, or litellm.
+Transport = Literal["in_process", "wire", "litellm"]

@@ -1,5 +1,5 @@
 """Shared fixtures: a small three-actor scene on disk whose private texts carry unique markers,
-and a clean scripted model for every test (answers through litellm's real call path)."""
+and a clean scripted model for every test (answers through the door's real call path)."""
 
 from __future__ import annotations
 
@@ -43,19 +43,18 @@ def scripted(models):
 
 @pytest.fixture
 def priced():
-    """Give scripted models a price in litellm's cost map; removed again after the test."""
-    from engine.door import llm
+    """Give scripted models a price, as the operator's CIRCUS_MODEL_PRICES does (the door's
+    registry, engine.door.prices: litellm gets it too once loaded); removed after the test."""
+    from engine.door import prices
 
-    litellm = llm.litellm_module()
     added: list[str] = []
 
     def register(model: str, input_per_m: float, output_per_m: float) -> str:
-        litellm.register_model(
+        prices.register(
             {
                 model: {
                     "input_cost_per_token": input_per_m * 1e-6,
                     "output_cost_per_token": output_per_m * 1e-6,
-                    "mode": "chat",
                 }
             }
         )
@@ -64,7 +63,7 @@ def priced():
 
     yield register
     for model in added:
-        litellm.model_cost.pop(model, None)
+        prices.forget(model)
 
 
 @pytest.fixture

@@ -1,9 +1,11 @@
 """Importing litellm: once, lazily (it costs seconds), offline-safe, with Circus's in-process
-providers registered under their prefixes.
+providers registered under their prefixes; and finding those providers without litellm.
 
 Invariant: the only place litellm is imported for the engine; the in-process providers are
 named here as "module:function" strings and loaded on their first call, so neither litellm nor a
-provider module (engine.providers.scripted, engine.providers.embedded) is imported before a model is asked.
+provider module (engine.providers.scripted, engine.providers.embedded) is imported before a model
+is asked. The door calls an in-process provider directly (`local_call`): litellm is loaded only
+for a call that goes through it, and then it knows these providers too (a bare litellm call).
 """
 
 from __future__ import annotations
@@ -13,12 +15,21 @@ import os
 import threading
 from typing import Any
 
+from engine.door import prices
+
 # Providers that live in this process, registered with litellm's custom-provider mechanism so
 # the engine calls them exactly like any hosted model. Value: "module:function" returning a
 # litellm CustomLLM instance.
 LOCAL_PROVIDERS: dict[str, str] = {
     "scripted": "engine.providers.scripted:handler",
     "circus-local": "engine.providers.embedded:handler",
+}
+# The same providers called by the door itself, with no litellm: "module:function" returning
+# an async `complete(model, messages, params) -> dict` that answers as OpenAI's chat
+# completions do (`choices[0].message.content`, `usage`).
+LOCAL_CALLS: dict[str, str] = {
+    "scripted": "engine.providers.scripted:complete",
+    "circus-local": "engine.providers.embedded:complete",
 }
 # Their tokenizers, by provider, the same way: "module:function" returning an object whose
 # ``tokenize(bytes, add_bos, special)`` counts as the model does, or None when not installed.
@@ -55,8 +66,15 @@ def litellm_module() -> Any:
                 for name, target in LOCAL_PROVIDERS.items()
             ]
             _register_custom_providers(litellm)
+            prices.attach(litellm)  # the operator's prices, registered before it was loaded
             _litellm = litellm
     return _litellm
+
+
+def local_call(provider: str) -> Any:
+    """The in-process `provider`'s `complete` (its module imported on first use)."""
+    module_name, func = LOCAL_CALLS[provider].split(":")
+    return getattr(importlib.import_module(module_name), func)
 
 
 def local_tokenizer(provider: str) -> Any:

@@ -101,7 +101,11 @@ def header_cost(response: Any) -> float | None:
     sent something that is not a finite number ≥ 0 (then the call is priced from its tokens)."""
     hidden = getattr(response, "_hidden_params", None)
     headers = hidden.get("additional_headers") if isinstance(hidden, dict) else None
-    value = headers.get(COST_HEADER) if isinstance(headers, dict) else None
+    return billed_cost(headers.get(COST_HEADER) if isinstance(headers, dict) else None)
+
+
+def billed_cost(value: object) -> float | None:
+    """The proxy's cost header's value as a cost: a finite number ≥ 0, else None."""
     if not isinstance(value, (str, int, float)) or isinstance(value, bool):
         return None
     try:

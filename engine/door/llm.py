@@ -15,21 +15,20 @@ import asyncio
 import logging
 import os
 import random
-import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
-from engine.catalog import Phrase
 from engine.config import DEFAULT_RETRIES, DEFAULT_TURN_TIMEOUT, Config
-from engine.door import caching, failures, gateway
-from engine.door.boot import LOCAL_PROVIDERS, litellm_module
+from engine.door import caching, failures, gateway, prices, wire
+from engine.door.boot import LOCAL_PROVIDERS, litellm_module, local_call
 from engine.door.caching import Pieces
 from engine.door.metering import reply_usage
 from engine.door.served import served_models
 from engine.door.values import Price, ReplyShape
 from engine.errors import CircusError, ModelError
 from engine.redact import redact
-from engine.vocabulary import CallPurpose
+from engine.vocabulary import CallPurpose, Transport
 
 EMBEDDED_MODEL = "circus-local/smollm2"
 
@@ -96,59 +95,21 @@ class Models(Protocol):
         ...
 
 
-_lock = threading.Lock()
-_priced: set[str] = set()  # CIRCUS_MODEL_PRICES files already registered with litellm
+# litellm's and OpenAI's names for failures worth another try (engine.door.wire names its own
+# the same way), read from the class names so that no litellm import is needed to tell.
+RETRYABLE = frozenset(
+    {
+        "RateLimitError",
+        "InternalServerError",
+        "ServiceUnavailableError",
+        "APIConnectionError",
+        "Timeout",
+    }
+)
 
 
-def register_prices(litellm: Any, path: str | None) -> None:
-    """Add the operator's prices (CIRCUS_MODEL_PRICES: a JSON file in litellm's cost-map format,
-    `{"model": {"input_cost_per_token": 3e-06, "output_cost_per_token": 1.5e-05}}`) for models
-    litellm has no price for (self-hosted, brand new), so a dollar budget can bound them."""
-    if not path:
-        return
-    import json
-
-    why = ""
-    try:
-        with open(path, encoding="utf-8") as f:
-            data = json.load(f)
-    except (OSError, ValueError) as exc:
-        data, why = None, str(exc)
-    entries = data if isinstance(data, dict) else {}
-    for model, entry in entries.items():
-        try:
-            ok = all(
-                float(entry[k]) >= 0 for k in ("input_cost_per_token", "output_cost_per_token")
-            )
-        except (KeyError, TypeError, ValueError):
-            ok = False
-        if not ok:
-            why = f"{model!r} needs input_cost_per_token and output_cost_per_token (numbers ≥ 0)"
-    if why or not isinstance(data, dict):
-        raise CircusError("error.prices", path=path, why=why or Phrase("error.prices.not_object"))
-    # litellm warns about cache prices it cannot guess for a custom entry: not news to anyone.
-    quiet = logging.getLogger("LiteLLM")
-    level = quiet.level
-    quiet.setLevel(logging.ERROR)
-    try:
-        litellm.register_model({m: {"mode": "chat", **e} for m, e in entries.items()})
-    finally:
-        quiet.setLevel(level)
-
-
-def _is_retryable(exc: BaseException, litellm: Any) -> bool:
-    retryable = tuple(
-        getattr(litellm, name)
-        for name in (
-            "RateLimitError",
-            "InternalServerError",
-            "ServiceUnavailableError",
-            "APIConnectionError",
-            "Timeout",
-        )
-        if hasattr(litellm, name)
-    )
-    if isinstance(exc, retryable):
+def _is_retryable(exc: BaseException) -> bool:
+    if any(c.__name__ in RETRYABLE for c in type(exc).__mro__):
         return True
     status = getattr(exc, "status_code", None)
     return isinstance(status, int) and (status == 429 or status >= 500)
@@ -161,45 +122,138 @@ def _backoff(attempt: int, exc: BaseException, base: float) -> float:
     return base * (2**attempt) * (0.5 + random.random() / 2)
 
 
-async def _call_once(
+def transport(model: str, extra: dict[str, Any], config: Config) -> Transport:
+    """How a call to `model` leaves the door: an in-process provider called directly, the
+    OpenAI-compatible wire spoken by engine.door.wire, or litellm for every other provider."""
+    if model.split("/", 1)[0] in LOCAL_PROVIDERS:
+        return "in_process"
+    if config.direct_http and wire.serves(model, extra):
+        return "wire"
+    return "litellm"
+
+
+@dataclass(frozen=True)
+class _Said:
+    """A model's answer, whichever way it came: its text, its usage as reported (an object or
+    a mapping), and how to price it (blocking; litellm, when needed, is loaded by then)."""
+
+    text: str
+    usage: Any
+    cost: Callable[[], float | None]
+    litellm: Any = None  # loaded: the full-rate price of the cached tokens may be asked
+
+
+def _request_params(call: ModelCall) -> dict[str, Any]:
+    params: dict[str, Any] = {}
+    if call.temperature is not None:
+        params["temperature"] = call.temperature
+    if call.max_tokens:
+        params["max_tokens"] = call.max_tokens
+    return params
+
+
+async def _in_process(call: ModelCall, model: str, local: dict[str, Any]) -> _Said:
+    """Ask a provider that lives in this process (engine.providers): no litellm at all."""
+    params = {**_request_params(call), **call.extra, **local}
+    complete = local_call(model.split("/", 1)[0])
+    try:
+        body = await complete(model, [dict(m) for m in call.messages], params)
+    except CircusError as exc:  # the model cannot take this call (a prompt too long for it)
+        raise wire.BadRequestError(str(exc), 400) from exc  # a failure of the call: not retried
+    usage = body.get("usage")
+    text = body["choices"][0]["message"].get("content") or ""
+
+    def cost() -> float | None:
+        # In-process models are free unless the operator (or a test) registered a price.
+        known = prices.registered(model)
+        if known is None or not isinstance(usage, dict):
+            return 0.0
+        return (usage.get("prompt_tokens") or 0) * known.input + (
+            usage.get("completion_tokens") or 0
+        ) * known.output
+
+    return _Said(text, usage, cost)
+
+
+async def _over_wire(call: ModelCall, model: str, config: Config) -> _Said:
+    """Send the call ourselves (engine.door.wire); price the reply as litellm would."""
+    messages = caching.request_messages(call.messages, call.pieces, model)
+    req = wire.request(
+        model,
+        messages,
+        api_base=call.api_base,
+        temperature=call.temperature,
+        max_tokens=call.max_tokens,
+        extra=call.extra,
+    )
+    status, text, headers = await wire.send(req, call.timeout)
+    provider = wire.provider_of(model)
+    if not 200 <= status < 300:
+        raise wire.refusal(provider, status, text, headers)
+    answer = wire.read(provider, text, headers)
+    billed = gateway.billed_cost(answer.header_cost)
+    counted = answer.usage is not None and caching.cache_tokens(answer.usage) == (0, 0)
+    if billed is not None and counted:
+        return _Said(answer.text, answer.usage, lambda: billed)  # the proxy's word: no litellm
+    # Priced as litellm prices it: loaded now, after the answer, never before a request.
+    litellm = await asyncio.to_thread(litellm_module)
+    response = _as_response(litellm, answer, model)
+    return _Said(answer.text, response.usage, lambda: _cost(litellm, response, model), litellm)
+
+
+def _as_response(litellm: Any, answer: wire.Answer, model: str) -> Any:
+    """The reply as the litellm response it would have made of it, for litellm to price."""
+    response = litellm.ModelResponse(
+        model=model,
+        choices=[
+            {
+                "index": 0,
+                "finish_reason": "stop",
+                "message": {"role": "assistant", "content": answer.text},
+            }
+        ],
+        usage=dict(answer.usage) if answer.usage is not None else None,
+    )
+    if answer.usage is None:
+        response.usage = None
+    if answer.header_cost is not None:
+        response._hidden_params["additional_headers"] = {gateway.COST_HEADER: answer.header_cost}
+    return response
+
+
+async def _through_litellm(
     litellm: Any, call: ModelCall, model: str, local: dict[str, Any]
-) -> ModelReply:
+) -> _Said:
     kwargs: dict[str, Any] = {
         "model": model,
         "messages": caching.request_messages(call.messages, call.pieces, model),
         "timeout": call.timeout,
         "num_retries": 0,
+        **_request_params(call),
     }
-    if call.temperature is not None:
-        kwargs["temperature"] = call.temperature
     if call.api_base:
         kwargs["api_base"] = call.api_base
-    if call.max_tokens:
-        kwargs["max_tokens"] = call.max_tokens
     kwargs.update(call.extra)
     kwargs.update(local)  # litellm hands unknown keywords to a CustomLLM in optional_params
-    # asyncio.timeout, not wait_for: on 3.11 wait_for can swallow a cut (a cancellation)
-    # that arrives just as the model answers.
-    async with asyncio.timeout(call.timeout):
-        response = await litellm.acompletion(**kwargs)
+    response = await litellm.acompletion(**kwargs)
     text = response.choices[0].message.content or ""
     usage = getattr(response, "usage", None)
+    return _Said(text, usage, lambda: _cost(litellm, response, model), litellm)
+
+
+def _reply(call: ModelCall, model: str, said: _Said) -> ModelReply:
+    """The ModelReply of what a model said: its usage read as data (engine.door.metering)."""
     prompt_tokens, completion_tokens, cost = reply_usage(  # a provider's numbers are data
-        usage,
-        call.messages,
-        text,
-        model,
-        cost=lambda: _cost(litellm, response, model),
-        price=price,
+        said.usage, call.messages, said.text, model, cost=said.cost, price=price
     )
     reply = ModelReply(
-        text=text,
+        text=said.text,
         model=model,
         prompt_tokens=prompt_tokens,
         completion_tokens=completion_tokens,
         cost_usd=cost,
     )
-    return _with_cache(litellm, reply, usage)
+    return _with_cache(said.litellm, reply, said.usage)
 
 
 def _with_cache(litellm: Any, reply: ModelReply, usage: Any) -> ModelReply:
@@ -210,7 +264,7 @@ def _with_cache(litellm: Any, reply: ModelReply, usage: Any) -> ModelReply:
     if not (read or wrote):
         return reply
     saved = 0.0
-    if reply.cost_usd is not None and reply.model.split("/", 1)[0] not in LOCAL_PROVIDERS:
+    if reply.cost_usd is not None and litellm is not None:
         try:
             full = litellm.cost_per_token(
                 model=reply.model,
@@ -229,42 +283,31 @@ def _cost(litellm: Any, response: Any, model: str) -> float | None:
     billed = gateway.header_cost(response)
     if billed is not None:
         return billed
-    if model.split("/", 1)[0] in LOCAL_PROVIDERS:
-        # In-process models are free unless someone registered a price for them
-        # (litellm.register_model), as the budget tests do.
-        known = _local_price(litellm, model)
-        usage = getattr(response, "usage", None)
-        if known is None or usage is None:
-            return 0.0
-        return (usage.prompt_tokens or 0) * known.input + (
-            usage.completion_tokens or 0
-        ) * known.output
     try:
         return float(litellm.completion_cost(completion_response=response, model=model))
     except Exception:  # unknown price is normal for local and custom models
         return None
 
 
-def _local_price(litellm: Any, model: str) -> Price | None:
-    entry = litellm.model_cost.get(model)
-    if not isinstance(entry, dict):
-        return None
-    try:
-        return Price(float(entry["input_cost_per_token"]), float(entry["output_cost_per_token"]))
-    except (KeyError, TypeError, ValueError):
-        return None
-
-
 def price(model: str) -> Price | None:
-    """What `model` costs per token, from litellm's local cost map; None when unknown.
-
-    In-process models (scripted, embedded) cost nothing unless a price was registered.
-    Imports litellm: call it only when a budget needs a price.
+    """What `model` costs per token: the operator's price, else litellm's local cost map; None
+    when unknown. In-process models cost nothing unless a price was registered.
+    Imports litellm for any other model: call it only when a budget needs a price.
     """
+    known = prices.registered(model)
+    if known is not None:
+        return known
+    if model.split("/", 1)[0] in LOCAL_PROVIDERS:
+        return Price(0.0, 0.0)
     litellm = litellm_module()
-    known = _local_price(litellm, model)
-    if known is not None or model.split("/", 1)[0] in LOCAL_PROVIDERS:
-        return known or Price(0.0, 0.0)
+    entry = litellm.model_cost.get(model)
+    if isinstance(entry, dict):
+        try:
+            return Price(
+                float(entry["input_cost_per_token"]), float(entry["output_cost_per_token"])
+            )
+        except (KeyError, TypeError, ValueError):
+            pass
     listed = gateway.priced_as(model)  # a gateway's model: its list price, as an estimate
     if listed is not None:
         return price(listed)
@@ -286,20 +329,15 @@ class LiteLLMModels:
         self.local: dict[str, Any] = {}
 
     def _litellm(self) -> Any:
-        litellm = litellm_module()
-        path = self.config.model_prices
-        if path and path not in _priced:
-            with _lock:
-                if path not in _priced:
-                    register_prices(litellm, path)
-                    _priced.add(path)
-        return litellm
+        prices.load_file(self.config.model_prices)
+        return litellm_module()
 
     def warm(self) -> None:
+        """Load litellm (blocking): only a door that will send a call through it needs this."""
         self._litellm()
 
     def price(self, model: str) -> Price | None:
-        self._litellm()
+        prices.load_file(self.config.model_prices)
         return price(model)
 
     def _local(self, call: ModelCall, model: str) -> dict[str, Any]:
@@ -324,7 +362,7 @@ class LiteLLMModels:
         spend gate before every attempt (fallback included), never retries a cut, and moves
         on to the actor's fallback model — none of which litellm's retry does.
         """
-        litellm = self._litellm()
+        prices.load_file(self.config.model_prices)
         call = gateway.routed(call, self.config)  # through the LiteLLM proxy, when there is one
         models = [call.model] + ([call.fallback_model] if call.fallback_model else [])
         last: BaseException | None = None
@@ -335,7 +373,7 @@ class LiteLLMModels:
                 asked = replace(call, extra=call.fallback_extra)
             for attempt in range(call.retries + 1):
                 try:
-                    return await _gated_call(litellm, asked, model, local, gate)
+                    return await self._gated_call(asked, model, local, gate)
                 except (asyncio.CancelledError, CircusError):
                     raise  # a cut, or a spend gate's refusal: never retried
                 except TimeoutError as exc:
@@ -344,15 +382,47 @@ class LiteLLMModels:
                         continue
                 except Exception as exc:  # provider errors arrive as many litellm types
                     last = exc
-                    if (
-                        attempt < call.retries
-                        and _is_retryable(exc, litellm)
-                        and not _answered(exc)
-                    ):
+                    if attempt < call.retries and _is_retryable(exc) and not _answered(exc):
                         await asyncio.sleep(_backoff(attempt, exc, self.config.retry_base_seconds))
                         continue
                     break
         raise await self._failed(call.model, last)
+
+    async def _call_once(self, call: ModelCall, model: str, local: dict[str, Any]) -> ModelReply:
+        way = transport(model, call.extra, self.config)
+        # asyncio.timeout, not wait_for: on 3.11 wait_for can swallow a cut (a cancellation)
+        # that arrives just as the model answers.
+        async with asyncio.timeout(call.timeout):
+            if way == "in_process":
+                said = await _in_process(call, model, local)
+            elif way == "wire":
+                said = await _over_wire(call, model, self.config)
+            else:
+                litellm = await asyncio.to_thread(self._litellm)  # seconds, the first time
+                said = await _through_litellm(litellm, call, model, local)
+        return _reply(call, model, said)
+
+    async def _gated_call(
+        self, call: ModelCall, model: str, local: dict[str, Any], gate: SpendGate | None
+    ) -> ModelReply:
+        if gate is None:
+            return await self._call_once(call, model, local)
+        ticket = gate.admit(call, model)
+        reply: ModelReply | None = None
+        unsure = False  # the provider may have charged for a call we got no usable reply from
+        try:
+            reply = await self._call_once(call, model, local)
+            return reply
+        except (asyncio.CancelledError, TimeoutError):
+            unsure = True
+            raise
+        except Exception as exc:
+            unsure = _answered(exc)
+            if unsure:
+                log.warning("%s answered with a reply it cannot read: counted at its most", model)
+            raise
+        finally:
+            gate.settle(ticket, reply, unsure)
 
     async def _failed(self, model: str, last: BaseException | None) -> ModelError:
         """The error people see for `last`: its kind from its status and type (never its words),
@@ -370,29 +440,6 @@ class LiteLLMModels:
             if failures.not_served(name, served):
                 return ModelError(name, why, kind="not_served", served=served)
         return ModelError(model, why, kind=kind)
-
-
-async def _gated_call(
-    litellm: Any, call: ModelCall, model: str, local: dict[str, Any], gate: SpendGate | None
-) -> ModelReply:
-    if gate is None:
-        return await _call_once(litellm, call, model, local)
-    ticket = gate.admit(call, model)
-    reply: ModelReply | None = None
-    unsure = False  # the provider may have charged for a call we got no usable reply from
-    try:
-        reply = await _call_once(litellm, call, model, local)
-        return reply
-    except (asyncio.CancelledError, TimeoutError):
-        unsure = True
-        raise
-    except Exception as exc:
-        unsure = _answered(exc)
-        if unsure:
-            log.warning("%s answered with a reply litellm cannot read: counted at its most", model)
-        raise
-    finally:
-        gate.settle(ticket, reply, unsure)
 
 
 def _answered(exc: BaseException) -> bool:

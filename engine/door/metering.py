@@ -60,7 +60,7 @@ def reply_usage(
     """(prompt tokens, reply tokens, cost) of one reply: what the provider reported where it
     is usable (`cost` asks litellm for the reported usage's price), our own count and price
     (`price`) where it is not."""
-    reported = (getattr(usage, "prompt_tokens", None), getattr(usage, "completion_tokens", None))
+    reported = (_field(usage, "prompt_tokens"), _field(usage, "completion_tokens"))
     prompt, completion, counted = usage_numbers(
         reported, lambda: own_count(messages, model), lambda: tokens.count(text, model)
     )
@@ -75,6 +75,11 @@ def reply_usage(
         log.warning("%s came with a cost of %r: priced from its token counts", model, reported_cost)
         return prompt, completion, _priced(price(model), prompt, completion)
     return prompt, completion, reported_cost
+
+
+def _field(usage: Any, name: str) -> Any:
+    """A usage field, from litellm's Usage object or a plain mapping (an in-process model's)."""
+    return usage.get(name) if isinstance(usage, Mapping) else getattr(usage, name, None)
 
 
 def _priced(known: Price | None, prompt: int, completion: int) -> float | None:

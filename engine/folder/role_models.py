@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from engine.config import DEFAULT_TURN_TIMEOUT, Config
+from engine.door import table
 from engine.door.llm import EMBEDDED_MODEL, litellm_module
 from engine.door.structured import IN_PROCESS, Format, chosen_format
 from engine.folder.soul import Soul
@@ -90,6 +91,8 @@ def schema_support(model: str) -> bool:
         return False
     if _is_ollama(model):
         return True
+    if table.answers_for(model):
+        return table.takes_schema(model)  # litellm's own answer, read without loading it
     try:
         return bool(litellm_module().supports_response_schema(model))
     except Exception:  # a model litellm cannot place: ask for tags
@@ -131,6 +134,8 @@ def context_tokens(model: str, config: Config) -> int:
 def _table_context(model: str) -> int:
     if model.split("/", 1)[0] in ("scripted",):
         return UNKNOWN_CONTEXT
+    if table.answers_for(model):
+        return table.context_size(model) or UNKNOWN_CONTEXT  # litellm's answer, without it
     try:
         info = litellm_module().get_model_info(model)
         size = int(info.get("max_input_tokens") or info.get("max_tokens") or 0)

@@ -26,6 +26,7 @@ from engine.door.llm import (
     Price,
     SpendGate,
     litellm_module,
+    transport,
 )
 from engine.errors import BadSceneFile, CircusError, ModelError
 from engine.folder.scene import SceneState
@@ -217,13 +218,15 @@ async def check_model(
         closest = await asyncio.to_thread(closest_names, result.model, known_names())
         return dataclasses.replace(result, failure=Failure("unroutable", ", ".join(closest)))
     door = models or LiteLLMModels(config)
-    await _warm_up(result.model, base)
+    if transport(result.model, {}, config) == "litellm":
+        await _warm_up(result.model, base)  # the door's own providers need no warming
+    # Its price (which may load litellm) is looked up beside the calls, not before them.
+    priced = asyncio.ensure_future(asyncio.to_thread(door.price, result.model))
     recorder = _Recorder(door)
     turns: list[TurnSample] = []
     picked: str | None = None
     failure: Failure | None = None
     try:
-        price = await asyncio.to_thread(door.price, result.model)
         for state in scenes:
             recorder.language = state.language
             first = None
@@ -235,7 +238,9 @@ async def check_model(
             if not await _play(state, first, recorder, config, timeout, turns):
                 break
         failure = recorder.failure
+        price = await priced
     except CircusError as exc:  # e.g. the embedded model is not installed
+        priced.cancel()
         failure, price = Failure("error", str(exc).split("\n")[0]), None
     return dataclasses.replace(
         result,

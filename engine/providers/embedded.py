@@ -479,6 +479,28 @@ def _make_handler_class() -> type:
     return EmbeddedLLM
 
 
+async def complete(
+    model: str, messages: list[dict[str, Any]], params: dict[str, Any]
+) -> dict[str, Any]:
+    """Answer one call of the door (engine.door.llm) in this process, with no litellm: the
+    model loads on the first call. Cancelled (a cut): returns at once, and the generation
+    stops at its next token."""
+    ensure_available()
+    kind, cast, speaker = _shape_of(params)
+    job = functools.partial(
+        generate,
+        messages,
+        kind=kind,
+        cast=cast,
+        speaker=speaker,
+        threads=params.get("circus_threads"),
+        cache_bytes=params.get("circus_cache_bytes"),
+        **_sampling(params),
+    )
+    response = await _worker.run(lambda stop: job(stop=stop))
+    return {**response, "model": _full_name(model)}
+
+
 _handler: Any = None
 _handler_lock = threading.Lock()
 
@@ -509,6 +531,7 @@ __all__ = [
     "MODEL_NAME",
     "PromptTooLong",
     "available",
+    "complete",
     "ensure_available",
     "finish_actor_reply",
     "finish_stage_manager_reply",

@@ -1,10 +1,11 @@
-"""A scripted model door behind litellm's real call path, for tests, benchmarks and demos.
+"""A scripted model door, for tests, benchmarks and demos.
 
 `ScriptedModels(scripts)` is a `Models` door (engine.door.llm) whose `scripted/<name>` models answer
-from its own scripts (a function of the request) or a built-in one, through litellm's
-custom-provider mechanism — the engine cannot tell them from a hosted model. The door rides
-along on each call (litellm hands it to the provider), so two doors in one process never share
-scripts or requests. Every request is recorded with its exact messages, so tests can prove what
+from its own scripts (a function of the request) or a built-in one. The door calls them in
+process, like the embedded model (`complete`, engine.door.boot's LOCAL_CALLS), through the same
+retries, spend gate and usage reading as a hosted model, and never loads litellm; a bare litellm
+call reaches them too, through litellm's custom-provider mechanism (`handler`). The door rides
+along on each call, so two doors in one process never share scripts or requests. Every request is recorded with its exact messages, so tests can prove what
 each role was shown. `CIRCUS_MODEL=scripted/improv` under the default door uses the built-ins.
 """
 
@@ -143,9 +144,8 @@ def scripts_of(door: llm.LiteLLMModels) -> ScriptedModels:
 _bare: list[llm.LiteLLMModels] = []  # the door of bare litellm calls (outside any door)
 
 
-def _door(kwargs: Mapping[str, Any]) -> tuple[ScriptedModels, ReplyShape]:
+def _door(params: Mapping[str, Any]) -> tuple[ScriptedModels, ReplyShape]:
     """The scripts and reply shape the engine sent along with this call (engine.door.llm)."""
-    params = kwargs.get("optional_params") or {}
     door = params.get("circus_door")
     if not isinstance(door, llm.LiteLLMModels):  # a bare litellm call, outside any door
         if not _bare:
@@ -156,29 +156,44 @@ def _door(kwargs: Mapping[str, Any]) -> tuple[ScriptedModels, ReplyShape]:
     return scripts, shape if isinstance(shape, ReplyShape) else ReplyShape("free")
 
 
+def _response(model: str, text: str, messages: list[dict[str, Any]]) -> dict[str, Any]:
+    """A chat completion as OpenAI's API answers one (about four characters to a token)."""
+    prompt_tokens = sum(len(str(m.get("content", ""))) for m in messages) // 4
+    return {
+        "model": model,
+        "created": int(time.time()),
+        "choices": [
+            {
+                "index": 0,
+                "finish_reason": "stop",
+                "message": {"role": "assistant", "content": text},
+            }
+        ],
+        "usage": {
+            "prompt_tokens": prompt_tokens,
+            "completion_tokens": len(text) // 4,
+            "total_tokens": prompt_tokens + len(text) // 4,
+        },
+    }
+
+
+async def complete(
+    model: str, messages: list[dict[str, Any]], params: Mapping[str, Any]
+) -> dict[str, Any]:
+    """Answer one call of the door (engine.door.llm) from the scripts of the door asking; a
+    script's ScriptedFailure fails the call as an HTTP API would (its status_code)."""
+    door, shape = _door(params)
+    text = await door.answer(model, messages, shape)
+    return _response(model, text, messages)
+
+
 def handler() -> Any:
-    """The litellm CustomLLM instance serving `scripted/...` models."""
+    """The litellm CustomLLM instance serving `scripted/...` models to a bare litellm call."""
     import litellm
     from litellm import CustomLLM
 
     def response(model: str, text: str, messages: list[dict[str, Any]]) -> Any:
-        prompt_tokens = sum(len(str(m.get("content", ""))) for m in messages) // 4
-        return litellm.ModelResponse(
-            model=model,
-            created=int(time.time()),
-            choices=[
-                {
-                    "index": 0,
-                    "finish_reason": "stop",
-                    "message": {"role": "assistant", "content": text},
-                }
-            ],
-            usage={
-                "prompt_tokens": prompt_tokens,
-                "completion_tokens": len(text) // 4,
-                "total_tokens": prompt_tokens + len(text) // 4,
-            },
-        )
+        return litellm.ModelResponse(**_response(model, text, messages))
 
     def fail(exc: ScriptedFailure, model: str) -> Exception:
         from litellm.llms.custom_llm import CustomLLMError
@@ -187,7 +202,7 @@ def handler() -> Any:
 
     class Scripted(CustomLLM):
         async def acompletion(self, model: str, messages: list, *args: Any, **kwargs: Any) -> Any:
-            door, shape = _door(kwargs)
+            door, shape = _door(kwargs.get("optional_params") or {})
             try:
                 text = await door.answer(model, messages, shape)
             except ScriptedFailure as exc:
@@ -195,7 +210,7 @@ def handler() -> Any:
             return response(model, text, messages)
 
         def completion(self, model: str, messages: list, *args: Any, **kwargs: Any) -> Any:
-            door, shape = _door(kwargs)
+            door, shape = _door(kwargs.get("optional_params") or {})
             try:
                 text = asyncio.run(door.answer(model, messages, shape))
             except ScriptedFailure as exc:

@@ -2,7 +2,8 @@
 
 A run checks every model it may call before it starts, so `CIRCUS_MODEL=scripted` is one line
 naming the fix instead of a provider exception ending every turn. litellm decides what it can
-route (`get_llm_provider`, imported at run start, off the event loop); everything else here —
+route (`get_llm_provider`, imported at run start, off the event loop) but for the providers the
+door serves itself (in process, or over the OpenAI-compatible wire), known without it; everything else here —
 which model a run may call, the first one that fails, the closest known names — is a pure
 function of its inputs.
 """
@@ -16,8 +17,10 @@ from dataclasses import dataclass
 
 from engine.catalog import Phrase
 from engine.config import Config
+from engine.door.boot import LOCAL_PROVIDERS
 from engine.door.gateway import base_for, proxied
 from engine.door.llm import EMBEDDED_MODEL, litellm_module
+from engine.door.wire import WIRE_PROVIDERS
 from engine.errors import UnroutableModel
 from engine.folder.role_models import actor_model, api_base, stage_manager_model
 from engine.folder.scene import SceneState
@@ -121,6 +124,8 @@ def litellm_routable(model: str, base: str | None = None) -> bool:
     raises for the rest.
     """
     head, slash, _ = model.partition("/")
+    if slash and (head in LOCAL_PROVIDERS or head in WIRE_PROVIDERS):
+        return True  # the door serves these itself: no litellm to load to know it
     if slash and head in _providers():
         return True
     litellm = litellm_module()

@@ -28,7 +28,7 @@ from budgetkit import (
 from scenekit import operator_config, write_scene
 
 from engine import Actor, Rehearsal
-from engine.door import llm
+from engine.door import llm, prices
 from engine.errors import BudgetExceeded, CircusError
 from engine.events import ErrorEvent
 from engine.spend import budget
@@ -199,7 +199,7 @@ def test_an_account_cannot_name_a_path(tmp_path, account):
 LAZY = """
 import asyncio, sys
 from engine import Config, Rehearsal
-from engine.door import llm
+from engine.door import llm, prices
 from engine.spend.budget import Limit, Spend, SpendGuard
 scene = sys.argv[1]
 asyncio.run(Rehearsal(scene, account="discord-1").status())
@@ -247,6 +247,6 @@ def test_a_broken_prices_file_is_refused_naming_the_variable(tmp_path, content):
     path = tmp_path / "prices.json"
     path.write_text(content, encoding="utf-8")
     with pytest.raises(CircusError, match="CIRCUS_MODEL_PRICES"):
-        llm.register_prices(llm.litellm_module(), str(path))
+        prices.load_file(str(path))
     with pytest.raises(CircusError, match="CIRCUS_MODEL_PRICES"):
-        llm.register_prices(llm.litellm_module(), str(tmp_path / "missing.json"))
+        prices.load_file(str(tmp_path / "missing.json"))

@@ -36,6 +36,7 @@ SAMPLES = {
     "CIRCUS_EMBEDDED_THREADS": "4",
     "CIRCUS_EMBEDDED_CACHE_MB": "64",
     "CIRCUS_REPLY_FORMAT": "json",
+    "CIRCUS_DIRECT_HTTP": "off",
     "DISCORD_TOKEN": "a-bot-token",
     "DISCORD_GUILD_ID": "1234567890",
     "DISCORD_API_BASE": "http://127.0.0.1:8080/api/v10",

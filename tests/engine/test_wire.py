@@ -1,0 +1,305 @@
+"""The door's own wire (engine.door.wire) against litellm, call for call, on the same loopback server.
+
+Each case is asked twice through the real door — once over the wire the door speaks itself
+(the default), once through litellm (`CIRCUS_DIRECT_HTTP=off`) — of one recording server that
+answers both alike. What the server was sent (its path, key and JSON body) and what the door
+handed back (the reply with its usage, cost and cache figures, or the failure's kind and how
+many tries it took) must be the same both ways: the wire is litellm's behaviour, minus its import.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import pytest
+from aiohttp import web
+from fakeproviders import serve
+
+from engine.config import Config
+from engine.door import llm, prices
+from engine.door.llm import LiteLLMModels, ModelCall
+from engine.errors import ModelError
+
+SYSTEM = "You are Ruth. Answer in tags."
+MESSAGES = ({"role": "system", "content": SYSTEM}, {"role": "user", "content": "Your turn, Ruth."})
+TAGS = "<thought>t</thought><dialogue>Tomorrow.</dialogue><cue>Danny</cue>"
+SCHEMA = {
+    "response_format": {
+        "type": "json_schema",
+        "json_schema": {
+            "name": "actor_turn",
+            "schema": {"type": "object", "properties": {"dialogue": {"type": "string"}}},
+            "strict": True,
+        },
+    }
+}
+
+
+def completion(text: str = TAGS, usage: Any = "default") -> dict[str, Any]:
+    body: dict[str, Any] = {
+        "id": "chatcmpl-1",
+        "object": "chat.completion",
+        "created": 1,
+        "model": "m",
+        "choices": [
+            {"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": text}}
+        ],
+    }
+    if usage == "default":
+        usage = {"prompt_tokens": 1200, "completion_tokens": 30, "total_tokens": 1230}
+    if usage is not None:
+        body["usage"] = usage
+    return body
+
+
+def ollama(text: str = TAGS) -> dict[str, Any]:
+    return {
+        "model": "qwen2.5:7b",
+        "created_at": "2026-01-01T00:00:00Z",
+        "message": {"role": "assistant", "content": text},
+        "done": True,
+        "done_reason": "stop",
+        "prompt_eval_count": 900,
+        "eval_count": 25,
+    }
+
+
+@dataclass
+class Answer:
+    status: int = 200
+    body: Any = field(default_factory=completion)
+    headers: dict[str, str] = field(default_factory=dict)
+
+
+class Recorder:
+    """Answers every POST with `answers` in turn (the last one again once they run out) and
+    records what it was sent; answers /api/show as an Ollama server does."""
+
+    def __init__(self, *answers: Answer) -> None:
+        self.answers = list(answers) or [Answer()]
+        self.seen: list[tuple[str, str, Any]] = []
+
+    async def handle(self, request: web.Request) -> web.Response:
+        if request.path.endswith("/api/show"):
+            return web.json_response({"model_info": {"qwen2.context_length": 32768}})
+        raw = await request.read()
+        self.seen.append((request.path, request.headers.get("Authorization", ""), json.loads(raw)))
+        answer = self.answers[min(len(self.seen), len(self.answers)) - 1]
+        text = answer.body if isinstance(answer.body, str) else json.dumps(answer.body)
+        return web.Response(
+            status=answer.status, text=text, content_type="application/json", headers=answer.headers
+        )
+
+    async def __aenter__(self) -> str:
+        app = web.Application()
+        app.router.add_route("*", "/{tail:.*}", self.handle)
+        self.runner, base = await serve(app)
+        return base
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.runner.cleanup()
+
+
+@dataclass(frozen=True)
+class Case:
+    model: str
+    answers: tuple[Answer, ...] = (Answer(),)
+    extra: dict[str, Any] = field(default_factory=dict)
+    path: str = "/v1"  # what api_base ends with
+    retries: int = 0
+    temperature: float | None = 0.7
+    max_tokens: int | None = 512
+    gateway: bool = False
+    key: str | None = "sk-test-key"
+
+
+CASES = {
+    "openai, cached prefix": Case(
+        "openai/gpt-4o-mini",
+        (
+            Answer(
+                body=completion(
+                    usage={
+                        "prompt_tokens": 2048,
+                        "completion_tokens": 40,
+                        "total_tokens": 2088,
+                        "prompt_tokens_details": {"cached_tokens": 1024},
+                    }
+                )
+            ),
+        ),
+    ),
+    "openai, a schema": Case("openai/gpt-4o", extra=SCHEMA),
+    "openai, no temperature nor cap": Case("openai/gpt-4o-mini", temperature=None, max_tokens=None),
+    "a model litellm has no price for": Case("openai/my-local-model"),
+    "vLLM, no usage reported": Case("hosted_vllm/qwen", (Answer(body=completion(usage=None)),)),
+    "LM Studio": Case("lm_studio/qwen", extra=SCHEMA),
+    "a gateway's cost header": Case(
+        "writers-room",
+        (Answer(headers={"x-litellm-response-cost": "0.0042"}),),
+        gateway=True,
+        path="",
+    ),
+    "a gateway's broken cost header": Case(
+        "writers-room", (Answer(headers={"x-litellm-response-cost": "-1"}),), gateway=True, path=""
+    ),
+    "Ollama": Case(
+        "ollama_chat/qwen2.5:7b", (Answer(body=ollama()),), extra={"num_ctx": 8192}, path=""
+    ),
+    "Ollama, a schema": Case(
+        "ollama_chat/qwen2.5:7b",
+        (Answer(body=ollama('{"dialogue": "Tomorrow."}')),),
+        extra={"num_ctx": 8192, **SCHEMA},
+        path="",
+    ),
+    "Ollama, a reasoning model's thinking": Case(
+        "ollama_chat/qwen3:8b",
+        (Answer(body=ollama("<think>She lies.</think>" + TAGS)),),
+        extra={"num_ctx": 8192},
+        path="",
+    ),
+    "a key the server refuses": Case(
+        "openai/gpt-4o-mini",
+        (Answer(401, {"error": {"message": "Invalid API key", "type": "invalid_request_error"}}),),
+        retries=2,
+    ),
+    "a gateway without a database": Case(
+        "writers-room",
+        (Answer(400, {"error": {"message": "No connected db.", "type": "no_db_connection"}}),),
+        gateway=True,
+        path="",
+        retries=2,
+    ),
+    "rate limited, then an answer": Case(
+        "openai/gpt-4o-mini",
+        (Answer(429, {"error": {"message": "slow down"}}, {"retry-after": "0"}), Answer()),
+        retries=2,
+    ),
+    "a server error every time": Case(
+        "hosted_vllm/qwen", (Answer(500, {"error": {"message": "boom"}}),), retries=2
+    ),
+    "a model it does not have": Case(
+        "openai/gpt-9", (Answer(404, {"error": {"message": "no such model"}}),), retries=2
+    ),
+    "a reply that is not JSON": Case(
+        "openai/gpt-4o-mini", (Answer(body="<html>gateway timeout</html>"),), retries=2
+    ),
+    "OpenAI without a key": Case("openai/gpt-4o-mini", key=None, retries=1),
+    "a LiteLLM proxy without a key": Case("litellm_proxy/writers-room", key=None, path=""),
+    "vLLM without a key": Case("hosted_vllm/qwen", key=None),
+    "LM Studio without a key": Case("lm_studio/qwen", key=None),
+    "Ollama without a key": Case(
+        "ollama_chat/qwen2.5:7b", (Answer(body=ollama()),), key=None, path=""
+    ),
+    "usage that is not a count": Case(
+        "openai/gpt-4o-mini",
+        (Answer(body=completion(usage={"prompt_tokens": "many", "completion_tokens": 3})),),
+        retries=2,
+    ),
+}
+
+
+async def outcome(case: Case, direct: bool) -> tuple[Any, list[tuple[str, str, Any]]]:
+    recorder = Recorder(*case.answers)
+    async with recorder as root:
+        base = root + case.path
+        config = Config(
+            direct_http=direct,
+            retry_base_seconds=0.001,
+            gateway_url=base if case.gateway else None,
+            gateway_key="circus-gw-key" if case.gateway else None,
+        )
+        door = LiteLLMModels(config)
+        call = ModelCall(
+            case.model,
+            MESSAGES,
+            temperature=case.temperature,
+            api_base=None if case.gateway else base,
+            max_tokens=case.max_tokens,
+            extra={
+                **case.extra,
+                **({"api_key": case.key} if case.key and not case.gateway else {}),
+            },
+            retries=case.retries,
+        )
+        try:
+            result: Any = await door.complete(call)
+        except ModelError as exc:
+            result = (exc.kind, type(exc).__name__)
+    return result, recorder.seen
+
+
+def same(a: Any, b: Any) -> bool:
+    if isinstance(a, float) and isinstance(b, float):
+        return math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-15)
+    return bool(a == b)
+
+
+@pytest.fixture(autouse=True)
+def no_provider_keys(monkeypatch: pytest.MonkeyPatch) -> None:
+    for key in (
+        "OPENAI_API_KEY",
+        "LITELLM_PROXY_API_KEY",
+        "HOSTED_VLLM_API_KEY",
+        "LM_STUDIO_API_KEY",
+    ):
+        monkeypatch.delenv(key, raising=False)
+    for key in ("OPENAI_BASE_URL", "OPENAI_API_BASE", "OLLAMA_API_KEY"):
+        monkeypatch.delenv(key, raising=False)
+
+
+@pytest.mark.parametrize("name", list(CASES))
+async def test_the_wire_sends_and_reads_what_litellm_does(name: str) -> None:
+    case = CASES[name]
+    wired, wired_seen = await outcome(case, direct=True)
+    via_litellm, litellm_seen = await outcome(case, direct=False)
+    assert wired_seen == litellm_seen  # path, key and body, request for request
+    if isinstance(via_litellm, tuple):
+        assert wired == via_litellm
+        return
+    assert isinstance(wired, llm.ModelReply)
+    if name == "vLLM, no usage reported":
+        # The one difference, on purpose: litellm fills a missing usage with zeros, so such a
+        # call would count as free; the wire sees none was sent and counts the tokens itself
+        # (engine.door.metering), as the door means to.
+        assert (via_litellm.prompt_tokens, via_litellm.completion_tokens) == (0, 0)
+        assert wired.prompt_tokens > 0 and wired.completion_tokens > 0
+        wired = replace(wired, prompt_tokens=0, completion_tokens=0)
+    for name_ in ("text", "model", "prompt_tokens", "completion_tokens", "cached_tokens"):
+        assert getattr(wired, name_) == getattr(via_litellm, name_), name_
+    for name_ in ("cost_usd", "cache_saved_usd"):
+        assert same(getattr(wired, name_), getattr(via_litellm, name_)), name_
+
+
+async def test_an_operators_price_counts_the_same_both_ways() -> None:
+    prices.register(
+        {"openai/house-model": {"input_cost_per_token": 1e-6, "output_cost_per_token": 2e-6}}
+    )
+    try:
+        wired, _ = await outcome(Case("openai/house-model"), direct=True)
+        via_litellm, _ = await outcome(Case("openai/house-model"), direct=False)
+    finally:
+        prices.forget("openai/house-model")
+    assert wired.cost_usd == pytest.approx(1200 * 1e-6 + 30 * 2e-6)
+    assert same(wired.cost_usd, via_litellm.cost_usd)
+
+
+async def test_nothing_answering_is_unreachable_both_ways() -> None:
+    recorder = Recorder()
+    async with recorder as base:
+        pass  # the port is closed again: nothing answers there
+    for direct in (True, False):
+        door = LiteLLMModels(Config(direct_http=direct, retry_base_seconds=0.001))
+        call = ModelCall(
+            "openai/gpt-4o-mini",
+            MESSAGES,
+            api_base=base + "/v1",
+            retries=1,
+            extra={"api_key": "sk-test-key"},
+        )
+        with pytest.raises(ModelError) as caught:
+            await door.complete(call)
+        assert caught.value.kind == "unreachable"
