@@ -55,6 +55,11 @@ def counter(model: str) -> Counter:
         return _counters[family]
 
 
+def loaded(model: str) -> Counter | None:
+    """`model`'s own counter if it is made already (its tokenizer loaded), else None."""
+    return _counters.get(_family(model))
+
+
 def count(text: str, model: str) -> int:
     return counter(model)(text)
 

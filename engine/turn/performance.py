@@ -14,7 +14,7 @@ from typing import Any
 
 from engine.catalog import say
 from engine.config import Config
-from engine.door import llm, structured, tokens
+from engine.door import llm, structured
 from engine.door.llm import ModelCall, Models, ReplyShape, SpendGate
 from engine.folder.role_models import (
     actor_model,
@@ -182,10 +182,9 @@ async def perform(
     gate: SpendGate | None = None,
 ) -> Performance:
     """Ask `actor`'s model for one turn; repair once; fall back so the turn always exists."""
-    # The first count for a model loads its tokenizer (or litellm): off the event loop, so
-    # every other scene and reply keeps going meanwhile.
-    await asyncio.to_thread(tokens.counter, actor_model(state.souls[actor], state.settings, config))
-    call, fmt = actor_call(state, actor, direction, neglected, config)
+    # Built off the event loop: a long scene's first prompt may load the model's tokenizer
+    # (engine.turn.prompts), and every other scene and reply keeps going meanwhile.
+    call, fmt = await asyncio.to_thread(actor_call, state, actor, direction, neglected, config)
     messages = call.messages
     first = await models.complete(call, gate=gate)
     usage = _usage(first)
@@ -289,9 +288,7 @@ async def ask_stage_manager(
     barred = {a for a in state.cast if a not in candidates}
     if len(candidates) == 1:  # nothing to decide: no model call
         return Decision(candidates[0], say("sm.only_one", state.language), None)
-    model = stage_manager_model(state.settings, config)
-    await asyncio.to_thread(tokens.counter, model)  # load its tokenizer off the event loop
-    call, fmt = stage_manager_call(state, barred, config)
+    call, fmt = await asyncio.to_thread(stage_manager_call, state, barred, config)
     messages = call.messages
     speakers = [t.actor for t in state.turns]
     aliases = {a: s for a, s in state.aliases().items() if a not in barred}

@@ -14,7 +14,7 @@ functions of the brief: the record's lines are rendered once and extended per tu
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from engine.catalog import say
@@ -139,11 +139,35 @@ def _actor_tail(brief: ActorBrief, count: tokens.Counter) -> list[str]:
     return tail
 
 
+def _measured(build: Callable[[tokens.Counter], tuple[Prompt, bool]], model: str) -> Prompt:
+    """The prompt `build` makes, measured in `model`'s own tokens — counted first with the
+    conservative estimate, which over-counts every tokenizer: when nothing had to be cut by
+    it, nothing would be by the model's own count either, and the prompt is the same text
+    without loading a tokenizer (nor litellm). The model's counter, once loaded, is used."""
+    exact = tokens.loaded(model)
+    if exact is None:
+        prompt, whole = build(tokens.conservative)
+        if whole:
+            return prompt
+        exact = tokens.counter(model)
+    return build(exact)[0]
+
+
 def actor_prompt(brief: ActorBrief) -> Prompt:
     """An actor's messages. The user message's pieces are the record's heading, one per line of
     the record, then the turn's tail; the cached prefix may end after the system message, where
     this actor's previous call ended (just before its own last turn), and at the record's end
     (where its next call will find this one's)."""
+    return _measured(lambda count: _actor_prompt(brief, count), brief.model)
+
+
+def _uncut(brief_texts: Sequence[str], context_tokens: int, count: tokens.Counter) -> bool:
+    """Whether every whisper section fits its share whole (none of its notes left out)."""
+    return all(_bounded(t, context_tokens, count) == t for t in brief_texts)
+
+
+def _actor_prompt(brief: ActorBrief, count: tokens.Counter) -> tuple[Prompt, bool]:
+    """An actor's prompt measured with `count`, and whether nothing had to be cut."""
     lang = brief.language
     present = brief.cast if brief.on_stage is None else brief.on_stage
     fmt = brief.reply_format
@@ -162,7 +186,6 @@ def actor_prompt(brief: ActorBrief) -> Prompt:
             say("prompt.on_stage", lang, cast=tuple(present)),
         ]
     )
-    count = tokens.counter(brief.model)
     tail = _actor_tail(brief, count)
     heading = say("prompt.scene_so_far", lang)
     omitted = say("prompt.omitted", lang, count="{}")  # its size, before a count fills it
@@ -182,10 +205,12 @@ def actor_prompt(brief: ActorBrief) -> Prompt:
     # Part k + 1 holds shown line k: the previous call ended with the part before its own turn.
     marks = (len(shown), own[-1]) if own else (len(shown),)
     user = "".join(parts)
+    whispers = (brief.whisper_all, brief.whisper_private, brief.direction)
+    whole = not start and _uncut(whispers, brief.context_tokens, count)
     return Prompt(
         ({"role": "system", "content": system}, {"role": "user", "content": user}),
         (Pieces((system,), (0,)), Pieces(parts, marks)),
-    )
+    ), whole
 
 
 def repair_messages(
@@ -223,12 +248,16 @@ def stage_manager_prompt(brief: StageBrief) -> Prompt:
     """The stage manager's messages; the user message's pieces are the stage (with the note to
     everyone) and the record's heading, one per line of the record, then the question. The
     cached prefix ends at the record's end (its next call finds it within a few lines)."""
+    return _measured(lambda count: _stage_manager_prompt(brief, count), brief.model)
+
+
+def _stage_manager_prompt(brief: StageBrief, count: tokens.Counter) -> tuple[Prompt, bool]:
+    """The stage manager's prompt measured with `count`, and whether nothing had to be cut."""
     lang = brief.language
     quiet = brief.quiet
     if quiet is None:
         quiet = silence(brief.cast, [t.actor for t in brief.turns])
     system = say(_key(brief.reply_format, "sm.system"), lang)
-    count = tokens.counter(brief.model)
     cast_lines = [say("prompt.sm.silent_for", lang, actor=a, turns=quiet[a]) for a in brief.cast]
     # Silence counts change every turn, so they come after the record (prompt caches hit).
     parts = [say("prompt.sm.stage", lang, context=brief.context)]
@@ -262,10 +291,11 @@ def stage_manager_prompt(brief: StageBrief) -> Prompt:
         "\n\n" + "\n\n".join(tail),
     )
     user = "".join(pieces)
+    whole = not start and _uncut((brief.whisper_all,), brief.context_tokens, count)
     return Prompt(
         ({"role": "system", "content": system}, {"role": "user", "content": user}),
         (Pieces((system,), (0,)), Pieces(pieces, (len(pieces) - 2,))),
-    )
+    ), whole
 
 
 def stage_manager_reask(
