@@ -41,76 +41,182 @@ other way in):
   one bounded reader of a typed number, and `shown_number` to quote one); `litellm_module()`
   loads the model library ahead of the first turn (the bot warms it up off the event loop).
 
-Importing the engine costs a quarter of a second (asyncio, pydantic's schemas); litellm, seconds
+Importing the engine costs next to nothing: each name loads its module on first use (a scene
+read pays for the folder code, asyncio and pydantic's schemas); litellm, seconds
 more, loads on the first model call, llama-cpp on the first embedded one.
 """
 
-from engine.catalog import is_zh, lang_of, picker_text, say
-from engine.config import DEFAULT_TURNS, MAX_TURNS, Config
-from engine.continuity.next_scene import NextResult, start_next
-from engine.door.llm import EMBEDDED_MODEL, LiteLLMModels, Models, litellm_module
-from engine.door.metrics import discord_trace, metered, track_queue, watch
-from engine.errors import (
-    AmbiguousActor,
-    BadName,
-    BadSceneFile,
-    BudgetExceeded,
-    CastTooBig,
-    CircusError,
-    ModelError,
-    NotPlaying,
-    SceneBusy,
-    SceneNotFound,
-    UnknownActor,
-)
-from engine.events import (
-    Cut,
-    ErrorEvent,
-    Event,
-    EventHub,
-    RunFinished,
-    RunStarted,
-    StageChanged,
-    StageManagerDecided,
-    StillWaiting,
-    TakeSaved,
-    TurnCompleted,
-    TurnStarted,
-    WaitingForPlayer,
-)
-from engine.folder.checkup import SceneWarning
-from engine.folder.names import MAX_CAST, check_name, is_everyone, split_cast
-from engine.folder.numbers import shown_number, whole_number
-from engine.folder.relocate import move_scene
-from engine.folder.scene import is_scene, list_scenes
-from engine.folder.settings import MAX_FILE_BYTES
-from engine.folder.state_files import read_frontend_file, write_frontend_file
-from engine.folder.templates import (
-    DEFAULT_TEMPLATE,
-    is_template,
-    list_templates,
-    new_scene,
-    template_summary,
-    templates_dir,
-)
-from engine.folder.turns import Turn
-from engine.folder.whispers import dropped_warning
-from engine.harvest.picks import Pick, render_picks
-from engine.probe.check import check_model
-from engine.probe.report import probe_json, probe_lines
-from engine.probe.report import verdict as probe_verdict
-from engine.providers.embedded import EmbeddedModelUnavailable
-from engine.providers.embedded import available as embedded_available
-from engine.redact import redact, redact_logs
-from engine.rehearsal.facade import Rehearsal, RunResult
-from engine.rehearsal.orders import Cue, Order, Replay, Resume, Run
-from engine.rehearsal.results import ReplayResult, Status
-from engine.rehearsal.stage_commands import CONSOLE
-from engine.rehearsal.view import Actor, LastTurn, SceneView, load_view
-from engine.reply.marks import TurnMarks, turn_marks
-from engine.spend.ledger import ledger_accounts, move_ledger
-from engine.takes.folders import TakeInfo
-from engine.takes.reading import parent_take, secrets_lines, tree_lines_of
+import importlib as _importlib
+from typing import TYPE_CHECKING as _TYPE_CHECKING
+from typing import Any as _Any
+
+if _TYPE_CHECKING:  # what the names are, for the type checker; at run time they load lazily
+    from engine.catalog import is_zh, lang_of, picker_text, say
+    from engine.config import DEFAULT_TURNS, MAX_TURNS, Config
+    from engine.continuity.next_scene import NextResult, start_next
+    from engine.door.llm import EMBEDDED_MODEL, LiteLLMModels, Models, litellm_module
+    from engine.door.metrics import discord_trace, metered, track_queue, watch
+    from engine.errors import (
+        AmbiguousActor,
+        BadName,
+        BadSceneFile,
+        BudgetExceeded,
+        CastTooBig,
+        CircusError,
+        ModelError,
+        NotPlaying,
+        SceneBusy,
+        SceneNotFound,
+        UnknownActor,
+    )
+    from engine.events import (
+        Cut,
+        ErrorEvent,
+        Event,
+        EventHub,
+        RunFinished,
+        RunStarted,
+        StageChanged,
+        StageManagerDecided,
+        StillWaiting,
+        TakeSaved,
+        TurnCompleted,
+        TurnStarted,
+        WaitingForPlayer,
+    )
+    from engine.folder.checkup import SceneWarning
+    from engine.folder.names import MAX_CAST, check_name, is_everyone, split_cast
+    from engine.folder.numbers import shown_number, whole_number
+    from engine.folder.relocate import move_scene
+    from engine.folder.scene import is_scene, list_scenes
+    from engine.folder.settings import MAX_FILE_BYTES
+    from engine.folder.state_files import read_frontend_file, write_frontend_file
+    from engine.folder.templates import (
+        DEFAULT_TEMPLATE,
+        is_template,
+        list_templates,
+        new_scene,
+        template_summary,
+        templates_dir,
+    )
+    from engine.folder.turns import Turn
+    from engine.folder.whispers import dropped_warning
+    from engine.harvest.picks import Pick, render_picks
+    from engine.probe.check import check_model
+    from engine.probe.report import probe_json, probe_lines
+    from engine.probe.report import verdict as probe_verdict
+    from engine.providers.embedded import EmbeddedModelUnavailable
+    from engine.providers.embedded import available as embedded_available
+    from engine.redact import redact, redact_logs
+    from engine.rehearsal.facade import Rehearsal, RunResult
+    from engine.rehearsal.orders import Cue, Order, Replay, Resume, Run
+    from engine.rehearsal.results import ReplayResult, Status
+    from engine.rehearsal.stage_commands import CONSOLE
+    from engine.rehearsal.view import Actor, LastTurn, SceneView, load_view
+    from engine.reply.marks import TurnMarks, turn_marks
+    from engine.spend.ledger import ledger_accounts, move_ledger
+    from engine.takes.folders import TakeInfo
+    from engine.takes.reading import parent_take, secrets_lines, tree_lines_of
+
+# Where each name of the face lives, "module" or "module:attribute". A name is imported on its
+# first use (PEP 562), so a command that only reads a scene folder pays for what it touches,
+# not for the whole engine (tests/house/test_seams.py checks that every name is found).
+_HOME: dict[str, str] = {
+    "Actor": "engine.rehearsal.view",
+    "AmbiguousActor": "engine.errors",
+    "BadName": "engine.errors",
+    "BadSceneFile": "engine.errors",
+    "BudgetExceeded": "engine.errors",
+    "CONSOLE": "engine.rehearsal.stage_commands",
+    "CastTooBig": "engine.errors",
+    "CircusError": "engine.errors",
+    "Config": "engine.config",
+    "Cue": "engine.rehearsal.orders",
+    "Cut": "engine.events",
+    "DEFAULT_TEMPLATE": "engine.folder.templates",
+    "DEFAULT_TURNS": "engine.config",
+    "EMBEDDED_MODEL": "engine.door.llm",
+    "EmbeddedModelUnavailable": "engine.providers.embedded",
+    "ErrorEvent": "engine.events",
+    "Event": "engine.events",
+    "EventHub": "engine.events",
+    "LastTurn": "engine.rehearsal.view",
+    "LiteLLMModels": "engine.door.llm",
+    "MAX_CAST": "engine.folder.names",
+    "MAX_FILE_BYTES": "engine.folder.settings",
+    "MAX_TURNS": "engine.config",
+    "ModelError": "engine.errors",
+    "Models": "engine.door.llm",
+    "NextResult": "engine.continuity.next_scene",
+    "NotPlaying": "engine.errors",
+    "Order": "engine.rehearsal.orders",
+    "Pick": "engine.harvest.picks",
+    "Rehearsal": "engine.rehearsal.facade",
+    "Replay": "engine.rehearsal.orders",
+    "ReplayResult": "engine.rehearsal.results",
+    "Resume": "engine.rehearsal.orders",
+    "Run": "engine.rehearsal.orders",
+    "RunFinished": "engine.events",
+    "RunResult": "engine.rehearsal.facade",
+    "RunStarted": "engine.events",
+    "SceneBusy": "engine.errors",
+    "SceneNotFound": "engine.errors",
+    "SceneView": "engine.rehearsal.view",
+    "SceneWarning": "engine.folder.checkup",
+    "StageChanged": "engine.events",
+    "StageManagerDecided": "engine.events",
+    "Status": "engine.rehearsal.results",
+    "StillWaiting": "engine.events",
+    "TakeInfo": "engine.takes.folders",
+    "TakeSaved": "engine.events",
+    "Turn": "engine.folder.turns",
+    "TurnCompleted": "engine.events",
+    "TurnMarks": "engine.reply.marks",
+    "TurnStarted": "engine.events",
+    "UnknownActor": "engine.errors",
+    "WaitingForPlayer": "engine.events",
+    "check_model": "engine.probe.check",
+    "check_name": "engine.folder.names",
+    "discord_trace": "engine.door.metrics",
+    "dropped_warning": "engine.folder.whispers",
+    "embedded_available": "engine.providers.embedded:available",
+    "is_everyone": "engine.folder.names",
+    "is_scene": "engine.folder.scene",
+    "is_template": "engine.folder.templates",
+    "is_zh": "engine.catalog",
+    "lang_of": "engine.catalog",
+    "ledger_accounts": "engine.spend.ledger",
+    "list_scenes": "engine.folder.scene",
+    "list_templates": "engine.folder.templates",
+    "litellm_module": "engine.door.llm",
+    "load_view": "engine.rehearsal.view",
+    "metered": "engine.door.metrics",
+    "move_ledger": "engine.spend.ledger",
+    "move_scene": "engine.folder.relocate",
+    "new_scene": "engine.folder.templates",
+    "parent_take": "engine.takes.reading",
+    "picker_text": "engine.catalog",
+    "probe_json": "engine.probe.report",
+    "probe_lines": "engine.probe.report",
+    "probe_verdict": "engine.probe.report:verdict",
+    "read_frontend_file": "engine.folder.state_files",
+    "redact": "engine.redact",
+    "redact_logs": "engine.redact",
+    "render_picks": "engine.harvest.picks",
+    "say": "engine.catalog",
+    "secrets_lines": "engine.takes.reading",
+    "shown_number": "engine.folder.numbers",
+    "split_cast": "engine.folder.names",
+    "start_next": "engine.continuity.next_scene",
+    "template_summary": "engine.folder.templates",
+    "templates_dir": "engine.folder.templates",
+    "track_queue": "engine.door.metrics",
+    "tree_lines_of": "engine.takes.reading",
+    "turn_marks": "engine.reply.marks",
+    "watch": "engine.door.metrics",
+    "whole_number": "engine.folder.numbers",
+    "write_frontend_file": "engine.folder.state_files",
+}
 
 __all__ = [
     "Actor",
@@ -208,3 +314,17 @@ __all__ = [
     "whole_number",
     "write_frontend_file",
 ]
+
+
+def __getattr__(name: str) -> _Any:
+    where = _HOME.get(name)
+    if where is None:
+        raise AttributeError(f"module 'engine' has no attribute {name!r}")
+    module, _, attribute = where.partition(":")
+    value = getattr(_importlib.import_module(module), attribute or name)
+    globals()[name] = value  # once found, an ordinary attribute
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_HOME))

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 import re
+import subprocess
 import sys
 from pathlib import Path
 
@@ -116,6 +117,26 @@ def test_the_surface_is_sorted_and_every_name_in_it_exists() -> None:
     # …and nothing is exported by accident: every public name the package holds is listed.
     public = {n for n, v in vars(engine).items() if not n.startswith("_")}
     assert public - set(engine.__all__) <= engine_modules_short()
+
+
+def test_the_lazy_face_loads_each_name_from_where_its_import_says() -> None:
+    """engine/__init__.py names each export twice: an import the type checker reads, and the
+    module its first use loads at run time (`_HOME`). Both must say the same."""
+    tree = ast.parse((ENGINE / "__init__.py").read_text("utf-8"))
+    declared = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("engine"):
+            for alias in node.names:
+                where = node.module if alias.asname is None else f"{node.module}:{alias.name}"
+                declared[alias.asname or alias.name] = where
+    assert declared == engine._HOME
+    assert sorted(engine._HOME) == engine.__all__
+
+
+def test_importing_the_engine_loads_none_of_its_wings() -> None:
+    code = "import sys, engine; print(sorted(m for m in sys.modules if m.startswith('engine.')))"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO)
+    assert done.stdout.strip() == "[]", done.stderr
 
 
 def engine_modules_short() -> set[str]:
