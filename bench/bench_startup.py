@@ -1,15 +1,19 @@
 """Startup latency a writer feels at the terminal, each from process start, in one table.
 
   * `python -c pass`: the interpreter alone, the floor;
-  * `circus --help` and `circus status SCENE`: to the process's exit;
-  * `circus run SCENE -n 1`: to the moment a loopback OpenAI-compatible server (the
-    tests' FakeOpenAI, in a thread of this process) receives the run's first model request,
-    and, apart, to the process's exit once that one turn is played.
+  * `circus --help`, and the commands that only read or write the scene folder (`status`,
+    `note`, `take list`, `pick`, `secrets`, `report`, `export`): to the process's exit;
+  * the one-shot model commands (`run -n 1`, `cue`, `check-model`): to the moment a loopback
+    OpenAI-compatible server (the tests' FakeOpenAI, in a thread of this process) receives the
+    command's first model request, and, for `run`, to the process's exit once that one turn
+    is played.
 
 Every command runs once untimed (the file cache), then `--runs` times; the table gives the
-min, median and max of each, in seconds. Timings live here, never in tests.
+min, median and max of each, in seconds. Timings live here, never in tests. `--against REV`
+also times REV's tree (a `git worktree` in a temporary folder, run by this venv's Python with
+that tree first on its path), alternating run by run, and prints both medians side by side.
 
-    python bench/bench_startup.py [--runs 5]
+    python bench/bench_startup.py [--runs 5] [--against REV]
 """
 
 from __future__ import annotations
@@ -23,7 +27,6 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -39,8 +42,12 @@ from fakeproviders import FakeOpenAI  # noqa: E402
 MODEL = "openai/gpt-4o-mini"  # litellm knows its price: no unknown-model noise
 
 
-def circus_command() -> list[str]:
-    """The `circus` a writer runs: the venv's console script, else the module."""
+def circus_command(tree: Path | None = None) -> list[str]:
+    """The `circus` a writer runs: the venv's console script, else the module; for another
+    tree, that tree's code through this venv's Python (its folder first on the path)."""
+    if tree is not None:
+        return [sys.executable, "-c", f"import sys; sys.path.insert(0, {str(tree)!r}); "
+                "from circus.cli import main; sys.exit(main())"]  # fmt: skip
     script = Path(sys.executable).with_name("circus")
     return [str(script)] if script.exists() else [sys.executable, "-m", "circus"]
 
@@ -124,52 +131,106 @@ def to_first_request(
 
 
 def make_scene(root: Path, env: dict[str, str]) -> Path:
+    """The wake scene with two turns played and a take saved (what the read commands read)."""
+    scripted = env | {"CIRCUS_MODEL": "scripted/improv", "CIRCUS_STAGE_MANAGER_MODEL": ""}
+    for args in (("new", "scene", "--template", "wake"), ("run", "scene", "-n", "2")):
+        subprocess.run(
+            [*circus_command(), *args], env=scripted, cwd=root, capture_output=True, check=True
+        )
     subprocess.run(
-        [*circus_command(), "new", "scene", "--template", "wake"],
-        env=env,
-        cwd=root,
-        capture_output=True,
-        check=True,
+        [*circus_command(), "take", "scene", "save"], env=env, cwd=root, capture_output=True
     )
     return root / "scene"
 
 
-def measure(runs: int) -> list[tuple[str, list[float]]]:
+FOLDER_COMMANDS = [
+    ("circus status SCENE", ["status", "scene"]),
+    ("circus note SCENE TEXT", ["note", "scene", "Keep it quiet."]),
+    ("circus take SCENE list", ["take", "scene", "list"]),
+    ("circus pick SCENE 1", ["pick", "scene", "1"]),
+    ("circus secrets SCENE", ["secrets", "scene"]),
+    ("circus report SCENE", ["report", "scene"]),
+    ("circus export SCENE", ["export", "scene", "--out", "scene.fountain"]),
+]
+
+
+def measure(runs: int, trees: list[Path | None]) -> dict[str, list[list[float]]]:
+    """For each row, each tree's timings (runs alternate between the trees)."""
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         probe = environment("http://127.0.0.1:9/v1")
         scene = make_scene(root, probe)
         server = Server(sorted(p.name for p in (scene / "actors").iterdir()))
         env = environment(server.base)
-        circus = circus_command()
-        timed: list[tuple[str, Callable[[], float]]] = [
-            ("python -c pass", lambda: to_exit([sys.executable, "-c", "pass"], env, root)),
-            ("circus --help", lambda: to_exit([*circus, "--help"], env, root)),
-            ("circus status SCENE", lambda: to_exit([*circus, "status", "scene"], env, root)),
-        ]
-        rows = []
-        for name, once in timed:
-            once()  # warm the file cache
-            rows.append((name, [once() for _ in range(runs)]))
-        run = [*circus, "run", "scene", "-n", "1"]
-        to_first_request(run, env, root, server)
-        both = [to_first_request(run, env, root, server) for _ in range(runs)]
-        rows.append(("circus run SCENE -n 1 → first request", [a for a, _ in both]))
-        rows.append(("circus run SCENE -n 1 → exit (1 turn)", [b for _, b in both]))
+        rows: dict[str, list[list[float]]] = {}
+
+        def add(name: str, k: int, value: float) -> None:
+            rows.setdefault(name, [[] for _ in trees])[k].append(value)
+
+        for i in range(runs + 1):  # the first round warms the file cache, untimed
+            order = list(enumerate(trees)) if i % 2 == 0 else list(enumerate(trees))[::-1]
+            for k, tree in order:
+                circus = circus_command(tree)
+                timed = [("python -c pass", [sys.executable, "-c", "pass"])]
+                timed += [("circus --help", [*circus, "--help"])]
+                timed += [(name, [*circus, *args]) for name, args in FOLDER_COMMANDS]
+                for name, command in timed:
+                    took = to_exit(command, env, root)
+                    if i:
+                        add(name, k, took)
+                first, done = to_first_request(
+                    [*circus, "run", "scene", "-n", "1"], env, root, server
+                )
+                cue, _ = to_first_request([*circus, "cue", "scene", "Ruth"], env, root, server)
+                probe_args = ["check-model", MODEL, "--api-base", server.base]
+                check, _ = to_first_request([*circus, *probe_args], env, root, server)
+                if i:
+                    add("circus run SCENE -n 1 → first request", k, first)
+                    add("circus run SCENE -n 1 → exit (1 turn)", k, done)
+                    add("circus cue SCENE Ruth → first request", k, cue)
+                    add("circus check-model → first request", k, check)
         server.close()
     return rows
+
+
+def checkout(rev: str, into: Path) -> Path:
+    tree = into / "tree"
+    subprocess.run(
+        ["git", "-C", str(REPO), "worktree", "add", "--detach", "--quiet", str(tree), rev],
+        check=True,
+    )
+    return tree
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--against", metavar="REV", help="also time REV's tree, alternating")
     args = parser.parse_args()
-    rows = measure(args.runs)
-    width = max(len(name) for name, _ in rows)
+    with tempfile.TemporaryDirectory(prefix="bench-startup-") as tmp:
+        trees: list[Path | None] = [None]
+        if args.against:
+            trees.append(checkout(args.against, Path(tmp)))
+        try:
+            rows = measure(args.runs, trees)
+        finally:
+            if args.against:
+                subprocess.run(
+                    ["git", "-C", str(REPO), "worktree", "remove", "--force", str(trees[1])],
+                    check=False,
+                )
+    width = max(len(name) for name in rows)
     print(f"startup, seconds from process start; {args.runs} runs each after one untimed")
+    if args.against:
+        print(f"| {'command'.ljust(width)} | {args.against:>9} | this tree |   ratio |")
+        print(f"| {'-' * width} | --------: | --------: | ------: |")
+        for name, (mine, theirs) in rows.items():
+            a, b = statistics.median(theirs), statistics.median(mine)
+            print(f"| {name.ljust(width)} | {a:9.2f} | {b:9.2f} | {b / a:6.2f}× |")
+        return
     print(f"| {'command'.ljust(width)} |   min | median |   max |")
     print(f"| {'-' * width} | ----: | -----: | ----: |")
-    for name, values in rows:
+    for name, (values,) in rows.items():
         print(
             f"| {name.ljust(width)} | {min(values):5.2f} | {statistics.median(values):6.2f} "
             f"| {max(values):5.2f} |"
