@@ -1,9 +1,17 @@
-"""Driving `circus` as a writer does: a subprocess with an offline environment, and what it
-left on disk (takes, turns, backstage).
+"""Driving `circus` as a writer does, with an offline environment, and what it left on disk
+(takes, turns, backstage).
+
+`circus(...)` runs the command in this process — its own environment, working folder, stdin
+and captured stdout/stderr, its exit code — as the console script would, without paying for a
+new interpreter; `circus_process(...)` and `Live` start a real process, for what only a
+process shows (signals, a terminal, two processes at once, the interpreter's own exit).
 """
 
 from __future__ import annotations
 
+import asyncio
+import io
+import logging
 import os
 import queue
 import subprocess
@@ -45,6 +53,66 @@ def circus(
     stdin: str | None = None,
     timeout: float = 120,
 ) -> subprocess.CompletedProcess[str]:
+    """`circus ARGS` run in this process, as the console script runs it: (exit code, stdout,
+    stderr). From inside a running event loop it runs in a thread of its own (the CLI starts
+    its own loop), and `timeout` bounds how long a broken test can hang."""
+    command = ["circus", *args]
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return _inside(command, cwd, env or cli_env(), stdin)
+    done: list[subprocess.CompletedProcess[str]] = []
+    worker = threading.Thread(
+        target=lambda: done.append(_inside(command, cwd, env or cli_env(), stdin))
+    )
+    worker.start()
+    worker.join(timeout)
+    assert done, f"circus {' '.join(args)} did not finish within {timeout} s"
+    return done[0]
+
+
+_one_at_a_time = threading.Lock()  # the process-wide things a command is given are shared
+
+
+def _inside(
+    command: list[str], cwd: Path, env: dict[str, str], stdin: str | None
+) -> subprocess.CompletedProcess[str]:
+    from circus import cli
+    from engine.config import default_config
+    from engine.door import prices
+
+    out, err = io.StringIO(), io.StringIO()
+    with _one_at_a_time:
+        saved = (dict(os.environ), os.getcwd(), sys.stdin, sys.stdout, sys.stderr)
+        factory, registered = logging.getLogRecordFactory(), prices.snapshot()
+        os.environ.clear()
+        os.environ.update(env)
+        os.chdir(cwd)
+        sys.stdin, sys.stdout, sys.stderr = io.StringIO(stdin or ""), out, err
+        default_config.cache_clear()
+        try:
+            code = cli._main(command[1:])
+        except SystemExit as exc:  # argparse's --help, --version and usage errors
+            code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 2)
+        finally:
+            os.environ.clear()
+            os.environ.update(saved[0])
+            os.chdir(saved[1])
+            sys.stdin, sys.stdout, sys.stderr = saved[2:]
+            logging.setLogRecordFactory(factory)
+            prices.restore(registered)
+            default_config.cache_clear()
+    return subprocess.CompletedProcess(command, code, out.getvalue(), err.getvalue())
+
+
+def circus_process(
+    *args: str,
+    cwd: Path,
+    env: dict[str, str] | None = None,
+    stdin: str | None = None,
+    timeout: float = 120,
+) -> subprocess.CompletedProcess[str]:
+    """`python -m circus ARGS` in a process of its own."""
     return subprocess.run(
         [sys.executable, "-m", "circus", *args],
         cwd=cwd,

@@ -54,6 +54,24 @@ def registered(model: str) -> Price | None:
         return None
 
 
+def snapshot() -> dict[str, Any]:
+    """What is registered now (a caller that runs a command in process restores it after)."""
+    with _lock:
+        return {"entries": dict(_entries), "files": set(_loaded_files)}
+
+
+def restore(saved: dict[str, Any]) -> None:
+    """Back to a `snapshot`: prices registered since are forgotten (here and in litellm)."""
+    with _lock:
+        added = set(_entries) - set(saved["entries"])
+    for model in added:
+        forget(model)
+    with _lock:
+        _entries.update(saved["entries"])
+        _loaded_files.clear()
+        _loaded_files.update(saved["files"])
+
+
 def attach(litellm: Any) -> None:
     """litellm was just imported: hand it every price registered so far, and later ones."""
     with _lock:
