@@ -1,6 +1,6 @@
 """Engine benchmark: overhead per turn, prompt size, prompt-cache friendliness, calls per turn.
 
-Runs offline on the scripted model (instant, through litellm's real call path) and prints a
+Runs offline on the scripted model (instant, through the door's real call path) and prints a
 markdown table. Engine overhead = a turn's wall time minus the time spent inside the model
 door (the scripted door's `complete`), i.e. prompt build + parse + persistence + events.
 How that cost grows with the scene is the overhead around turn 100 against around the last

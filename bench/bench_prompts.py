@@ -1,6 +1,6 @@
 """Prompt benchmark: how many tokens an actor's prompt really is, and how cache-friendly it is.
 
-Runs a 4-actor `interrogation` scene on the scripted model (instant, through litellm's real call
+Runs a 4-actor `interrogation` scene on the scripted model (instant, through the door's real call
 path; it records every prompt) and prints markdown tables:
 
 - the prompt of the last actor call at 40 turns counted with o200k, cl100k (tiktoken, where

@@ -2,7 +2,7 @@
 not its turn lands.
 
 The provider is a loopback OpenAI-compatible server that bills what it answers (budgetkit's
-BillingServer), reached through litellm's real OpenAI code; each test compares what it billed
+BillingServer), reached over the door's OpenAI-compatible wire; each test compares what it billed
 with what `status`, the scene's call record and the daily ledger say. They must agree exactly.
 """
 

@@ -1,7 +1,8 @@
-"""The model door: which model plays whom, and real HTTP through litellm to a loopback server.
+"""The model door: which model plays whom, and real HTTP to a loopback server.
 
 The loopback server speaks the OpenAI chat-completions protocol, so an `openai/...` actor with
-an `api_base` goes through litellm's real provider code, HTTP client and error mapping.
+an `api_base` goes over the wire the door speaks itself (engine.door.wire, held to litellm's own
+requests and error mapping by tests/engine/test_wire.py).
 """
 
 from __future__ import annotations
