@@ -1,8 +1,7 @@
 """Prompt-cache benchmark: how much of each prompt a provider reads from its cache, and the bill.
 
-Runs a 40-turn, four-actor `interrogation` scene through the door's real HTTP paths (litellm's for Anthropic, the
-door's own wire for OpenAI) against two
-loopback fakes (tests/fakeproviders): Anthropic's Messages API with its explicit caching rules
+Runs a 40-turn, four-actor `interrogation` scene through the door's real HTTP paths (litellm's
+for Anthropic, the door's own wire for OpenAI) against two loopback fakes (tests/fakeproviders): Anthropic's Messages API with its explicit caching rules
 (breakpoints, a 1024-token minimum, a five-minute lifetime, 20-block lookback) and an
 OpenAI-style server that caches repeated prefixes by itself in 128-token steps. Prints a
 markdown table per provider: calls, prompt tokens, the share read from the cache (all calls, and
