@@ -333,8 +333,15 @@ class LiteLLMModels:
         return litellm_module()
 
     def warm(self) -> None:
-        """Load litellm (blocking): only a door that will send a call through it needs this."""
-        self._litellm()
+        """Load litellm ahead of the first call (blocking) — when the operator's default models
+        are sent through it; the door's own wire and in-process models never need it."""
+        defaults = [self.config.model or EMBEDDED_MODEL, self.config.stage_manager_model]
+        if any(
+            transport(gateway.proxied(m, self.config), {}, self.config) == "litellm"
+            for m in defaults
+            if m
+        ):
+            self._litellm()
 
     def price(self, model: str) -> Price | None:
         prices.load_file(self.config.model_prices)

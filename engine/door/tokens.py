@@ -1,22 +1,27 @@
 """Token counts in the units of the model that will read the text.
 
 The embedded model is counted with its own tokenizer (SmolLM2's vocabulary, loaded without its
-weights); hosted models with litellm's `token_counter` (reached through engine.door.llm, the only
-module that imports litellm); anything either cannot count offline with `conservative`, an
+weights); the scripted stand-in as litellm would count it, without litellm; hosted models with
+litellm's `token_counter` (reached through engine.door.boot, the only module that imports
+litellm) — loaded only once a prompt has to be cut to fit (engine.turn.prompts); anything either cannot count offline with `conservative`, an
 estimate that over-counts every tokenizer we measured, so a budget built on it never overflows.
 A counter is a pure function of the text; counts are cached per tokenizer and text.
 """
 
 from __future__ import annotations
 
+import importlib.util
+import os
 import threading
 from collections.abc import Callable
 from functools import lru_cache
+from pathlib import Path
 from typing import Any
 
 Counter = Callable[[str], int]
 
 EMBEDDED_PREFIX = "circus-local/"
+SCRIPTED_PREFIX = "scripted/"
 
 
 def _is_wide(char: str) -> bool:
@@ -68,6 +73,8 @@ def _family(model: str) -> str:
     """Models that share a tokenizer share a counter (and its cache)."""
     if not model:
         return ""
+    if model.startswith(SCRIPTED_PREFIX):
+        return SCRIPTED_PREFIX
     if model.startswith(EMBEDDED_PREFIX):
         return model
     return "litellm:" + model
@@ -83,6 +90,8 @@ def _make(family: str, model: str) -> Counter:
         return _cached(
             lambda text: len(vocab.tokenize(text.encode("utf-8"), add_bos=False, special=False))
         )
+    if model.startswith(SCRIPTED_PREFIX):
+        return _cached(_stand_in_counter())
     hosted = _litellm_counter(model)
     return _cached(hosted) if hosted is not None else conservative
 
@@ -92,6 +101,24 @@ def _embedded_vocab() -> Any:
     from engine.door.boot import local_tokenizer
 
     return local_tokenizer(EMBEDDED_PREFIX.rstrip("/"))
+
+
+def _stand_in_counter() -> Callable[[str], int]:
+    """How the scripted stand-in is counted: as litellm counts a model it knows nothing of —
+    tiktoken's cl100k_base, from the encoding file litellm ships — without importing litellm
+    (tests/engine/test_tokens_window.py compares the two)."""
+    spec = importlib.util.find_spec("litellm")
+    places = list(spec.submodule_search_locations or []) if spec else []
+    bundled = [Path(p) / "litellm_core_utils" / "tokenizers" for p in places]
+    # litellm points tiktoken at the same folder (unless CUSTOM_TIKTOKEN_CACHE_DIR says
+    # otherwise) when it loads: no download, ever, from an offline machine.
+    folder = os.environ.get("CUSTOM_TIKTOKEN_CACHE_DIR") or next(map(str, bundled), None)
+    if folder:
+        os.environ["TIKTOKEN_CACHE_DIR"] = folder
+    import tiktoken
+
+    encoding = tiktoken.get_encoding("cl100k_base")
+    return lambda text: len(encoding.encode(text, disallowed_special=()))
 
 
 def _litellm_counter(model: str) -> Callable[[str], int] | None:

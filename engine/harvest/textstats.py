@@ -29,4 +29,7 @@ def cjk_chars(text: str) -> int:
 
 
 def ngrams(seq: Sequence[str], n: int) -> list[tuple[str, ...]]:
-    return [tuple(seq[i : i + n]) for i in range(len(seq) - n + 1)]
+    # zip over n shifted views: the same tuples as slicing each one out, built in C
+    if n < 1:
+        return [tuple(seq[i : i + n]) for i in range(len(seq) - n + 1)]
+    return list(zip(*(seq[i:] for i in range(n)), strict=False))

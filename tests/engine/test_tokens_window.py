@@ -222,3 +222,19 @@ def test_using_a_state_makes_it_the_last_to_go_and_a_smaller_bound_evicts() -> N
     assert cache.keys() == ["c", "a", "d"]
     cache.capacity_bytes = 400
     assert cache.keys() == ["d"] and cache.nbytes == 300
+
+
+def test_the_scripted_stand_in_counts_as_litellm_would_without_loading_it() -> None:
+    """The stand-in's tokens are litellm's for a model it does not know (cl100k_base), from the
+    same encoding file, so a scripted scene is cut where it always was — with no litellm."""
+    import random
+
+    from engine.door import tokens
+    from engine.door.boot import litellm_module
+
+    rng = random.Random(7)
+    texts = ["", "hello", "測試 probe", "<|endoftext|> x <|fim_prefix|>", "a\n\nb  c\t"]
+    texts += ["「台詞」" * 50, "".join(chr(rng.randint(32, 0x9FFF)) for _ in range(500))]
+    ours = [tokens.count(text, "scripted/improv") for text in texts]
+    litellm = litellm_module()
+    assert ours == [litellm.token_counter(model="scripted/improv", text=t) for t in texts]

@@ -303,3 +303,32 @@ async def test_nothing_answering_is_unreachable_both_ways() -> None:
         with pytest.raises(ModelError) as caught:
             await door.complete(call)
         assert caught.value.kind == "unreachable"
+
+
+def test_a_scripted_rehearsal_never_loads_litellm(tmp_path) -> None:
+    """The scripted stand-in is called in process and counted without litellm: a whole run
+    (run, a cue, the stage manager) leaves litellm unimported, in a process of its own."""
+    import subprocess
+    import sys
+    import textwrap
+
+    from scenekit import write_scene
+
+    root = write_scene(tmp_path / "scene")
+    code = textwrap.dedent(
+        f"""
+        import asyncio, sys
+        from engine import Config, Cue, Rehearsal, Run
+
+        async def main():
+            r = Rehearsal({str(root)!r}, config=Config(model="scripted/improv"))
+            await (await r.start_run(Run(6)))
+            actor = await r.resolve_actor("律師")
+            await (await r.start_run(Cue(actor, "打斷他")))
+
+        asyncio.run(main())
+        print("litellm" in sys.modules)
+        """
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.stdout.strip() == "False", done.stderr[-2000:]
