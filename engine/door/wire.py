@@ -9,10 +9,12 @@ goes through litellm. Pure functions, and one `send` that does the HTTP.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import math
 import os
 import re
+import weakref
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -357,14 +359,30 @@ def _read_ollama(body: Mapping[str, Any], headers: Mapping[str, str]) -> Answer:
     return Answer(text, reported, headers.get(COST_HEADER), body)
 
 
+# One HTTP client per event loop (a client belongs to the loop it first ran on): its
+# connections are kept, so a hosted model's second call skips the TCP and TLS handshakes.
+_clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Any] = weakref.WeakKeyDictionary()
+
+
+def _client() -> Any:
+    import httpx  # litellm's own HTTP client, installed beside it: ~0.1 s, not litellm's 3
+
+    loop = asyncio.get_running_loop()
+    client = _clients.get(loop)
+    if client is None:
+        client = _clients[loop] = httpx.AsyncClient()
+    return client
+
+
 async def send(req: Request, timeout: float) -> tuple[int, str, dict[str, str]]:
     """POST `req`; (status, body text, headers with lower-case names). Nothing answering is an
     APIConnectionError, a slow answer a Timeout."""
-    import httpx  # litellm's own HTTP client, installed beside it: ~0.1 s, not litellm's 3
+    import httpx
 
     try:
-        async with httpx.AsyncClient(timeout=timeout) as client:
-            response = await client.post(req.url, headers=req.headers, json=req.body)
+        response = await _client().post(
+            req.url, headers=req.headers, json=req.body, timeout=timeout
+        )
     except httpx.TimeoutException as exc:
         raise Timeout(f"Timeout: no answer from {_where(req.url)} in {timeout:g} s") from exc
     except httpx.HTTPError as exc:

@@ -81,11 +81,14 @@ class Recorder:
     def __init__(self, *answers: Answer) -> None:
         self.answers = list(answers) or [Answer()]
         self.seen: list[tuple[str, str, Any]] = []
+        self.peers: list[Any] = []  # the client's address of each request (its connection)
 
     async def handle(self, request: web.Request) -> web.Response:
         if request.path.endswith("/api/show"):
             return web.json_response({"model_info": {"qwen2.context_length": 32768}})
         raw = await request.read()
+        peer = request.transport.get_extra_info("peername") if request.transport else None
+        self.peers.append(peer)
         self.seen.append((request.path, request.headers.get("Authorization", ""), json.loads(raw)))
         answer = self.answers[min(len(self.seen), len(self.answers)) - 1]
         text = answer.body if isinstance(answer.body, str) else json.dumps(answer.body)
@@ -332,3 +335,17 @@ def test_a_scripted_rehearsal_never_loads_litellm(tmp_path) -> None:
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert done.stdout.strip() == "False", done.stderr[-2000:]
+
+
+async def test_a_hosted_models_next_call_reuses_the_connection() -> None:
+    """One HTTP client per event loop: the second call of a turn loop skips the handshakes."""
+    recorder = Recorder()
+    async with recorder as base:
+        door = LiteLLMModels(Config(retry_base_seconds=0.001))
+        call = ModelCall(
+            "hosted_vllm/qwen", MESSAGES, api_base=base + "/v1", extra={"api_key": "k"}
+        )
+        for _ in range(3):
+            await door.complete(call)
+    # (the first reply loads litellm to price it; the calls after it share one connection)
+    assert len(recorder.peers) == 3 and recorder.peers[1] == recorder.peers[2]
