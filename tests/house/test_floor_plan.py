@@ -18,6 +18,7 @@ ENGINE_TOP = ("config", "errors", "events", "clock", "vocabulary", "redact", "ca
 ENGINE_WINGS = (
     "door",  # the model door: calls, the gateway, caching, metering, tokens, metrics
     "folder",  # the scene folder on disk and its vocabulary (turns, stage blocks, souls)
+    "script",  # a writer's screenplay file (Fountain, FDX) read, and one scene as a record
     "reply",  # reading a model's reply into a turn
     "providers",  # in-process models: embedded, scripted
     "turn",  # who speaks, what each role is shown, the performance
