@@ -37,6 +37,10 @@ other way in):
   (`NextResult`); `secrets_lines(root, take)` is a take's secrets ledger with its prompt
   audit; `tree_lines_of(root)` draws the takes as a tree; `parent_take(root, take)` is the take
   a take was replayed from (`take diff N`). They read take folders, no run lock.
+  `import_script(script, new_root, ImportAsk(scene=…, heading=…, until=…, language=…, cast=…),
+  draft=…)` makes a scene from one scene of a writer's Fountain or FDX file (`ImportResult`);
+  `rehearsal.harvest.splice(into=…, take=…)` sets a take's rehearsed lines back into it
+  (`Spliced`); `BadScript` is why a file was refused; `SCRIPT_TYPES` the file types it reads.
 - pure helpers for what a person typed (`check_name`, `is_everyone`, `whole_number`, the
   one bounded reader of a typed number, and `shown_number` to quote one); `litellm_module()`
   loads the model library ahead of the first turn (the bot warms it up off the event loop).
@@ -47,6 +51,7 @@ more, loads on the first model call, llama-cpp on the first embedded one.
 
 from engine.catalog import is_zh, lang_of, picker_text, say
 from engine.config import DEFAULT_TURNS, MAX_TURNS, Config
+from engine.continuity.importing import ImportAsk, ImportResult, import_script
 from engine.continuity.next_scene import NextResult, start_next
 from engine.door.llm import EMBEDDED_MODEL, LiteLLMModels, Models, litellm_module
 from engine.door.metrics import discord_trace, metered, track_queue, watch
@@ -103,11 +108,15 @@ from engine.providers.embedded import EmbeddedModelUnavailable
 from engine.providers.embedded import available as embedded_available
 from engine.redact import redact, redact_logs
 from engine.rehearsal.facade import Rehearsal, RunResult
+from engine.rehearsal.harvest import Spliced
 from engine.rehearsal.orders import Cue, Order, Replay, Resume, Run
 from engine.rehearsal.results import ReplayResult, Status
 from engine.rehearsal.stage_commands import CONSOLE
 from engine.rehearsal.view import Actor, LastTurn, SceneView, load_view
 from engine.reply.marks import TurnMarks, turn_marks
+from engine.script.elements import MAX_BYTES as MAX_SCRIPT_BYTES
+from engine.script.elements import BadScript
+from engine.script.reading import TYPES as SCRIPT_TYPES
 from engine.spend.ledger import ledger_accounts, move_ledger
 from engine.takes.folders import TakeInfo
 from engine.takes.reading import parent_take, secrets_lines, tree_lines_of
@@ -117,6 +126,7 @@ __all__ = [
     "AmbiguousActor",
     "BadName",
     "BadSceneFile",
+    "BadScript",
     "BudgetExceeded",
     "CONSOLE",
     "CastTooBig",
@@ -131,10 +141,13 @@ __all__ = [
     "ErrorEvent",
     "Event",
     "EventHub",
+    "ImportAsk",
+    "ImportResult",
     "LastTurn",
     "LiteLLMModels",
     "MAX_CAST",
     "MAX_FILE_BYTES",
+    "MAX_SCRIPT_BYTES",
     "MAX_TURNS",
     "ModelError",
     "Models",
@@ -150,10 +163,12 @@ __all__ = [
     "RunFinished",
     "RunResult",
     "RunStarted",
+    "SCRIPT_TYPES",
     "SceneBusy",
     "SceneNotFound",
     "SceneView",
     "SceneWarning",
+    "Spliced",
     "StageChanged",
     "StageManagerDecided",
     "Status",
@@ -171,6 +186,7 @@ __all__ = [
     "discord_trace",
     "dropped_warning",
     "embedded_available",
+    "import_script",
     "is_everyone",
     "is_scene",
     "is_template",

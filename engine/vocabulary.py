@@ -25,7 +25,14 @@ CallPurpose = Literal["actor", "repair", "stage_manager", "summarize"]
 BlockKind = Literal["opening", "event", "enter", "exit", "present"]
 # An element of a writer's screenplay file (engine.script): a speech is a cue with its lines.
 ScriptKind = Literal[
-    "heading", "action", "speech", "transition", "centered", "lyric", "section", "synopsis",
+    "heading",
+    "action",
+    "speech",
+    "transition",
+    "centered",
+    "lyric",
+    "section",
+    "synopsis",
     "page_break",
 ]
 # A field of an actor's turn as a reply holds it.

@@ -1060,4 +1060,5 @@ TEXT: dict[str, str] = {
     "cli.import.note": "  line {line}: {text}",
     "cli.import.next": "Fill in each soul's bio; `circus run {path}` goes on after the last imported line.",
     "cli.export.spliced": "{path}: take {take}, {count} rehearsed line(s) after line {line}.",
+    "cli.import.scene_or_heading": "Choose the scene by --scene N or by --heading TEXT, not both.",
 }

@@ -1059,4 +1059,5 @@ TEXT: dict[str, str] = {
     "cli.import.note": "  第 {line} 行：{text}",
     "cli.import.next": "請補上每份角色檔的小傳；`circus run {path}` 會從匯入的最後一句接著演。",
     "cli.export.spliced": "{path}：排演 {take}，{count} 句新台詞接在第 {line} 行之後。",
+    "cli.import.scene_or_heading": "請用 --scene N 或 --heading TEXT 其中一個選場次，不要兩個都用。",
 }

@@ -33,7 +33,7 @@ _DUAL = re.compile(r"^(.+?)\s*\^$")
 
 
 @dataclass
-class _Para:
+class Para:
     lines: list[tuple[int, str]]  # (line index in the file, text with notes removed)
 
     @property
@@ -92,17 +92,17 @@ def _title_page(lines: list[str]) -> tuple[dict[str, str], int]:
     return {k: "\n".join(v) for k, v in result.items()}, len(head) + 1
 
 
-def _paragraphs(lines: list[str], start: int) -> list[_Para]:
+def _paragraphs(lines: list[str], start: int) -> list[Para]:
     """Runs of lines that are not blank ('' or ' ', as screenplain has it), notes removed; a
     line that held only a note is left out of its paragraph, a paragraph of notes dropped."""
-    out: list[_Para] = []
+    out: list[Para] = []
     current: list[tuple[int, str]] = []
     for index in range(start, len(lines) + 1):
         line = lines[index].expandtabs(4) if index < len(lines) else ""
         if line in ("", " "):
             kept = [(i, t) for i, t in current if t != "\x00"]
             if kept and not all(t in ("", " ") for _, t in kept):
-                out.append(_Para(kept))
+                out.append(Para(kept))
             current = []
         else:
             current.append((index, line))
@@ -124,7 +124,7 @@ def parse_fountain(text: str) -> Script:
     title, body = _title_page(lines)
     elements: list[Element] = []
     for para in _paragraphs(lines, body):
-        _classify(para, elements)
+        classify(para, elements)
     return Script(
         format="fountain",
         elements=tuple(elements),
@@ -144,7 +144,7 @@ def _notes(text: str, notes: list[tuple[int, str]]) -> list[Note]:
     return out
 
 
-def _classify(para: _Para, out: list[Element]) -> None:
+def classify(para: Para, out: list[Element]) -> None:
     for rule in (_forced_action, _page_break, _sections, _heading, _centered, _speech):
         if rule(para, out):
             return
@@ -152,18 +152,18 @@ def _classify(para: _Para, out: list[Element]) -> None:
         _action(para, out, para.texts)
 
 
-def _span(para: _Para) -> tuple[int, int]:
+def _span(para: Para) -> tuple[int, int]:
     return para.lines[0][0], para.lines[-1][0]
 
 
-def _forced_action(para: _Para, out: list[Element]) -> bool:
+def _forced_action(para: Para, out: list[Element]) -> bool:
     if not para.texts[0].startswith("!"):
         return False
     _action(para, out, para.texts)
     return True
 
 
-def _action(para: _Para, out: list[Element], texts: list[str]) -> None:
+def _action(para: Para, out: list[Element], texts: list[str]) -> None:
     body = "\n".join(plain(t[1:] if t.startswith("!") else t).rstrip() for t in texts)
     if all(t.startswith("~") for t in texts):  # a song, sung in the open: still a happening
         body = "\n".join(plain(t[1:]).strip() for t in texts)
@@ -172,14 +172,14 @@ def _action(para: _Para, out: list[Element], texts: list[str]) -> None:
     out.append(Element("action", body, *_span(para)))
 
 
-def _page_break(para: _Para, out: list[Element]) -> bool:
+def _page_break(para: Para, out: list[Element]) -> bool:
     if len(para.lines) == 1 and _PAGE_BREAK.match(para.texts[0]):
         out.append(Element("page_break", "", *_span(para)))
         return True
     return False
 
 
-def _sections(para: _Para, out: list[Element]) -> bool:
+def _sections(para: Para, out: list[Element]) -> bool:
     """Sections, and synopses (`= …`) after a heading or a section; anything else in the
     paragraph makes it something else."""
     found: list[Element] = []
@@ -196,7 +196,7 @@ def _sections(para: _Para, out: list[Element]) -> bool:
     return True
 
 
-def _heading(para: _Para, out: list[Element]) -> bool:
+def _heading(para: Para, out: list[Element]) -> bool:
     if len(para.lines) != 1:
         return False
     line = para.texts[0]
@@ -214,7 +214,7 @@ def _heading(para: _Para, out: list[Element]) -> bool:
     return True
 
 
-def _centered(para: _Para, out: list[Element]) -> bool:
+def _centered(para: Para, out: list[Element]) -> bool:
     matches = [_CENTERED.match(line) for line in para.texts]
     if not all(matches):
         return False
@@ -223,7 +223,7 @@ def _centered(para: _Para, out: list[Element]) -> bool:
     return True
 
 
-def _speech(para: _Para, out: list[Element]) -> bool:
+def _speech(para: Para, out: list[Element]) -> bool:
     if len(para.lines) < 2 or para.texts[0].endswith("  "):
         return False
     cue = para.texts[0]
@@ -235,7 +235,7 @@ def _speech(para: _Para, out: list[Element]) -> bool:
     if out and out[-1].kind == "speech" and (match := _DUAL.match(cue)):
         cue, dual = match.group(1), True
     name, extensions = cue_parts(cue)
-    parts = _dialogue_parts(para.texts[1:])
+    parts = dialogue_parts(para.texts[1:])
     out.append(
         Element(
             "speech",
@@ -263,7 +263,7 @@ def cue_parts(cue: str) -> tuple[str, tuple[str, ...]]:
     return plain(cue.strip()), tuple(extensions)
 
 
-def _dialogue_parts(lines: list[str]) -> tuple[tuple[bool, str], ...]:
+def dialogue_parts(lines: list[str]) -> tuple[tuple[bool, str], ...]:
     """screenplain's reading: a line opening with `(` starts a parenthetical that runs to the
     line ending with `)`; every other line is speech (a lyric keeps its `~`). Chinese scripts
     write the full-width brackets （…）, which count the same."""
@@ -279,7 +279,7 @@ def _dialogue_parts(lines: list[str]) -> tuple[tuple[bool, str], ...]:
     return tuple(parts)
 
 
-def _transition(para: _Para, out: list[Element]) -> bool:
+def _transition(para: Para, out: list[Element]) -> bool:
     if len(para.lines) != 1:
         return False
     match = _TRANSITION.match(para.texts[0])

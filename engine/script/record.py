@@ -21,9 +21,12 @@ from engine.catalog import say
 from engine.folder.stage import ENTER, EVENT, EXIT, PRESENT, StageBlock
 from engine.folder.turns import Turn
 from engine.script.elements import BadScript, Element, Script
-from engine.script.fountain import _dialogue_parts, cue_parts
+from engine.script.fountain import cue_parts, dialogue_parts
 
 HAPPENINGS = ("action", "lyric", "centered", "transition")  # what becomes a stage event
+# What may close a scene (CUT TO:, THE END, ===): not imported after the last line, so the
+# rehearsal, and a splice, goes on right after the last line or action.
+ENDINGS = ("transition", "centered", "page_break", "section", "synopsis")
 _EXIT_EN = re.compile(
     r"\b(exits?|leaves|leave|walks out|storms out|goes out|departs?|is gone|heads out)\b", re.I
 )
@@ -124,7 +127,7 @@ def recognise(elements: Sequence[Element], names: Sequence[str]) -> list[Element
         first, *rest = element.text.split("\n")
         name, extensions = cue_parts(first.removesuffix("^").strip())
         if element.kind == "action" and rest and name.casefold() in wanted:
-            parts = _dialogue_parts(rest)
+            parts = dialogue_parts(rest)
             text = "\n".join(t for _, t in parts)
             out.append(
                 Element("speech", text, element.start, element.end, name=name,
@@ -206,6 +209,8 @@ def stage(
     """The scene as a record. `until`: only elements whose last line (1-based) is at most it.
     `extra`: characters who may never speak (FDX SmartType), cast when the action names them."""
     elements = [e for e in scene.elements if until is None or e.end + 1 <= until]
+    while elements and elements[-1].kind in ENDINGS:  # the scene's closing furniture stays
+        elements.pop()
     first = next((i for i, e in enumerate(elements) if e.kind == "speech"), None)
     if first is None:
         raise BadScript("no_cues", heading=scene.label or "—")
