@@ -157,7 +157,7 @@ def sheet_text(source: str, script: Script, scene: ScriptScene, staged: Staged, 
     if notes := scene_notes(script, scene):
         lines = "\n".join(say("import.sheet.note", lang, line=n.line, text=n.text) for n in notes)
         out += "\n" + say("import.sheet.notes", lang, lines=lines)
-    return out
+    return out.rstrip("\n") + "\n"
 
 
 def plan_import(script: Script, source: str, ask: ImportAsk) -> ImportPlan:

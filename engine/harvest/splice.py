@@ -96,9 +96,28 @@ def rehearsed(
     return [line for _, line in sorted(keyed, key=lambda pair: pair[0])]
 
 
-def spliced(script: Script, data: bytes, last: int, lines: Sequence[ExportLine]) -> str:
-    """The writer's file with `lines` set in after its element at `last`."""
+def fdx_paragraphs(lines: Sequence[ExportLine]) -> list[tuple[str, str]]:
+    """Each rehearsed line as Final Draft paragraphs (type, text), as the plain export has it."""
+    out: list[tuple[str, str]] = []
+    for line in lines:
+        action, dialogue = line.action.strip(), line.dialogue.strip()
+        parenthetical = is_parenthetical(line)
+        if action and not parenthetical:
+            out.append(("Action", action))
+        if dialogue:
+            out.append(("Character", line.actor))
+            if parenthetical:
+                out.append(("Parenthetical", f"({action.strip('()（）')})"))
+            out.append(("Dialogue", dialogue))
+    return out
+
+
+def spliced(
+    script: Script, data: bytes, last: int, lines: Sequence[ExportLine], revision: str
+) -> str:
+    """The writer's file with `lines` set in after its element at `last` (an FDX's marked
+    with a new revision set called `revision`)."""
     if script.format == "fdx":
-        return splice_fdx(data, script, last, lines)
+        return splice_fdx(data, script, last, fdx_paragraphs(lines), revision)
     text = data.decode("utf-8")
     return splice_lines(text, last, fountain_paragraphs(lines))

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
+from engine.catalog import say
 from engine.errors import (
     BadRequest,
     BadSceneFile,
@@ -364,7 +365,12 @@ class Harvest:
             view = await self._view(take)
             lines = rehearsed(view.turns, view.blocks, anchor, state.language)
             label, folder = str(view.number), f"take_{view.number}"
-        text = await asyncio.to_thread(spliced, script, data, last, lines)
+        name = (
+            say("export.picked_lines", state.language)
+            if picks
+            else say("export.take", state.language, take=label)
+        )
+        text = await asyncio.to_thread(spliced, script, data, last, lines, name)
         target = Path(out) if out is not None else self.scene.root / "exports" / folder / into.name
         await SceneStore(target.parent).write_files({target.name: text})
         return Spliced(target, label, len(lines), last + 1)

@@ -76,6 +76,7 @@ class Script:
     cut: int = 0  # boneyard passages dropped
     characters: tuple[str, ...] = ()  # FDX SmartType characters (who may never speak)
     revision: str = ""  # FDX: the active revision set
+    spans: tuple[int, ...] = ()  # FDX: where each paragraph's top-level container ends (bytes)
 
 
 _EMPHASIS = re.compile(r"(?<!\\)(\*{1,3}|_)(?=\S)(.+?)(?<=\S)(?<!\\)\1")
