@@ -40,7 +40,8 @@ other way in):
   `import_script(script, new_root, ImportAsk(scene=…, heading=…, until=…, language=…, cast=…),
   draft=…)` makes a scene from one scene of a writer's Fountain or FDX file (`ImportResult`);
   `rehearsal.harvest.splice(into=…, take=…)` sets a take's rehearsed lines back into it
-  (`Spliced`); `BadScript` is why a file was refused; `SCRIPT_TYPES` the file types it reads.
+  (`Spliced`); `BadScript` is why a file was refused; `SCRIPT_TYPES` the file types it reads
+  and `MAX_SCRIPT_BYTES` the largest (a frontend checks an upload before fetching it).
 - pure helpers for what a person typed (`check_name`, `is_everyone`, `whole_number`, the
   one bounded reader of a typed number, and `shown_number` to quote one); `litellm_module()`
   loads the model library ahead of the first turn (the bot warms it up off the event loop).

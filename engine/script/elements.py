@@ -48,14 +48,6 @@ class Element:
         """A voice over: heard, the speaker not on stage."""
         return any(norm_extension(e) in HEARD for e in self.extensions)
 
-    @property
-    def parentheticals(self) -> list[str]:
-        return [text for paren, text in self.parts if paren]
-
-    @property
-    def lines(self) -> list[str]:
-        return [text for paren, text in self.parts if not paren]
-
 
 def norm_extension(text: str) -> str:
     return " ".join(unicodedata.normalize("NFKC", text).upper().split())

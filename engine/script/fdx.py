@@ -137,7 +137,7 @@ class _Reader:
             para.runs.append(data)
 
 
-def _refuse(*_: object) -> None:
+def _refuse(*_: object) -> int:
     raise BadScript("hostile_xml")
 
 

@@ -59,7 +59,6 @@ class Staged:
     cast: tuple[str, ...]
     aliases: dict[str, tuple[str, ...]]
     opening: tuple[Element, ...]  # before the first cue: the public context
-    opening_present: tuple[str, ...]
     turns: tuple[Turn, ...]
     blocks: tuple[StageBlock, ...]
     last: Element  # the last element imported: a splice lands after it
@@ -230,7 +229,6 @@ def stage(
         cast=tuple(cast),
         aliases={a: s for a, s in spellings.items() if s},
         opening=opening,
-        opening_present=start,
         turns=tuple(walk.turns),
         blocks=tuple(walk.blocks),
         last=elements[-1],

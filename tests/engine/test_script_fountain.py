@@ -64,10 +64,9 @@ def test_an_unknown_scene_lists_the_headings() -> None:
 def test_a_scene_staged_by_the_screenplays_conventions() -> None:
     staged = stage(pick_scene(scenes_of(harbour()), "2", None), "en")
     assert staged.cast == ("MARA", "TOM", "BRICK", "RAY")
-    assert staged.opening_present == ("TOM",)  # TOM (50s) in the opening action
     assert staged.goal == "Tom must get Mara to sign before Ray arrives."
     moves = [(b.key, b.kind, b.actor or b.names or b.text) for b in staged.blocks]
-    assert moves[0] == ((0, 1), PRESENT, ("TOM",))
+    assert moves[0] == ((0, 1), PRESENT, ("TOM",))  # TOM (50s) in the opening action
     assert ((0, 2), ENTER, "MARA") in moves  # an O.S. cue: on stage, unseen
     assert ((7, 2), ENTER, "RAY") in moves  # "RAY bursts in": named in capitals
     assert ((9, 2), EXIT, "TOM") in moves  # "Tom exits to the back room."
