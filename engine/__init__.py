@@ -60,6 +60,7 @@ from engine.errors import (
     AmbiguousActor,
     BadName,
     BadSceneFile,
+    BadScript,
     BudgetExceeded,
     CastTooBig,
     CircusError,
@@ -116,7 +117,6 @@ from engine.rehearsal.stage_commands import CONSOLE
 from engine.rehearsal.view import Actor, LastTurn, SceneView, load_view
 from engine.reply.marks import TurnMarks, turn_marks
 from engine.script.elements import MAX_BYTES as MAX_SCRIPT_BYTES
-from engine.script.elements import BadScript
 from engine.script.reading import TYPES as SCRIPT_TYPES
 from engine.spend.ledger import ledger_accounts, move_ledger
 from engine.takes.folders import TakeInfo

@@ -19,7 +19,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from engine.catalog import say
+from engine.catalog import lang_of, say
 from engine.config import Config
 from engine.continuity.next_scene import check_target, unheaded
 from engine.door.llm import Models
@@ -66,7 +66,7 @@ class ImportPlan:
 
 def _language(asked: str | None, staged: Staged, heading: str) -> str:
     if asked:
-        return "zh" if asked.startswith("zh") else "en"
+        return lang_of(asked)
     return "zh" if any(_CJK.search(t) for t in (*staged.cast, heading)) else "en"
 
 

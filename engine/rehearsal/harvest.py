@@ -23,6 +23,7 @@ from engine.catalog import say
 from engine.errors import (
     BadRequest,
     BadSceneFile,
+    BadScript,
     NotPicked,
     TakeNotFound,
     TurnNotFound,
@@ -55,7 +56,6 @@ from engine.harvest.picks import (
 from engine.harvest.report import ReportInput, build_report
 from engine.harvest.splice import rehearsed, spliced
 from engine.rehearsal.scene_access import SceneAccess
-from engine.script.elements import BadScript
 from engine.script.reading import load_script
 from engine.script.splicing import ANCHOR, check_anchor
 from engine.takes.folders import parse_take_ref, take_dir, take_numbers

@@ -14,7 +14,6 @@ import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from engine.errors import CircusError
 from engine.vocabulary import ScriptKind
 
 MAX_BYTES = 10 * 1024 * 1024  # a 400-page script is well under 1 MB; anything larger is refused
@@ -22,13 +21,6 @@ MAX_BYTES = 10 * 1024 * 1024  # a 400-page script is well under 1 MB; anything l
 HEARD = frozenset(
     {"V.O.", "VO", "V/O", "V.O", "VOICEOVER", "VOICE OVER", "畫外音", "画外音", "旁白"}
 )
-
-
-class BadScript(CircusError):
-    """A screenplay file that cannot be imported or spliced, and why (`error.script.<why>`)."""
-
-    def __init__(self, why: str, /, **values: object) -> None:
-        super().__init__(f"error.script.{why}", **values)
 
 
 @dataclass(frozen=True)

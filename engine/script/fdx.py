@@ -20,7 +20,8 @@ from typing import Any
 from xml.parsers import expat
 from xml.sax.saxutils import escape, quoteattr
 
-from engine.script.elements import MAX_BYTES, BadScript, Element, Note, Script
+from engine.errors import BadScript
+from engine.script.elements import MAX_BYTES, Element, Note, Script
 from engine.script.fountain import cue_parts
 
 _SPEECH_PARTS = ("Parenthetical", "Dialogue")

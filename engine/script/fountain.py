@@ -14,7 +14,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from engine.script.elements import MAX_BYTES, BadScript, Element, Note, Script, plain
+from engine.errors import BadScript
+from engine.script.elements import MAX_BYTES, Element, Note, Script, plain
 
 LINE_BREAK = re.compile(r"\r\n|\n|\r")
 _BONEYARD = re.compile(r"/\*.*?\*/", re.DOTALL)

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from engine.script.elements import MAX_BYTES, BadScript, Script
+from engine.errors import BadScript
+from engine.script.elements import MAX_BYTES, Script
 from engine.script.fdx import parse_fdx
 from engine.script.fountain import decode, parse_fountain
 

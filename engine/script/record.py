@@ -18,9 +18,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from engine.catalog import say
+from engine.errors import BadScript
 from engine.folder.stage import ENTER, EVENT, EXIT, PRESENT, StageBlock
 from engine.folder.turns import Turn
-from engine.script.elements import BadScript, Element, Script
+from engine.script.elements import Element, Script
 from engine.script.fountain import cue_parts, dialogue_parts
 
 HAPPENINGS = ("action", "lyric", "centered", "transition")  # what becomes a stage event

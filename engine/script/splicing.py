@@ -14,8 +14,9 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from engine.errors import BadScript
 from engine.folder.store import STATE_DIR
-from engine.script.elements import BadScript, Element, Script
+from engine.script.elements import Element, Script
 from engine.script.fountain import LINE_BREAK
 from engine.script.record import ScriptScene, Staged, recognise, scenes_of
 

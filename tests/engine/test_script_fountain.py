@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 from scriptkit import SCRIPTS, fountain_py_speeches, our_speeches, screenplain_speeches
 
+from engine.errors import BadScript
 from engine.folder.stage import ENTER, EVENT, EXIT, PRESENT
-from engine.script.elements import BadScript
 from engine.script.fountain import parse_fountain
 from engine.script.record import pick_scene, recognise, scenes_of, stage
 
