@@ -127,6 +127,7 @@ def soul_text(aliases: Sequence[str], story: Sequence[str], language: str) -> st
     body = blank_soul(language)
     if story:
         body = replace_prior_story(body, "\n\n".join(story), language)
+    body = body.rstrip("\n") + "\n"
     return with_setting(body, "aliases", list(aliases)) if aliases else body
 
 

@@ -45,7 +45,7 @@ def test_scene_by_heading_and_until(tmp_path: Path) -> None:
         "--until", "41", cwd=tmp_path,
     )  # fmt: skip
     assert made.returncode == 0, made.stderr
-    assert "4 lines" in made.stdout and "through line 41" in made.stdout
+    assert "4 line(s)" in made.stdout and "through line 41" in made.stdout
 
 
 @pytest.mark.parametrize(
