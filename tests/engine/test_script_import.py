@@ -160,3 +160,32 @@ async def test_blocks_round_trip_through_the_transcript(tmp_path: Path) -> None:
         ("present", (), ""),
         ("enter", (), "RAY"),
     ]
+
+
+async def test_draft_writes_each_prior_story_from_what_that_character_witnessed(
+    tmp_path: Path, scripted
+) -> None:
+    done = await import_script(
+        HARBOUR, tmp_path / "pier", ImportAsk(scene="3"), draft=True, models=scripted,
+        config=SCRIPTED,
+    )  # fmt: skip
+    assert done.drafted and not done.draft_failed
+    drafts = [c for c in scripted.calls if c.shape.kind != "actor"]
+    assert len(drafts) == 1  # RAY, the pier's one character
+    assert "Am I late?" in drafts[0].prompt and "You got my letter" not in drafts[0].prompt
+    soul = (done.root / "actors" / "RAY" / "soul.md").read_text(encoding="utf-8")
+    assert "A scripted answer." in soul and '"Am I late?"' not in soul
+
+
+async def test_picks_splice_only_rehearsed_lines(tmp_path: Path, scripted) -> None:
+    done = await import_script(HARBOUR, tmp_path / "office", ImportAsk(scene="2"))
+    r = Rehearsal(done.root, models=scripted, config=SCRIPTED)
+    await r.run(3)
+    await r.takes.save()
+    await r.harvest.pick(3, take=1, by="Ana")  # an imported line: not spliced again
+    await r.harvest.pick(12, take=1, by="Ana")
+    spliced = await r.harvest.splice(into=HARBOUR, picks=True, out=tmp_path / "picks.fountain")
+    assert spliced.count == 1
+    added = screenplain_speeches(spliced.path.read_text(encoding="utf-8"))[11]
+    picked = parse_transcript((done.root / "transcript.md").read_text(encoding="utf-8"))[11]
+    assert (added[0], added[2].split("\n")[-1]) == (picked.actor, picked.dialogue)
