@@ -34,11 +34,12 @@ from engine.folder.turns import Turn, render_turn
 from engine.folder.whispers import empty_notes
 from engine.rehearsal.facade import Rehearsal
 from engine.script.elements import Note, Script
-from engine.script.reading import load_script
+from engine.script.reading import load_script, parse_script
 from engine.script.record import ScriptScene, Staged, pick_scene, recognise, scenes_of, stage
 from engine.script.splicing import ANCHOR, SHEET, anchor_of
 from engine.turn.witness import witnessed
 
+LAST_LINES = 4  # the imported lines a frontend shows under the scene card
 _PLACE = re.compile(r"^(INT\.?/EXT\.?|I/E|INT|EXT|EST)[. ]\s*(.*)$", re.I)
 _CJK = re.compile(r"[\u2e80-\u9fff\uf900-\ufaff]")
 
@@ -205,6 +206,7 @@ class ImportResult:
     cut: int
     notes: tuple[tuple[int, str], ...]
     language: str
+    last_lines: tuple[tuple[str, str], ...] = ()  # (actor, line) of the last few turns
     drafted: bool = False
     draft_failed: str = ""
 
@@ -214,15 +216,20 @@ async def import_script(
     new_root: Path | str,
     ask: ImportAsk | None = None,
     *,
+    data: bytes | None = None,
     draft: bool = False,
     models: Models | None = None,
     config: Config | None = None,
 ) -> ImportResult:
-    """`circus import`: the new scene folder from one scene of the file at `script_path`."""
+    """`circus import`: the new scene folder from one scene of the file at `script_path` (or
+    of `data`, an upload named `script_path`, read as its name says)."""
     ask = ask or ImportAsk()
     new_root = Path(new_root)
     check_target(new_root)
-    script, _ = load_script(Path(script_path))
+    if data is None:
+        script, _ = load_script(Path(script_path))
+    else:
+        script = parse_script(Path(script_path).name, data)
     made = plan_import(script, Path(script_path).name, ask)
     create_folder(new_root, made.files)
     failed = ""
@@ -239,6 +246,7 @@ async def import_script(
         cut=script.cut,
         notes=tuple((n.line, n.text) for n in scene_notes(script, made.scene)),
         language=made.language,
+        last_lines=tuple((t.actor, t.dialogue) for t in made.staged.turns[-LAST_LINES:]),
         drafted=draft and not failed,
         draft_failed=failed,
     )

@@ -56,7 +56,7 @@ from engine.harvest.picks import (
 from engine.harvest.report import ReportInput, build_report
 from engine.harvest.splice import rehearsed, spliced
 from engine.rehearsal.scene_access import SceneAccess
-from engine.script.reading import load_script
+from engine.script.reading import load_script, parse_script
 from engine.script.splicing import ANCHOR, check_anchor
 from engine.takes.folders import parse_take_ref, take_dir, take_numbers
 from engine.takes.meta import TURNS_FILE, carried_rows, parse_rows, render_rows, rows_for_take
@@ -347,14 +347,19 @@ class Harvest:
         take: TakeRef = "current",
         picks: bool = False,
         out: Path | None = None,
+        data: bytes | None = None,
     ) -> Spliced:
         """`export --into`: the writer's script (only read) with the take's rehearsed lines, or
         the picked ones, set in after the imported scene's last line, written to `out`
         (default: exports/take_<n>/<the script's name>). Refused, writing nothing, unless the
-        scene was imported and the file still holds it as imported."""
+        scene was imported and the file still holds it as imported. `data`: the file's bytes
+        (an upload called `into`), read instead of the file."""
         anchor = await self._anchor()
         into = Path(into)
-        script, data = await asyncio.to_thread(load_script, into)
+        if data is None:
+            script, raw = await asyncio.to_thread(load_script, into)
+        else:
+            script, raw = await asyncio.to_thread(parse_script, into.name, data), data
         last = check_anchor(anchor, script, into.name)
         state = await self.scene.state()
         if picks:
@@ -370,7 +375,7 @@ class Harvest:
             if picks
             else say("export.take", state.language, take=label)
         )
-        text = await asyncio.to_thread(spliced, script, data, last, lines, name)
+        text = await asyncio.to_thread(spliced, script, raw, last, lines, name)
         target = Path(out) if out is not None else self.scene.root / "exports" / folder / into.name
         await SceneStore(target.parent).write_files({target.name: text})
         return Spliced(target, label, len(lines), last + 1)
