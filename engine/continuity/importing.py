@@ -33,6 +33,7 @@ from engine.folder.store import create_folder
 from engine.folder.turns import Turn, render_turn
 from engine.folder.whispers import empty_notes
 from engine.rehearsal.facade import Rehearsal
+from engine.script.crosscheck import cross_check
 from engine.script.elements import Note, Script
 from engine.script.reading import load_script, parse_script
 from engine.script.record import ScriptScene, Staged, pick_scene, recognise, scenes_of, stage
@@ -227,10 +228,12 @@ async def import_script(
     new_root = Path(new_root)
     check_target(new_root)
     if data is None:
-        script, _ = load_script(Path(script_path))
+        script, data = load_script(Path(script_path))
     else:
         script = parse_script(Path(script_path).name, data)
     made = plan_import(script, Path(script_path).name, ask)
+    if script.format == "fountain" and not ask.cast:  # named cues are ours alone to read
+        cross_check(data.decode("utf-8"), made.scene, made.staged.last.end)
     create_folder(new_root, made.files)
     failed = ""
     if draft:

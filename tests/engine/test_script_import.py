@@ -189,3 +189,21 @@ async def test_picks_splice_only_rehearsed_lines(tmp_path: Path, scripted) -> No
     added = screenplain_speeches(spliced.path.read_text(encoding="utf-8"))[11]
     picked = parse_transcript((done.root / "transcript.md").read_text(encoding="utf-8"))[11]
     assert (added[0], added[2].split("\n")[-1]) == (picked.actor, picked.dialogue)
+
+
+async def test_where_two_readers_part_the_import_is_refused_naming_the_line(tmp_path) -> None:
+    source = tmp_path / "odd.fountain"  # a cue with two trailing spaces: a cue to one reader only
+    source.write_text("INT. ROOM - DAY\n\nMARA\nHello.\n\nTOM  \nWho is there?\n", "utf-8")
+    with pytest.raises(BadScript) as caught:
+        await import_script(source, tmp_path / "s", ImportAsk())
+    assert caught.value.message_key == "error.script.readers_differ"
+    assert caught.value.values["line"] == 6
+    assert not (tmp_path / "s").exists()
+
+
+async def test_a_song_inside_a_speech_is_read_alike(tmp_path) -> None:
+    source = tmp_path / "song.fountain"
+    source.write_text("INT. ROOM - DAY\n\nMARA\n~Oh the harbour lights\n~are low\n", "utf-8")
+    done = await import_script(source, tmp_path / "s", ImportAsk())
+    turns = parse_transcript((done.root / "transcript.md").read_text(encoding="utf-8"))
+    assert turns[0].dialogue == "~Oh the harbour lights\n~are low"
