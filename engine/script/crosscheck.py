@@ -56,13 +56,15 @@ def their_speeches(text: str) -> list[Speech]:
 
 def cross_check(text: str, scene: ScriptScene, last: int) -> None:
     """Refuse unless fountain-py reads the scene's speeches up to line `last` (from 0) as ours."""
-    first = scene.heading.start + 1 if scene.heading else 1
+    start = scene.heading.start if scene.heading else 0
     ours = [
         (e.start + 1, e.name, e.text)
         for e in scene.elements
         if e.kind == "speech" and e.end <= last
     ]
-    theirs = [s for s in their_speeches(text) if first <= s[0] <= last + 1]
+    # only the scene's own lines are read again: a second reading costs what the scene does
+    lines = LINE_BREAK.split(text.removeprefix("\ufeff"))[start : last + 1]
+    theirs = [(line + start, name, said) for line, name, said in their_speeches("\n".join(lines))]
     for mine, other in zip_longest(ours, theirs):
         if mine is None or other is None or mine[1:] != other[1:]:
             line = min(s[0] for s in (mine, other) if s is not None)
