@@ -44,6 +44,7 @@ def anchor_of(
         "turns": len(staged.turns),
         "block": list(last_block),
         "last": staged.last.end,
+        "count": len(staged.imported),
         "cast": list(cast),
         "digest": digest(head + list(staged.imported)),
     }
@@ -51,20 +52,25 @@ def anchor_of(
 
 def check_anchor(anchor: Mapping[str, Any], script: Script, name: str) -> int:
     """The place (a Fountain line, an FDX paragraph) of the last imported element in
-    `script`, refused unless the file holds the imported scene unchanged."""
+    `script`, refused unless the file still holds the imported scene as it was imported.
+    The scene is found by its heading and its imported elements, compared by content: lines
+    a writer added or removed elsewhere in the file move it, and it is found there."""
     if anchor.get("format") != script.format:
         raise BadScript("wrong_format", was=anchor.get("format", "?"), name=name)
-    found = [s for s in scenes_of(script) if s.ordinal == anchor.get("scene")]
-    if not found or found[0].label != anchor.get("heading"):
-        raise BadScript("changed", name=name)
-    scene = found[0]
-    last = int(anchor.get("last", -1))
-    elements = recognise(scene.elements, [str(c) for c in anchor.get("cast", [])])
-    kept = [e for e in elements if e.end <= last]
-    head = [scene.heading] if scene.heading else []
-    if not kept or kept[-1].end != last or digest(head + kept) != anchor.get("digest"):
-        raise BadScript("changed", name=name)
-    return last
+    count = int(anchor.get("count", 0))
+    cast = [str(c) for c in anchor.get("cast", [])]
+    scenes = [s for s in scenes_of(script) if s.label == anchor.get("heading")]
+    # the scene where it was first, then any other scene under the same heading
+    scenes.sort(key=lambda s: s.ordinal != anchor.get("scene"))
+    for scene in scenes:
+        try:
+            kept = recognise(scene.elements, cast)[:count]
+        except BadScript:
+            continue
+        head = [scene.heading] if scene.heading else []
+        if kept and len(kept) == count and digest(head + kept) == anchor.get("digest"):
+            return kept[-1].end
+    raise BadScript("changed", name=name)
 
 
 def splice_lines(text: str, last: int, paragraphs: Sequence[Sequence[str]]) -> str:

@@ -207,3 +207,40 @@ async def test_a_song_inside_a_speech_is_read_alike(tmp_path) -> None:
     done = await import_script(source, tmp_path / "s", ImportAsk())
     turns = parse_transcript((done.root / "transcript.md").read_text(encoding="utf-8"))
     assert turns[0].dialogue == "~Oh the harbour lights\n~are low"
+
+
+async def test_a_splice_finds_the_scene_where_the_writer_moved_it(tmp_path, scripted) -> None:
+    done = await import_script(HARBOUR, tmp_path / "office", ImportAsk(scene="2"))
+    r = Rehearsal(done.root, models=scripted, config=SCRIPTED)
+    await r.run(2)
+    moved = tmp_path / "moved.fountain"  # a new line in the cold open, before the scene
+    text = HARBOUR.read_text(encoding="utf-8")
+    text = text.replace("A gull screams", "Dawn.\n\nA gull screams")
+    moved.write_text(text, encoding="utf-8")
+    spliced = await r.harvest.splice(into=moved, out=tmp_path / "out.fountain")
+    assert spliced.line == 72  # "He's hiding something.", two lines further down now
+    after = spliced.path.read_text(encoding="utf-8")
+    cut = text.index("\n> THE END <")
+    assert after.startswith(text[:cut]) and after.endswith(text[cut:])
+
+
+async def test_every_element_reads_back_the_same_around_the_splice(tmp_path, scripted) -> None:
+    from engine.script.fountain import parse_fountain
+
+    done = await import_script(HARBOUR, tmp_path / "office", ImportAsk(scene="2"))
+    r = Rehearsal(done.root, models=scripted, config=SCRIPTED)
+    await r.run(3)
+    await r.stage.event("A door slams somewhere below.")
+    spliced = await r.harvest.splice(into=HARBOUR, out=tmp_path / "out.fountain")
+
+    def shown(text: str) -> list[tuple]:
+        return [(e.kind, e.text, e.name, e.extensions, e.dual, e.number)
+                for e in parse_fountain(text).elements]  # fmt: skip
+
+    before = shown(HARBOUR.read_text(encoding="utf-8"))
+    after = shown(spliced.path.read_text(encoding="utf-8"))
+    at = next(i for i, e in enumerate(before) if e[1] == "He's hiding something.") + 1
+    added = after[at : len(after) - (len(before) - at)]
+    assert after[:at] == before[:at] and after[at + len(added) :] == before[at:]
+    assert [e[0] for e in added] == ["speech"] * 3 + ["action"]
+    assert added[-1][1] == "A door slams somewhere below."
