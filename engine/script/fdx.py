@@ -264,5 +264,6 @@ def splice_fdx(
     indent = re.match(rb"[ \t]*", data[line_start:end])
     pad = indent.group(0).decode() if indent else ""
     revision = _next_revision(data)
-    body = "".join("\n" + pad + fdx_paragraph(k, t, revision) for k, t in paragraphs)
+    nl = "\r\n" if b"\r\n" in data[:end] else "\n"  # the file's own line ending
+    body = "".join(nl + pad + fdx_paragraph(k, t, revision) for k, t in paragraphs)
     return _register(data[:end] + body.encode() + data[end:], revision, name).decode("utf-8")

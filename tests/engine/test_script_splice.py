@@ -51,3 +51,20 @@ def test_speech_keeps_what_the_actor_said() -> None:
     assert (
         said.replace("\u2060", "") == "(looks up)\n(not a parenthetical)\n*stars* and [[brackets]]"
     )
+
+
+@pytest.mark.parametrize(
+    ("text", "last", "expected"),
+    [
+        ("A\n\nB\n", 0, "A\n\nX\nY\n\nB\n"),  # after A, before the blank line and B
+        ("A\n\nB", 2, "A\n\nB\n\nX\nY"),  # the last line, no line break after it
+        ("A\nB\n", 0, "A\n\nX\nY\n\nB\n"),  # B right under A keeps a blank line above it
+        ("A\r\n\r\nB\r\n", 0, "A\r\n\r\nX\r\nY\r\n\r\nB\r\n"),  # the file's own line ending
+        ("A\n", 0, "A\n\nX\nY\n"),
+    ],
+)
+def test_splice_lines_keeps_every_other_byte(text: str, last: int, expected: str) -> None:
+    from engine.script.splicing import splice_lines
+
+    assert splice_lines(text, last, [["X", "Y"]]) == expected
+    assert splice_lines(text, last, []) == text
