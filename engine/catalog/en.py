@@ -1073,4 +1073,6 @@ TEXT: dict[str, str] = {
     "cmd.scene_import.name": "The new scene's name (default: the file's name and the scene)",
     "cmd.export.into": "Your script: the take's new lines set back into it (directors only)",
     "error.script.readers_differ": "Line {line}: two Fountain readers disagree on the character cues and dialogue from here — check that line (a cue is a line in capitals or forced with @, right above its dialogue, with a blank line before it); nothing was written.",
+    "cli.what.line_number": "a line number",
+    "cli.line_below_one": "a line number starts at 1 ({value})",
 }

@@ -1072,4 +1072,6 @@ TEXT: dict[str, str] = {
     "cmd.scene_import.name": "新場景的名稱（預設：檔名加場次）",
     "cmd.export.into": "你的劇本：把這條新演的台詞接回去（限導演）",
     "error.script.readers_differ": "第 {line} 行：兩個 Fountain 讀取器從這裡起對角色提示和對白的讀法不一致——請檢查這一行（角色提示是全大寫或用 @ 強制的一行，緊接在對白上方，前面空一行）；什麼都沒寫入。",
+    "cli.what.line_number": "行號",
+    "cli.line_below_one": "行號從 1 開始（{value}）",
 }

@@ -75,3 +75,10 @@ def test_an_unforced_chinese_cue_names_the_way_out(tmp_path: Path) -> None:
     made = circus("import", str(script), "s", "--cast", "老闆,阿梅", cwd=tmp_path)
     assert made.returncode == 0, made.stderr
     assert "2 句台詞" in made.stdout
+
+
+@pytest.mark.parametrize("until", ["0", "x"])
+def test_until_is_a_line_number(tmp_path: Path, until: str) -> None:
+    made = circus("import", str(SCRIPTS / "harbour.fountain"), "s", "--until", until, cwd=tmp_path)
+    assert made.returncode == 2 and "line number" in made.stderr
+    assert not (tmp_path / "s").exists()
