@@ -112,6 +112,10 @@ def previously(
         if earlier.ordinal >= scene.ordinal:
             break
         try:
+            if ask.cast:  # the names the writer gave are cues in every scene
+                earlier = ScriptScene(
+                    earlier.ordinal, earlier.heading, tuple(recognise(earlier.elements, ask.cast))
+                )
             done = stage(earlier, language, script.characters)
         except CircusError:  # no cue in it: nothing happened that anyone said
             continue
@@ -134,13 +138,14 @@ def soul_text(aliases: Sequence[str], story: Sequence[str], language: str) -> st
 
 
 def scene_notes(script: Script, scene: ScriptScene) -> tuple[Note, ...]:
-    """The writer's notes between this scene's heading and the next one."""
+    """The writer's notes between this scene's heading and the next one, and those the file
+    keeps in no place (a Final Draft note outside every paragraph: line 0)."""
     if scene.heading is None:
         return script.notes
     starts = [s.heading.start for s in scenes_of(script) if s.heading]
     after = [start for start in starts if start > scene.heading.start]
     end = min(after, default=1 << 62)
-    return tuple(n for n in script.notes if scene.heading.start < n.line <= end)
+    return tuple(n for n in script.notes if n.line == 0 or scene.heading.start < n.line <= end)
 
 
 def sheet_text(source: str, script: Script, scene: ScriptScene, staged: Staged, lang: str) -> str:

@@ -103,3 +103,18 @@ async def test_fdx_splice_carries_a_new_revision(tmp_path: Path, scripted) -> No
     i = next(i for i, e in enumerate(old) if e[1] == "Am I late?") + 1
     assert now[:i] == old[:i] and now[i + 2 :] == old[i:]
     assert after.characters == before.characters and after.notes == before.notes
+
+
+async def test_a_note_outside_every_paragraph_is_kept_for_the_director(tmp_path: Path) -> None:
+    data = FDX.read_bytes().replace(
+        b"  <SmartType>",
+        b'  <ScriptNotes><ScriptNote ID="2"><Paragraph><Text>Ray owes Tom money.</Text>'
+        b"</Paragraph></ScriptNote></ScriptNotes>\n  <SmartType>",
+    )
+    source = tmp_path / "notes.fdx"
+    source.write_bytes(data)
+    done = await import_script(source, tmp_path / "s", ImportAsk())
+    assert (0, "Ray owes Tom money.") in done.notes
+    sheet = (done.root / "script.md").read_text(encoding="utf-8")
+    assert "Ray owes Tom money." in sheet
+    assert "Ray owes Tom money." not in (done.root / "transcript.md").read_text(encoding="utf-8")

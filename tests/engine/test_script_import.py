@@ -244,3 +244,15 @@ async def test_every_element_reads_back_the_same_around_the_splice(tmp_path, scr
     assert after[:at] == before[:at] and after[at + len(added) :] == before[at:]
     assert [e[0] for e in added] == ["speech"] * 3 + ["action"]
     assert added[-1][1] == "A door slams somewhere below."
+
+
+async def test_named_cues_count_in_the_earlier_scenes_too(tmp_path: Path) -> None:
+    source = tmp_path / "tea.fountain"
+    source.write_text(
+        "INT. 茶樓 - 夜\n\n老闆\n門沒鎖。\n\n阿梅\n你收到我的信了。\n\n"
+        "INT. 茶樓 - 晨\n\n老闆\n她會回來的。\n",
+        encoding="utf-8",
+    )
+    done = await import_script(source, tmp_path / "s", ImportAsk(scene="2", cast=("老闆", "阿梅")))
+    soul = (done.root / "actors" / "老闆" / "soul.md").read_text(encoding="utf-8")
+    assert "前情（出自劇本）：INT. 茶樓 - 夜" in soul and "你收到我的信了。" in soul
