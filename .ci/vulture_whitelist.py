@@ -27,6 +27,13 @@ _.budget_tokens
 _._warming  # holds the warm-up task so it is not garbage collected (bot/app.py)
 _.prior_story  # a dataclass field named by its modal's table (bot/commands/cast.py)
 _.exc_text  # logging.Formatter reads a record's exc_text (engine/redact.py)
+_.StartDoctypeDeclHandler  # expat parser callbacks (engine/script/fdx.py)
+_.EntityDeclHandler
+_.ExternalEntityRefHandler
+_.StartElementHandler
+_.EndElementHandler
+_.CharacterDataHandler
+_.buffer_text
 
 # --- used by the tests or benches -------------------------------------------------------
 _.reactions_seen  # bot/app.py: tests wait on it

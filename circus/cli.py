@@ -58,6 +58,13 @@ def _turn_number(text: str) -> int:
     return value
 
 
+def _line_number(text: str) -> int:
+    value = _whole(text, "cli.what.line_number")
+    if value < 1:
+        raise argparse.ArgumentTypeError(t("cli.line_below_one", value=value))
+    return value
+
+
 def _seconds(text: str) -> float:
     try:
         value = float(text)
@@ -189,7 +196,18 @@ COMMANDS: tuple[Command, ...] = (
             help="cli.arg.export.format"),
         arg("--thoughts", action="store_true", help="cli.arg.export.thoughts"),
         arg("--out", metavar="DIR", help="cli.arg.export.out"),
+        arg("--into", metavar="SCRIPT", help="cli.arg.export.into"),
     ), "commands.cmd_export"),
+    Command("import", "cli.help.import", (
+        arg("script", metavar="SCRIPT", help="cli.arg.import.script"),
+        SCENE,
+        arg("--scene", dest="number", metavar="N", help="cli.arg.import.scene"),
+        arg("--heading", metavar="TEXT", help="cli.arg.import.heading"),
+        arg("--until", type=_line_number, metavar="LINE", help="cli.arg.import.until"),
+        arg("--language", choices=["zh", "en"], help="cli.arg.import.language"),
+        arg("--cast", metavar="NAMES", help="cli.arg.import.cast"),
+        arg("--draft", action="store_true", help="cli.arg.import.draft"),
+    ), "script_commands.cmd_import"),
     Command("report", "cli.help.report", (SCENE, TAKE), "commands.cmd_report"),
     Command("replay", "cli.help.replay", (
         SCENE,

@@ -148,6 +148,10 @@ async def cmd_export(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     rehearsal = await open_scene(args.scene, args.config)
+    if args.into:
+        from circus.script_commands import cmd_splice
+
+        return await cmd_splice(args, rehearsal)
     paths = await rehearsal.harvest.export(
         take=args.take,
         formats=args.format,

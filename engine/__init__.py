@@ -37,6 +37,11 @@ other way in):
   (`NextResult`); `secrets_lines(root, take)` is a take's secrets ledger with its prompt
   audit; `tree_lines_of(root)` draws the takes as a tree; `parent_take(root, take)` is the take
   a take was replayed from (`take diff N`). They read take folders, no run lock.
+  `import_script(script, new_root, ImportAsk(scene=…, heading=…, until=…, language=…, cast=…),
+  draft=…)` makes a scene from one scene of a writer's Fountain or FDX file (`ImportResult`);
+  `rehearsal.harvest.splice(into=…, take=…)` sets a take's rehearsed lines back into it
+  (`Spliced`); `BadScript` is why a file was refused; `SCRIPT_TYPES` the file types it reads
+  and `MAX_SCRIPT_BYTES` the largest (a frontend checks an upload before fetching it).
 - pure helpers for what a person typed (`check_name`, `is_everyone`, `whole_number`, the
   one bounded reader of a typed number, and `shown_number` to quote one); `litellm_module()`
   loads the model library ahead of the first turn (the bot warms it up off the event loop).
@@ -53,6 +58,7 @@ from typing import Any as _Any
 if _TYPE_CHECKING:  # what the names are, for the type checker; at run time they load lazily
     from engine.catalog import is_zh, lang_of, picker_text, say
     from engine.config import DEFAULT_TURNS, MAX_TURNS, Config
+    from engine.continuity.importing import ImportAsk, ImportResult, import_script
     from engine.continuity.next_scene import NextResult, start_next
     from engine.door.llm import EMBEDDED_MODEL, LiteLLMModels, Models, litellm_module
     from engine.door.metrics import discord_trace, metered, track_queue, watch
@@ -60,6 +66,7 @@ if _TYPE_CHECKING:  # what the names are, for the type checker; at run time they
         AmbiguousActor,
         BadName,
         BadSceneFile,
+        BadScript,
         BudgetExceeded,
         CastTooBig,
         CircusError,
@@ -109,11 +116,14 @@ if _TYPE_CHECKING:  # what the names are, for the type checker; at run time they
     from engine.providers.embedded import available as embedded_available
     from engine.redact import redact, redact_logs
     from engine.rehearsal.facade import Rehearsal, RunResult
+    from engine.rehearsal.harvest import Spliced
     from engine.rehearsal.orders import Cue, Order, Replay, Resume, Run
     from engine.rehearsal.results import ReplayResult, Status
     from engine.rehearsal.stage_commands import CONSOLE
     from engine.rehearsal.view import Actor, LastTurn, SceneView, load_view
     from engine.reply.marks import TurnMarks, turn_marks
+    from engine.script.elements import MAX_BYTES as MAX_SCRIPT_BYTES
+    from engine.script.reading import TYPES as SCRIPT_TYPES
     from engine.spend.ledger import ledger_accounts, move_ledger
     from engine.takes.folders import TakeInfo
     from engine.takes.reading import parent_take, secrets_lines, tree_lines_of
@@ -126,6 +136,7 @@ _HOME: dict[str, str] = {
     "AmbiguousActor": "engine.errors",
     "BadName": "engine.errors",
     "BadSceneFile": "engine.errors",
+    "BadScript": "engine.errors",
     "BudgetExceeded": "engine.errors",
     "CONSOLE": "engine.rehearsal.stage_commands",
     "CastTooBig": "engine.errors",
@@ -140,10 +151,13 @@ _HOME: dict[str, str] = {
     "ErrorEvent": "engine.events",
     "Event": "engine.events",
     "EventHub": "engine.events",
+    "ImportAsk": "engine.continuity.importing",
+    "ImportResult": "engine.continuity.importing",
     "LastTurn": "engine.rehearsal.view",
     "LiteLLMModels": "engine.door.llm",
     "MAX_CAST": "engine.folder.names",
     "MAX_FILE_BYTES": "engine.folder.settings",
+    "MAX_SCRIPT_BYTES": "engine.script.elements:MAX_BYTES",
     "MAX_TURNS": "engine.config",
     "ModelError": "engine.errors",
     "Models": "engine.door.llm",
@@ -159,10 +173,12 @@ _HOME: dict[str, str] = {
     "RunFinished": "engine.events",
     "RunResult": "engine.rehearsal.facade",
     "RunStarted": "engine.events",
+    "SCRIPT_TYPES": "engine.script.reading:TYPES",
     "SceneBusy": "engine.errors",
     "SceneNotFound": "engine.errors",
     "SceneView": "engine.rehearsal.view",
     "SceneWarning": "engine.folder.checkup",
+    "Spliced": "engine.rehearsal.harvest",
     "StageChanged": "engine.events",
     "StageManagerDecided": "engine.events",
     "Status": "engine.rehearsal.results",
@@ -180,6 +196,7 @@ _HOME: dict[str, str] = {
     "discord_trace": "engine.door.metrics",
     "dropped_warning": "engine.folder.whispers",
     "embedded_available": "engine.providers.embedded:available",
+    "import_script": "engine.continuity.importing",
     "is_everyone": "engine.folder.names",
     "is_scene": "engine.folder.scene",
     "is_template": "engine.folder.templates",
@@ -223,6 +240,7 @@ __all__ = [
     "AmbiguousActor",
     "BadName",
     "BadSceneFile",
+    "BadScript",
     "BudgetExceeded",
     "CONSOLE",
     "CastTooBig",
@@ -237,10 +255,13 @@ __all__ = [
     "ErrorEvent",
     "Event",
     "EventHub",
+    "ImportAsk",
+    "ImportResult",
     "LastTurn",
     "LiteLLMModels",
     "MAX_CAST",
     "MAX_FILE_BYTES",
+    "MAX_SCRIPT_BYTES",
     "MAX_TURNS",
     "ModelError",
     "Models",
@@ -256,10 +277,12 @@ __all__ = [
     "RunFinished",
     "RunResult",
     "RunStarted",
+    "SCRIPT_TYPES",
     "SceneBusy",
     "SceneNotFound",
     "SceneView",
     "SceneWarning",
+    "Spliced",
     "StageChanged",
     "StageManagerDecided",
     "Status",
@@ -277,6 +300,7 @@ __all__ = [
     "discord_trace",
     "dropped_warning",
     "embedded_available",
+    "import_script",
     "is_everyone",
     "is_scene",
     "is_template",

@@ -46,6 +46,13 @@ class BadName(CircusError):
         )
 
 
+class BadScript(CircusError):
+    """A screenplay file that cannot be imported or spliced, and why (`error.script.<why>`)."""
+
+    def __init__(self, why: str, /, **values: object) -> None:
+        super().__init__(f"error.script.{why}", **values)
+
+
 class CastTooBig(CircusError):
     def __init__(self, count: int, most: int) -> None:
         super().__init__("error.cast_too_big", count=count, most=most)

@@ -23,6 +23,18 @@ StatusMode = Literal["idle", "running"]
 CallPurpose = Literal["actor", "repair", "stage_manager", "summarize"]
 # A stage block on the record (engine.folder.stage).
 BlockKind = Literal["opening", "event", "enter", "exit", "present"]
+# An element of a writer's screenplay file (engine.script): a speech is a cue with its lines.
+ScriptKind = Literal[
+    "heading",
+    "action",
+    "speech",
+    "transition",
+    "centered",
+    "lyric",
+    "section",
+    "synopsis",
+    "page_break",
+]
 # A field of an actor's turn as a reply holds it.
 ReplyField = Literal["thought", "action", "dialogue", "cue"]
 # Who a text handed to the engine came from: the operator (the terminal, files on disk: trusted)

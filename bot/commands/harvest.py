@@ -21,7 +21,7 @@ from discord import app_commands
 
 from bot.errors import BotProblem
 from bot.i18n import t, words
-from bot.interaction.files import INLINE_LIMIT, text_file
+from bot.interaction.files import INLINE_LIMIT, checked_script, text_file
 from bot.interaction.gate import directors_only, directors_only_if, scene_of, scene_thread_or_none
 from bot.interaction.replies import defer, reply
 from bot.thread.reports import report_message
@@ -166,6 +166,29 @@ async def export_take(
     await reply(interaction, text, files=files)
 
 
+async def splice_take(
+    interaction: discord.Interaction,
+    scene_thread: SceneThread,
+    take: str,
+    picks: bool,
+    into: discord.Attachment,
+) -> None:
+    """/export into: the writer's script with the take's rehearsed lines set back in, as an
+    attachment (directors only; its type and size checked before it is fetched)."""
+    name = Path(checked_script(into)).name
+    await defer(interaction)
+    data = await into.read()
+    with tempfile.TemporaryDirectory(prefix="circus-splice-") as folder:
+        done = await scene_thread.rehearsal.harvest.splice(
+            into=Path(name), take=take_of(take), picks=picks, data=data, out=Path(folder) / name
+        )
+        file = discord.File(io.BytesIO(done.path.read_bytes()), filename=name)
+    shown = discord.utils.escape_markdown(name[:100]).replace("`", "ˋ")
+    said = t("export_spliced", scene_thread.lang, file=shown, take=done.take, count=done.count,
+             line=done.line)  # fmt: skip
+    await reply(interaction, said, file=file)
+
+
 async def report_take(
     interaction: discord.Interaction, scene_thread: SceneThread, take: str
 ) -> None:
@@ -213,6 +236,7 @@ FORMAT_CHOICES = [
 @app_commands.command(name="export", description=words("cmd.export.description"))
 # The subtext is backstage: with thoughts, directors only, refused before anything runs.
 @directors_only_if("thoughts", refusal="export_thoughts_directors")
+@directors_only_if("into")
 @app_commands.autocomplete(take=take_choices)
 @app_commands.choices(format=FORMAT_CHOICES)
 @app_commands.describe(
@@ -220,6 +244,7 @@ FORMAT_CHOICES = [
     format=words("cmd.export.format"),
     picks=words("cmd.export.picks"),
     thoughts=words("cmd.export.thoughts"),
+    into=words("cmd.export.into"),
 )
 async def export(
     interaction: discord.Interaction,
@@ -227,7 +252,11 @@ async def export(
     format: str = "all",
     picks: bool = False,
     thoughts: bool = False,
+    into: discord.Attachment | None = None,
 ) -> None:
+    if into is not None:
+        await splice_take(interaction, scene_of(interaction), take, picks, into)
+        return
     await export_take(interaction, scene_of(interaction), take, format, picks, thoughts)
 
 

@@ -8,11 +8,12 @@ field holds at most MODAL_LIMIT characters, so anything longer comes and goes as
 from __future__ import annotations
 
 import io
+from pathlib import Path
 
 import discord
 
 from bot.errors import BotProblem
-from engine import MAX_FILE_BYTES
+from engine import MAX_FILE_BYTES, MAX_SCRIPT_BYTES, SCRIPT_TYPES
 
 MODAL_LIMIT = 4000  # Discord's most characters in one form field
 UPLOAD_LIMIT = MAX_FILE_BYTES  # the engine's cap for a soul.md, checked before downloading
@@ -26,6 +27,17 @@ def text_file(name: str, text: str) -> discord.File:
 
 def soul_file(actor: str, text: str) -> discord.File:
     return text_file(f"{actor}-soul.md", text)
+
+
+def checked_script(file: discord.Attachment) -> str:
+    """An uploaded script's name, once its type and size are ones a script may have (the
+    engine's list and cap), before a byte of it is fetched."""
+    shown = discord.utils.escape_markdown(file.filename[:100]).replace("`", "ˋ")
+    if Path(file.filename).suffix.lower() not in SCRIPT_TYPES:
+        raise BotProblem("script_type", file=shown, types=" ".join(SCRIPT_TYPES))
+    if file.size > MAX_SCRIPT_BYTES:
+        raise BotProblem("script_too_big", file=shown, size=file.size, limit=MAX_SCRIPT_BYTES)
+    return file.filename
 
 
 async def uploaded_text(file: discord.Attachment, too_big: str = "soul_file_too_big") -> str:

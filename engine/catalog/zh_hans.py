@@ -102,4 +102,9 @@ TEXT: dict[str, str] = {
     "cmd.actor_rename.new_name": "新名字",
     "cmd.scene_new.language.zh": "中文",
     "cmd.scene_new.language.en": "English",
+    "cmd.scene_import.description": "从你的 Fountain 或 Final Draft 剧本取一场戏建成场景",
+    "cmd.scene_import.file": "你的剧本：.fountain、.spmd、.txt 或 .fdx（最多 10 MB）",
+    "cmd.scene_import.scene": "哪一场：场号，或场景标题里的字（默认：第一场）",
+    "cmd.scene_import.name": "新场景的名称（默认：文件名加场次）",
+    "cmd.export.into": "你的剧本：把这条新演的台词接回去（限导演）",
 }

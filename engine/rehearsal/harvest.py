@@ -19,9 +19,11 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
+from engine.catalog import say
 from engine.errors import (
     BadRequest,
     BadSceneFile,
+    BadScript,
     NotPicked,
     TakeNotFound,
     TurnNotFound,
@@ -52,7 +54,10 @@ from engine.harvest.picks import (
     retarget,
 )
 from engine.harvest.report import ReportInput, build_report
+from engine.harvest.splice import rehearsed, spliced
 from engine.rehearsal.scene_access import SceneAccess
+from engine.script.reading import load_script, parse_script
+from engine.script.splicing import ANCHOR, check_anchor
 from engine.takes.folders import parse_take_ref, take_dir, take_numbers
 from engine.takes.meta import TURNS_FILE, carried_rows, parse_rows, render_rows, rows_for_take
 from engine.takes.reading import report_sections
@@ -84,6 +89,17 @@ class TakeView:
 
     def turn(self, number: int) -> Turn | None:
         return next((t for t in self.turns if t.number == number), None)
+
+
+@dataclass(frozen=True)
+class Spliced:
+    """Where `export --into` wrote the script, from which take, how many lines, after which
+    line of the file (an FDX: which paragraph)."""
+
+    path: Path
+    take: str
+    count: int
+    line: int
 
 
 class Harvest:
@@ -323,6 +339,56 @@ class Harvest:
         texts = await asyncio.to_thread(render_exports, meta, lines, wanted, thoughts)
         target = Path(out) if out is not None else self.scene.root / "exports" / folder
         return await SceneStore(target).write_files(texts)
+
+    async def splice(
+        self,
+        *,
+        into: Path,
+        take: TakeRef = "current",
+        picks: bool = False,
+        out: Path | None = None,
+        data: bytes | None = None,
+    ) -> Spliced:
+        """`export --into`: the writer's script (only read) with the take's rehearsed lines, or
+        the picked ones, set in after the imported scene's last line, written to `out`
+        (default: exports/take_<n>/<the script's name>). Refused, writing nothing, unless the
+        scene was imported and the file still holds it as imported. `data`: the file's bytes
+        (an upload called `into`), read instead of the file."""
+        anchor = await self._anchor()
+        into = Path(into)
+        if data is None:
+            script, raw = await asyncio.to_thread(load_script, into)
+        else:
+            script, raw = await asyncio.to_thread(parse_script, into.name, data), data
+        last = check_anchor(anchor, script, into.name)
+        state = await self.scene.state()
+        if picks:
+            chosen = await self._picked_lines(False)
+            lines = [line for line in chosen if line.turn > int(anchor.get("turns", 0))]
+            label, folder = "picks", "picks"
+        else:
+            view = await self._view(take)
+            lines = rehearsed(view.turns, view.blocks, anchor, state.language)
+            label, folder = str(view.number), f"take_{view.number}"
+        name = (
+            say("export.picked_lines", state.language)
+            if picks
+            else say("export.take", state.language, take=label)
+        )
+        text = await asyncio.to_thread(spliced, script, raw, last, lines, name)
+        target = Path(out) if out is not None else self.scene.root / "exports" / folder / into.name
+        await SceneStore(target.parent).write_files({target.name: text})
+        return Spliced(target, label, len(lines), last + 1)
+
+    async def _anchor(self) -> dict:
+        text = await self.scene.store.read(ANCHOR)
+        try:
+            anchor = json.loads(text or "")
+        except ValueError:
+            raise BadScript("not_imported") from None
+        if not isinstance(anchor, dict):
+            raise BadScript("not_imported")
+        return anchor
 
     async def _picked_lines(self, thoughts: bool) -> list[ExportLine]:
         """The picked lines in pick order (a pick whose take is gone keeps its own text)."""

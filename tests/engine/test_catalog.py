@@ -41,7 +41,7 @@ DYNAMIC = {
     "export.shot.": 'f"export.shot.{s}"',
 }
 # Wrappers that add a prefix to the key their caller names: t("cut_done") says bot.cut_done.
-WRAPPERS = ("bot.stage.", "bot.", "report.", "diff.", "export.")
+WRAPPERS = ("bot.stage.", "bot.", "report.", "diff.", "export.", "error.script.")
 
 
 def blanks(template: str) -> set[str]:
@@ -127,8 +127,8 @@ def test_every_error_raised_names_a_catalog_key_and_writes_no_sentence_of_its_ow
         for name, obj in vars(errors).items()
         if isinstance(obj, type) and issubclass(obj, errors.CircusError)
     }
-    key_at = {"CircusError": 0, "BadRequest": 0, "BadSceneFile": 1, "BadName": 2}
-    prefix = {"BadName": "error.name."}
+    key_at = {"CircusError": 0, "BadRequest": 0, "BadSceneFile": 1, "BadName": 2, "BadScript": 0}
+    prefix = {"BadName": "error.name.", "BadScript": "error.script."}
     cjk = re.compile(r"[\u3000-\u9fff\uff00-\uffef]")
     problems = []
     for path in OUTSIDE:

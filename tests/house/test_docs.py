@@ -31,6 +31,17 @@ OPERATORS_GUIDE = REPO / "docs" / "operators-guide.md"
 
 # What a docs command may name that the reader brings along; each page's scratch folder has it.
 READERS_FILES = {
+    "draft.fountain": (
+        "Title: The Harbour\n\nINT. HARBOUR OFFICE - NIGHT #1#\n\n"
+        "= Tom must get Mara to sign before Ray arrives.\n\n"
+        "Rain on the window. TOM (50s) sorts papers.\n\n"
+        "[[Tom knows about the sale. Mara doesn't.]]\n\n"
+        "MARA (O.S.)\nTom? Are you in there?\n\n"
+        "TOM\n(not looking up)\nDoor's open. It always is.\n\n"
+        "MARA enters, soaked.\n\nMARA\nYou got my letter.\n\n"
+        "INT. HARBOUR OFFICE - LATER #2#\n\nRAY bursts in.\n\nRAY\nAm I late?\n\n"
+        "TOM\nAlways.\n"
+    ),
     "backstory.md": (
         "# The family\n\nRuth and Danny are their father's children; Carol was his partner for "
         "twenty years. Two weeks before he died he signed a second will that leaves the house to "

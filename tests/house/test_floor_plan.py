@@ -18,6 +18,7 @@ ENGINE_TOP = ("config", "errors", "events", "clock", "vocabulary", "redact", "ca
 ENGINE_WINGS = (
     "door",  # the model door: calls, the gateway, caching, metering, tokens, metrics
     "folder",  # the scene folder on disk and its vocabulary (turns, stage blocks, souls)
+    "script",  # a writer's screenplay file (Fountain, FDX) read, and one scene as a record
     "reply",  # reading a model's reply into a turn
     "providers",  # in-process models: embedded, scripted
     "turn",  # who speaks, what each role is shown, the performance
@@ -99,8 +100,9 @@ def test_a_wings_init_holds_only_its_docstring() -> None:
 
 
 def test_commands_stand_side_by_side(graph) -> None:
-    """A command module does not lean on another, but for /scene's own subcommands and /scene
-    next, which starts a scene the way /scene new does and runs it the way /run does."""
+    """A command module does not lean on another, but for /scene's own subcommands, /scene
+    next, which starts a scene the way /scene new does and runs it the way /run does, and
+    /scene import, which opens its thread the way /scene new does."""
     among = {
         rel: sorted(t for t in targets if t.startswith("bot/commands/"))
         for rel, targets in graph.items()
@@ -109,6 +111,7 @@ def test_commands_stand_side_by_side(graph) -> None:
     assert {rel: found for rel, found in among.items() if found} == {
         "bot/commands/scenes.py": ["bot/commands/backstory.py", "bot/commands/context.py"],
         "bot/commands/continuity.py": ["bot/commands/directing.py", "bot/commands/scenes.py"],
+        "bot/commands/scripts.py": ["bot/commands/scenes.py"],
     }
 
 
