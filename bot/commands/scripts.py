@@ -5,7 +5,8 @@ engine's list and cap); the engine makes the folder (import_script: nothing writ
 refusal) and the thread opens the way `/scene new` opens one, its maker the director; a scene
 whose thread could not be made is removed again. The thread gets the scene card and the last
 few imported lines (public: they are the record); the writer's notes go only to the director
-who asked, in a private reply — no model, and nobody else, sees them.
+who asked, by DM through bot/thread/backstage.py (the one way private text leaves the bot) —
+no model, and nobody else, sees them.
 """
 
 from __future__ import annotations
@@ -67,7 +68,8 @@ async def import_scene(
     await reply(interaction, said)
     if done.notes:
         notes = "\n".join(f"- {line}: {text}" for line, text in done.notes)
-        await reply(interaction, t("script_notes", lang, notes=notes)[:LIMIT])
+        bot.backstage.remember(interaction)  # closed DMs are then told here, privately
+        bot.backstage.send((interaction.user.id,), name, lang, t("script_notes", lang, notes=notes))
 
 
 async def scene_import(

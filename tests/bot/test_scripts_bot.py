@@ -7,7 +7,7 @@ it is read, writing nothing."""
 from __future__ import annotations
 
 import pytest
-from botkit import WAIT, finished, room
+from botkit import WAIT, finished, room, until
 from scriptkit import SCRIPTS
 from setupkit import thread_of
 
@@ -34,12 +34,14 @@ def attached(r, handle) -> dict[str, bytes]:
 async def test_import_rehearse_and_splice_back_in_discord(tmp_path):
     async with room(tmp_path, models=ScriptedModels()) as r:
         handle = await r.slash("scene import", {"file": HARBOUR, "scene": "2", "name": "office"})
-        await handle.wait_followups(2, timeout=WAIT)
+        await handle.wait_followups(1, timeout=WAIT)
         assert handle.ephemeral
         said = "\n".join(handle.contents)
         thread = thread_of(r, "office")
         assert f"<#{thread}>" in said and "10" in said
-        assert "Tom knows about the sale" in said  # the notes: to the director alone
+        # the writer's notes: by DM to the director who imported, the one private path
+        await until(lambda: any("Tom knows about the sale" in m for m in r.dms("alice")))
+        assert not any("Tom knows about the sale" in m for m in r.dms("bob"))
         public = r.everything_public()
         assert "He's hiding something." in public  # the last imported lines, in the thread
         assert "Tom knows about the sale" not in public
