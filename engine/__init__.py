@@ -55,6 +55,11 @@ import importlib as _importlib
 from typing import TYPE_CHECKING as _TYPE_CHECKING
 from typing import Any as _Any
 
+# `redact` is also the name of its own module, engine/redact.py: importing that module (as the
+# engine's insides do) would set the package's attribute `redact` to the module. Bound here
+# first, the name stays the function; the module is small and imports nothing of the engine.
+from engine.redact import redact, redact_logs
+
 if _TYPE_CHECKING:  # what the names are, for the type checker; at run time they load lazily
     from engine.catalog import is_zh, lang_of, picker_text, say
     from engine.config import DEFAULT_TURNS, MAX_TURNS, Config
@@ -114,7 +119,6 @@ if _TYPE_CHECKING:  # what the names are, for the type checker; at run time they
     from engine.probe.report import verdict as probe_verdict
     from engine.providers.embedded import EmbeddedModelUnavailable
     from engine.providers.embedded import available as embedded_available
-    from engine.redact import redact, redact_logs
     from engine.rehearsal.facade import Rehearsal, RunResult
     from engine.rehearsal.harvest import Spliced
     from engine.rehearsal.orders import Cue, Order, Replay, Resume, Run
@@ -217,8 +221,6 @@ _HOME: dict[str, str] = {
     "probe_lines": "engine.probe.report",
     "probe_verdict": "engine.probe.report:verdict",
     "read_frontend_file": "engine.folder.state_files",
-    "redact": "engine.redact",
-    "redact_logs": "engine.redact",
     "render_picks": "engine.harvest.picks",
     "say": "engine.catalog",
     "secrets_lines": "engine.takes.reading",
