@@ -38,7 +38,7 @@ async def cmd_read(args: argparse.Namespace) -> int:
         cache=not args.no_cache,
     )
     result = await rehearsal.read.read(order, _progress)
-    for path in result.files:
+    for path in result.audio:
         print(path)
     print(result.cue_sheet)
     if result.thoughts is not None:

@@ -41,12 +41,12 @@ READS = "exports/read"  # the default folder of a scene's reads (not part of a t
 
 @dataclass(frozen=True)
 class ReadResult:
-    """What a read wrote and what it took: the audio files (one, or numbered parts), the cue
+    """What a read wrote and what it took: the audio (one file, or numbered parts), the cue
     sheet, the thoughts' file (a director's read), the audio's length, lines made by the
     engine and lines from the cache, characters billed and their cost (None: unpriced)."""
 
     take: int
-    files: tuple[Path, ...]
+    audio: tuple[Path, ...]
     cue_sheet: Path
     thoughts: Path | None
     seconds: float
@@ -110,6 +110,14 @@ class Reading:
             voice_of(state.settings.get("thoughts_voice")),
         )
 
+    def checked(self, state: SceneState, engine: Engine, extra: Sequence[str]) -> Casting:
+        """The casting, every voice in it known to `engine` (UnknownVoice names the first
+        that is not: a wrong voice in the files is refused even for an actor who is silent)."""
+        casting = self.casting(state, engine.name, extra)
+        voices = [*casting.actors.values(), casting.narrator, casting.thoughts]
+        engine.check(list(dict.fromkeys(voices)))
+        return casting
+
     async def engine(self, state: SceneState) -> Engine:
         model = state.settings.get("read_model")
         return engine_for(str(model) if model else None, self.config)
@@ -122,7 +130,7 @@ class Reading:
             raise BadRequest("error.read.range", first=order.first, last=order.last)
         state = await self.scene.state()
         engine = await self.engine(state)
-        view, title, lines, thought_lines = await self._script(order, state, engine.name)
+        view, title, lines, thought_lines = await self._script(order, state, engine)
         cache = LineCache(self.scene.store, self.config.read_cache_mb * 1024 * 1024)
         meter = await self._meter(state, view.number if view else None)
         total = len(lines) + len(thought_lines)
@@ -159,7 +167,7 @@ class Reading:
         chars = rendered.characters + (heard.characters if heard else 0)
         return ReadResult(
             take=view.number if view else 0,
-            files=tuple(paths),
+            audio=tuple(paths),
             cue_sheet=cue_path,
             thoughts=thoughts_path,
             seconds=rendered.seconds,
@@ -183,7 +191,7 @@ class Reading:
         )
 
     async def _script(
-        self, order: ReadOrder, state: SceneState, engine: str
+        self, order: ReadOrder, state: SceneState, engine: Engine
     ) -> tuple[TakeView | None, str, list[Line], list[Line]]:
         """(the take, the title, the lines read aloud, the thoughts' lines) — BadRequest when
         nothing would be read."""
@@ -195,7 +203,7 @@ class Reading:
         turns = [i for i in items if isinstance(i, Turn)]
         if not turns:
             raise BadRequest("error.read.no_lines", take=view.number)
-        casting = self.casting(state, engine, [t.actor for t in turns])
+        casting = self.checked(state, engine, [t.actor for t in turns])
         heading = say("read.heading", state.language, title=title, take=view.number)
         lines = take_script(heading, items, casting, state.language)
         thought_lines: list[Line] = []
@@ -205,14 +213,14 @@ class Reading:
         return view, f"{title} · take {view.number}", lines, thought_lines
 
     async def _picks_script(
-        self, state: SceneState, engine: str
+        self, state: SceneState, engine: Engine
     ) -> tuple[TakeView | None, str, list[Line], list[Line]]:
         picks = await self.harvest.picks()
         if not picks:
             raise BadRequest("error.nothing_picked")
         title, _ = scene_title(await self.harvest.context_body(), self.scene.name)
         turns = [Turn(p.turn, p.actor, p.action, p.dialogue) for p in picks]
-        casting = self.casting(state, engine, [p.actor for p in picks])
+        casting = self.checked(state, engine, [p.actor for p in picks])
         heading = say("read.heading_picks", state.language, title=title)
         lines = take_script(heading, turns, casting, state.language)
         return None, f"{title} · picks", lines, []

@@ -12,6 +12,7 @@ import asyncio
 import ctypes
 import importlib.util
 import threading
+from pathlib import Path
 from typing import Any
 
 from engine.errors import NoVoiceEngine, UnknownVoice
@@ -59,12 +60,18 @@ def _library() -> dict[str, Any]:
 
     callback = _CALLBACK(collect)
     lib.espeak_SetSynthCallback(callback)
-    _state.update(lib=lib, rate=rate, chunks=chunks, callback=callback)
+    variants = Path(data.decode()) / "voices" / "!v"
+    _state.update(lib=lib, rate=rate, chunks=chunks, callback=callback, variants=variants)
     return _state
 
 
 def _set_voice(state: dict[str, Any], voice: Voice) -> bool:
+    """Make `voice` eSpeak's; False when it has no such language voice or variant (eSpeak
+    itself would read an unknown variant in the plain voice, silently)."""
     lib = state["lib"]
+    _, plus, variant = voice.name.partition("+")
+    if plus and not (state["variants"] / variant).is_file():
+        return False
     if lib.espeak_SetVoiceByName(voice.name.encode()) != 0:
         return False
     lib.espeak_SetParameter(_RATE, voice.rate or DEFAULT_RATE, 0)
