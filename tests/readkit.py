@@ -63,3 +63,17 @@ def cue_times(text: str) -> list[float]:
             h, mnt, s = int(m.group(1) or 0), int(m.group(2)), float(m.group(3))
             out.append(h * 3600 + mnt * 60 + s)
     return out
+
+
+def onsets(path: Path, quiet: float = 0.05) -> list[float]:
+    """When each sound in the file starts (seconds): the first loud sample after at least
+    `quiet` seconds of near silence — a line, in the fake speech server's tones."""
+    import numpy as np
+
+    heard, rate = samples(path)
+    loud = np.flatnonzero(np.abs(heard) > 0.02)
+    if len(loud) == 0:
+        return []
+    gaps = np.diff(loud) > quiet * rate
+    firsts = [loud[0], *loud[1:][gaps]]
+    return [float(i) / rate for i in firsts]

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from engine.catalog import say
@@ -34,7 +34,16 @@ from engine.spend.speech_meter import SpeechMeter
 from engine.voice import audio
 from engine.voice.cache import LineCache
 from engine.voice.script import Line, take_script, thoughts_script
-from engine.voice.table_read import Engine, Progress, engine_for, files_of, render
+from engine.voice.table_read import (
+    Engine,
+    Files,
+    Progress,
+    Rendered,
+    encoded,
+    engine_for,
+    files_of,
+    render,
+)
 
 READS = "exports/read"  # the default folder of a scene's reads (not part of a take)
 
@@ -148,20 +157,19 @@ class Reading:
         heard = None
         if thought_lines:
             heard = await render(thought_lines, engine, use, meter, thoughts_progress)
-        await asyncio.to_thread(cache.trim)
-        files = await asyncio.to_thread(
-            files_of, rendered, lines, title, order.fmt, order.limit, state.language
-        )
+        files = await self._files(rendered, lines, title, order, state.language, use)
+        extra = None
+        if heard is not None:  # every file ready before the first is written
+            whole = replace(order, limit=None)
+            extra = await self._files(heard, thought_lines, title, whole, state.language, use)
         stem = self._target(order, view)
         paths, cue_path = await self._write(stem, order.fmt, files.audio, files.cues)
         thoughts_path = None
-        if heard is not None:
-            extra = await asyncio.to_thread(
-                files_of, heard, thought_lines, title, order.fmt, None, state.language
-            )
+        if extra is not None:
             thoughts_stem = stem.with_name(stem.name + ".thoughts")
             written, _ = await self._write(thoughts_stem, order.fmt, extra.audio, extra.cues)
             thoughts_path = written[0]
+        await asyncio.to_thread(cache.trim)
         made = rendered.made + (heard.made if heard else 0)
         cached = rendered.cached + (heard.cached if heard else 0)
         chars = rendered.characters + (heard.characters if heard else 0)
@@ -170,13 +178,28 @@ class Reading:
             audio=tuple(paths),
             cue_sheet=cue_path,
             thoughts=thoughts_path,
-            seconds=rendered.seconds,
+            seconds=files.seconds,
             lines=len(lines),
             made=made,
             cached=cached,
             characters=chars,
             cost_usd=None if meter.unpriced else meter.spent.usd,
             engine=engine.name,
+        )
+
+    async def _files(
+        self,
+        rendered: Rendered,
+        lines: list[Line],
+        title: str,
+        order: ReadOrder,
+        language: str,
+        cache: LineCache | None,
+    ) -> Files:
+        """The audio and cue sheet of `rendered` (CPU work: in a worker thread)."""
+        opus = await encoded(rendered, order.fmt, cache)
+        return await asyncio.to_thread(
+            files_of, rendered, lines, title, order.fmt, order.limit, language, opus
         )
 
     async def _meter(self, state: SceneState, take: int | None) -> SpeechMeter:

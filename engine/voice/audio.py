@@ -16,12 +16,17 @@ from engine.errors import NoVoiceEngine
 
 RATE = 24_000  # Hz: OpenAI's speech rate, and one Opus accepts
 # `--format`: (libsndfile's format, subtype, file suffix). Ogg/Opus is the default: a phone
-# plays it inline in Discord, at about 0.2 MB a minute of speech.
+# plays it inline in Discord.
 FORMATS: dict[str, tuple[str, str, str]] = {
     "ogg": ("OGG", "OPUS", ".ogg"),
     "mp3": ("MP3", "MPEG_LAYER_III", ".mp3"),
     "wav": ("WAV", "PCM_16", ".wav"),
 }
+# libsndfile's compression level (0 best … 1 smallest) per format. Opus at 0.8 is about 57 kb/s
+# (0.43 MB a minute): there the encoder works in its CELT mode, three times faster than at its
+# default ~37 kb/s (SILK/hybrid: about 17× real time on one core, which made encoding most of
+# a re-read). MP3 at 0.9 is about 37 kb/s. bench/bench_read.py measures both.
+LEVELS: dict[str, float] = {"ogg": 0.8, "mp3": 0.9}
 CACHE_FORMAT = ("FLAC", "PCM_16")  # a cached line: lossless, about half of a WAV
 
 
@@ -71,7 +76,8 @@ def encode(samples: Any, fmt: str) -> bytes:
     np, sf = libraries()
     major, subtype, _ = FORMATS[fmt]
     out = io.BytesIO()
-    sf.write(out, np.clip(samples, -1.0, 1.0), RATE, format=major, subtype=subtype)
+    options = {"compression_level": LEVELS[fmt]} if fmt in LEVELS else {}
+    sf.write(out, np.clip(samples, -1.0, 1.0), RATE, format=major, subtype=subtype, **options)
     return out.getvalue()
 
 

@@ -1,9 +1,10 @@
 """The line cache: each rendered line kept in the scene folder by (text, voice, engine), so a
-re-read synthesises only the lines that changed.
+re-read synthesises only the lines that changed — and, encoded with its pause, so it encodes
+only those too (engine.voice.ogg joins the pieces).
 
 Invariant: a cached file is a whole line (written atomically by the scene's store) named by
 the SHA-256 of what made it, so a changed line, voice or engine can never hit an old file; the
-folder is bounded (CIRCUS_READ_CACHE_MB) by forgetting the lines read least recently.
+folder is bounded (CIRCUS_READ_CACHE_MB) by forgetting the files read least recently.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ def line_key(engine: str, voice: Voice, text: str) -> str:
     for part in (engine, voice.key, text):
         data = part.encode("utf-8")
         digest.update(len(data).to_bytes(8, "big") + data)
-    return digest.hexdigest()[:40] + ".flac"
+    return digest.hexdigest()[:40]
 
 
 class LineCache:
@@ -39,7 +40,7 @@ class LineCache:
         """The line's samples, or None (not cached, or a file that is no longer audio)."""
         if self.max_bytes <= 0:
             return None
-        data = await self.store.read_bytes(f"{CACHE_DIR}/{key}")
+        data = await self.get_bytes(f"{key}.flac")
         if data is None:
             return None
         try:
@@ -48,8 +49,17 @@ class LineCache:
             return None
 
     async def put(self, key: str, samples: Any) -> None:
+        await self.put_bytes(f"{key}.flac", audio.cache_bytes(samples))
+
+    async def get_bytes(self, name: str) -> bytes | None:
+        """A cached file as it was written (None: not cached, or no cache)."""
+        if self.max_bytes <= 0:
+            return None
+        return await self.store.read_bytes(f"{CACHE_DIR}/{name}")
+
+    async def put_bytes(self, name: str, data: bytes) -> None:
         if self.max_bytes > 0:
-            await self.store.write_bytes_atomic(f"{CACHE_DIR}/{key}", audio.cache_bytes(samples))
+            await self.store.write_bytes_atomic(f"{CACHE_DIR}/{name}", data)
 
     def trim(self) -> int:
         """Forget the least recently read lines until the cache is within its bound; returns

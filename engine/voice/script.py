@@ -121,17 +121,16 @@ def clock(seconds: float) -> str:
 def cue_sheet(
     title: str, lines: Sequence[Line], starts: Sequence[float], parts: Sequence[int], language: str
 ) -> str:
-    """One row per line read: when it starts, its turn, who reads it and how it begins; a
-    part's first line is preceded by the part's heading when the read is in several files."""
+    """One row per line read: when it starts (`starts`: in its own part's file), its turn, who
+    reads it and how it begins; a part's first line (`parts`: their indices) is preceded by the
+    part's heading when the read is in several files."""
     narrator = say("read.narrator", language)
     rows = [title, ""]
-    offset = 0.0  # each part is a file of its own: its times start at 0:00
     for i, (line, start) in enumerate(zip(lines, starts, strict=True)):
         if len(parts) > 1 and i in parts:
-            offset = start
             rows.append(say("read.part", language, n=parts.index(i) + 1, of=len(parts)))
         turn = say("read.turn", language, n=line.turn) if line.turn else "—"
         who = line.speaker or narrator
         said = line.text if len(line.text) <= 60 else line.text[:59] + "…"
-        rows.append(f"{clock(start - offset)}  {turn}  {who} ({line.voice.name}): {said}")
+        rows.append(f"{clock(start)}  {turn}  {who} ({line.voice.name}): {said}")
     return "\n".join(rows) + "\n"

@@ -9,11 +9,12 @@ from pathlib import Path
 import pytest
 from fakeproviders import FakeSpeech
 from fakeproviders.speech import seconds_for
-from readkit import THOUGHT, cue_times, distinct, duration, speech_config
+from readkit import THOUGHT, cue_times, distinct, duration, onsets, speech_config
 
 from engine import BudgetExceeded, ModelError, ReadOrder, Rehearsal
 from engine.folder.turns import parse_backstage, parse_transcript
 from engine.voice.script import LINE_PAUSE, TURN_PAUSE
+from engine.voice.table_read import LEAD
 
 pytestmark = pytest.mark.asyncio
 
@@ -106,13 +107,13 @@ async def test_the_file_lasts_its_lines_and_pauses_and_the_cue_sheet_agrees(
     pauses = [TURN_PAUSE] + [LINE_PAUSE, TURN_PAUSE] * 6
     lengths = [seconds_for(text) + pause for (_, text), pause in zip(said, pauses, strict=True)]
     assert duration(result.audio[0]) == pytest.approx(sum(lengths), abs=1e-3)
-    starts = [sum(lengths[:i]) for i in range(len(lengths))]
-    assert cue_times(result.cue_sheet.read_text(encoding="utf-8")) == pytest.approx(
-        starts, abs=0.06
-    )
+    starts = [sum(lengths[:i]) + LEAD for i in range(len(lengths))]
+    assert onsets(result.audio[0]) == pytest.approx(starts, abs=1e-3)  # where each line is
+    cues = cue_times(result.cue_sheet.read_text(encoding="utf-8"))
+    assert cues == pytest.approx(starts, abs=0.051)  # shown to a tenth of a second
 
 
-async def test_the_default_file_is_opus_in_ogg_of_the_same_length(scene, scripted) -> None:
+async def test_the_default_file_is_opus_in_ogg_and_its_cue_sheet_agrees(scene, scripted) -> None:
     fake = FakeSpeech()
     async with fake as base:
         r = await six_turns(scene, scripted, speech_config(base))
@@ -120,7 +121,12 @@ async def test_the_default_file_is_opus_in_ogg_of_the_same_length(scene, scripte
         ogg = await r.read.read(ReadOrder())
     assert ogg.audio[0].suffix == ".ogg" and ogg.audio[0].read_bytes()[:4] == b"OggS"
     assert b"OpusHead" in ogg.audio[0].read_bytes()[:200]
-    assert duration(ogg.audio[0]) == pytest.approx(duration(wav.audio[0]), abs=0.05)
+    # joined line by line: each line keeps its encoder's priming (6.5 ms) and last frame
+    extra = duration(ogg.audio[0]) - duration(wav.audio[0])
+    assert duration(ogg.audio[0]) == pytest.approx(ogg.seconds, abs=1e-3)
+    assert 0 <= extra <= 13 * 0.03
+    cues = cue_times(ogg.cue_sheet.read_text(encoding="utf-8"))
+    assert cues == pytest.approx(onsets(ogg.audio[0]), abs=0.051)
     assert ogg.audio[0].stat().st_size < wav.audio[0].stat().st_size / 5
 
 
@@ -208,3 +214,16 @@ async def test_a_large_read_is_cut_into_numbered_parts_between_lines(scene, scri
     total = sum(duration(p) for p in parts.audio)
     assert total == pytest.approx(duration(whole.audio[0]), abs=1e-3)
     assert "第 2 部分" in parts.cue_sheet.read_text(encoding="utf-8")  # the scene's language
+
+
+async def test_a_large_ogg_read_is_cut_into_parts_that_each_play(scene, scripted) -> None:
+    fake = FakeSpeech()
+    async with fake as base:
+        r = await six_turns(scene, scripted, speech_config(base))
+        whole = await r.read.read(ReadOrder())
+        limit = whole.audio[0].stat().st_size // 2
+        parts = await r.read.read(ReadOrder(limit=limit, out=scene.parent / "p.ogg"))
+    assert len(parts.audio) >= 2 and all(p.stat().st_size <= limit for p in parts.audio)
+    assert sum(duration(p) for p in parts.audio) == pytest.approx(whole.seconds, abs=0.05)
+    sheet = parts.cue_sheet.read_text(encoding="utf-8")
+    assert sheet.count("0:00.1") == len(parts.audio)  # each part's first line, from its start

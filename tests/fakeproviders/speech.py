@@ -10,6 +10,7 @@ sent it. `fail_at` makes the n-th request (1-based) answer 500: a provider faili
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import io
 import math
@@ -51,9 +52,10 @@ def tone(text: str, voice: str) -> bytes:
 
 
 class FakeSpeech:
-    def __init__(self, *, fail_at: int | None = None) -> None:
+    def __init__(self, *, fail_at: int | None = None, delay: float = 0.0) -> None:
         self.requests: list[dict[str, Any]] = []
         self.fail_at = fail_at
+        self.delay = delay
         self.auth: list[str] = []
 
     def said(self) -> list[tuple[str, str]]:
@@ -70,6 +72,8 @@ class FakeSpeech:
                 status=500,
             )
         self.requests.append(body)
+        if self.delay:
+            await asyncio.sleep(self.delay)
         return web.Response(body=tone(body["input"], body["voice"]), content_type="audio/wav")
 
     async def __aenter__(self) -> str:
