@@ -227,3 +227,16 @@ async def test_a_large_ogg_read_is_cut_into_parts_that_each_play(scene, scripted
     assert sum(duration(p) for p in parts.audio) == pytest.approx(whole.seconds, abs=0.05)
     sheet = parts.cue_sheet.read_text(encoding="utf-8")
     assert sheet.count("0:00.1") == len(parts.audio)  # each part's first line, from its start
+
+
+async def test_through_the_gateway_every_line_goes_to_it_with_its_key(scene, scripted) -> None:
+    fake = FakeSpeech()
+    async with fake as base:
+        config = speech_config(
+            "", CIRCUS_GATEWAY_URL=base, CIRCUS_GATEWAY_KEY="sk-gateway-0123456789"
+        )
+        r = await six_turns(scene, scripted, config)
+        await r.read.read(ReadOrder())
+    assert len(fake.requests) == 13
+    assert {body["model"] for body in fake.requests} == {"openai/tts-1"}  # the proxy's name
+    assert set(fake.auth) == {"Bearer sk-gateway-0123456789"}
