@@ -182,3 +182,40 @@ async def test_a_voice_the_offline_engine_lacks_is_refused_before_anything_is_re
         await r.read.read(ReadOrder())
     assert str(err.value).startswith("espeak has no voice 'en-us+nobody'")
     assert not (scene / "exports").exists() and not (scene / ".circus" / "voice").exists()
+
+
+async def test_a_voice_openai_lacks_is_refused_before_any_request(scene: Path, scripted) -> None:
+    soul = scene / "actors" / "刑警" / "soul.md"
+    soul.write_text("---\nvoice: cmn+m3\n" + soul.read_text(encoding="utf-8")[4:], encoding="utf-8")
+    config = Config.from_env({"CIRCUS_TTS_MODEL": "openai/tts-1"})  # no server: nothing may go
+    r = Rehearsal(scene, models=scripted, config=config)
+    await r.run(1)
+    with pytest.raises(CircusError) as err:
+        await r.read.read(ReadOrder())
+    assert str(err.value).startswith("openai/tts-1 has no voice 'cmn+m3'")
+
+
+async def test_the_cache_keeps_to_its_bound_forgetting_the_least_recently_read(tmp_path) -> None:
+    import os
+
+    from engine.folder.store import SceneStore
+    from engine.voice.cache import CACHE_DIR, LineCache
+
+    store = SceneStore(tmp_path)
+    cache = LineCache(store, max_bytes=10_000)
+    for i in range(6):
+        await cache.put_bytes(f"line{i}.flac", bytes(3_000))
+        os.utime(store.path(f"{CACHE_DIR}/line{i}.flac"), (1000 + i, 1000 + i))
+    await cache.get_bytes("line0.flac")  # read now: the most recent
+    assert cache.trim() == 4
+    assert sorted(p.name for p in store.path(CACHE_DIR).iterdir()) == ["line0.flac", "line5.flac"]
+
+
+async def test_with_no_cache_nothing_is_kept(scene: Path, scripted) -> None:
+    scripted.register("improv", distinct)
+    r = Rehearsal(scene, models=scripted, config=Config.from_env({"CIRCUS_READ_CACHE_MB": "0"}))
+    await r.run(2)
+    first = await r.read.read(ReadOrder())
+    again = await r.read.read(ReadOrder())
+    assert first.made == again.made == first.lines and again.cached == 0
+    assert not (scene / ".circus" / "voice").exists()
