@@ -57,9 +57,13 @@ def offline_base(language: str) -> str:
     return "cmn" if is_zh(language) else "en-us"
 
 
+_SPEEDS = (155, 195)  # words a minute (a speech model's speed 0.89, 1.11): the same voices apart
+
+
 def _defaults(engine: str, language: str) -> list[Voice]:
     if engine != OFFLINE:
-        return [Voice(name) for name in PROVIDER_ACTORS]
+        out = [Voice(name) for name in PROVIDER_ACTORS]
+        return out + [Voice(name, rate=rate) for rate in _SPEEDS for name in PROVIDER_ACTORS]
     base = offline_base(language)
     out = [Voice(f"{base}+{variant}") for variant in _VARIANTS]
     out += [Voice(f"{base}+{variant}", pitch) for pitch in _PITCHES for variant in _VARIANTS]
