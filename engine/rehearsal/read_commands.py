@@ -216,8 +216,8 @@ class Reading:
     async def _script(
         self, order: ReadOrder, state: SceneState, engine: Engine
     ) -> tuple[TakeView | None, str, list[Line], list[Line]]:
-        """(the take, the title, the lines read aloud, the thoughts' lines) — BadRequest when
-        nothing would be read."""
+        """(the take, its heading (the cue sheet's title), the lines read aloud, the thoughts'
+        lines) — BadRequest when nothing would be read."""
         if order.picks:
             return await self._picks_script(state, engine)
         view = await self.harvest.take_view(order.take)
@@ -233,7 +233,7 @@ class Reading:
         if order.thoughts:
             found = await self.harvest.thoughts_of(view)
             thought_lines = thoughts_script(turns, found, casting, state.language)
-        return view, f"{title} · take {view.number}", lines, thought_lines
+        return view, heading, lines, thought_lines
 
     async def _picks_script(
         self, state: SceneState, engine: Engine
@@ -246,7 +246,7 @@ class Reading:
         casting = self.checked(state, engine, [p.actor for p in picks])
         heading = say("read.heading_picks", state.language, title=title)
         lines = take_script(heading, turns, casting, state.language)
-        return None, f"{title} · picks", lines, []
+        return None, heading, lines, []
 
     def _target(self, order: ReadOrder, view: TakeView | None) -> Path:
         """The audio's path without its suffix: `out`, else exports/read/<take or picks>."""
