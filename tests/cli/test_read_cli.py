@@ -7,7 +7,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from clikit import circus, cli_env, listing
+from clikit import circus, circus_process, cli_env, listing
 from readkit import cue_times, duration
 
 
@@ -78,7 +78,7 @@ def test_without_a_voice_engine_one_line_says_what_to_install(wake: Path, tmp_pa
     env = cli_env()
     env["PYTHONPATH"] = f"{blocked.parent}:{env['PYTHONPATH']}"
     before = listing(wake)
-    result = circus("read", str(wake), cwd=wake.parent, env=env)
+    result = circus_process("read", str(wake), cwd=wake.parent, env=env)  # its own imports
     assert result.returncode == 2
     [line] = result.stderr.strip().splitlines()
     assert "pip install -e '.[voice]'" in line and "CIRCUS_TTS_MODEL" in line
