@@ -93,6 +93,8 @@ async def test_speech_is_billed_per_character_in_the_scene_and_the_day(scene, sc
     day = list((scene.parent / ".circus" / "spend" / "room-1").glob("*.jsonl"))
     ledger = [json.loads(line) for line in day[0].read_text(encoding="utf-8").splitlines()]
     assert sum(row.get("characters", 0) for row in ledger) == characters
+    status = await r.status()  # what `circus status` and /status show: the scripted turns are free
+    assert status.cost_usd == pytest.approx(characters * 1.5e-5)
 
 
 async def test_the_file_lasts_its_lines_and_pauses_and_the_cue_sheet_agrees(
