@@ -223,7 +223,7 @@ def upload_limit(interaction: discord.Interaction) -> int:
     server allows more), less a margin for the request around it."""
     guild = interaction.guild
     limit = guild.filesize_limit if guild is not None else UPLOAD_LIMIT
-    return max(256 * 1024, int(limit * 0.95))
+    return max(64 * 1024, int(limit * 0.95))
 
 
 class ReadProgress:

@@ -67,6 +67,28 @@ async def test_read_posts_one_audio_file_and_its_cue_sheet_in_the_thread(tmp_pat
         assert not (r.home / SCENE / "exports").exists()  # nothing left behind but the cache
 
 
+async def test_a_read_larger_than_the_servers_limit_comes_in_numbered_parts(tmp_path, monkeypatch):
+    import discord
+
+    # A server whose members may upload 100 KB (Discord's real floor is 10 MB: a long take).
+    limits = dict(discord.Guild._PREMIUM_GUILD_LIMITS)
+    limits[0] = limits[0]._replace(filesize=100 * 1024)
+    monkeypatch.setattr(discord.Guild, "_PREMIUM_GUILD_LIMITS", limits)
+    async with room(tmp_path) as r:
+        thread = await rehearsed(r, turns=6)
+        answer = await r.ask("read", {}, channel=thread)
+        assert "第 1 條" in answer
+        posts = read_posts(r, thread)
+        assert len(posts) >= 2
+        parts = [files_of(r, post) for post in posts]
+        names = [name for files in parts for name in files if name.endswith(".ogg")]
+        assert names == [f"take_1.part{i}.ogg" for i in range(1, len(posts) + 1)]
+        assert all(len(files[n]) <= 100 * 1024 for files, n in zip(parts, names, strict=True))
+        assert "take_1.txt" in parts[0]  # the cue sheet, once, with the first part
+        assert f"第 1 部分，共 {len(posts)} 部分" in posts[0]["content"]
+        assert sum(heard_seconds(files[n]) for files, n in zip(parts, names, strict=True)) > 10
+
+
 async def test_read_of_a_range_reads_only_those_turns(tmp_path):
     async with room(tmp_path) as r:
         thread = await rehearsed(r)
