@@ -1,5 +1,6 @@
 # Circus's Discord frontend (`circus bot`). Models come from outside the image (Ollama in
 # docker-compose.yml, or any hosted provider): the embedded SmolLM2 extra is left out on purpose.
+# The `voice` extra (wheels only: eSpeak NG and libsndfile) gives /read its offline voices.
 FROM python:3.11-slim
 
 ENV PYTHONDONTWRITEBYTECODE=1 \
@@ -11,7 +12,7 @@ WORKDIR /app
 COPY . /app
 # The shipped scene templates are package data (engine/scene_templates) and install with the
 # package: the ./scenes mount in docker-compose.yml cannot hide them, and no run writes into them.
-RUN pip install . \
+RUN pip install '.[voice]' \
     && printf '%s\n' \
         '#!/bin/sh' \
         'set -e' \

@@ -23,6 +23,10 @@ _.vocab_only  # llama_cpp model params (engine/providers/vocab.py)
 _._requires_eval  # llama_cpp.Llama's own flag (engine/providers/prefix_cache.py)
 _.yaml_implicit_resolvers  # PyYAML's resolver table (engine/folder/frontmatter.py)
 _.budget_usd  # pydantic fields read through model_dump (engine/folder/settings.py)
+_.narrator_voice  # the table read's settings, read the same way (engine/rehearsal/read_commands.py)
+_.thoughts_voice
+_.read_model
+_.spectators_read
 _.budget_tokens
 _._warming  # holds the warm-up task so it is not garbage collected (bot/app.py)
 _.prior_story  # a dataclass field named by its modal's table (bot/commands/cast.py)

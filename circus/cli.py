@@ -209,6 +209,17 @@ COMMANDS: tuple[Command, ...] = (
         arg("--draft", action="store_true", help="cli.arg.import.draft"),
     ), "script_commands.cmd_import"),
     Command("report", "cli.help.report", (SCENE, TAKE), "commands.cmd_report"),
+    Command("read", "cli.help.read", (
+        SCENE, TAKE,
+        arg("--from", dest="first", type=_turn_number, metavar="K", help="cli.arg.read.from"),
+        arg("--to", dest="last", type=_turn_number, metavar="L", help="cli.arg.read.to"),
+        arg("--picks", action="store_true", help="cli.arg.read.picks"),
+        arg("--out", metavar="FILE", help="cli.arg.read.out"),
+        arg("--format", default="ogg", choices=["ogg", "mp3", "wav"], metavar="ogg|mp3|wav",
+            help="cli.arg.read.format"),
+        arg("--no-cache", action="store_true", help="cli.arg.read.no_cache"),
+        arg("--thoughts", action="store_true", help="cli.arg.read.thoughts"),
+    ), "reading.cmd_read"),
     Command("replay", "cli.help.replay", (
         SCENE,
         arg("take", metavar="TAKE", help="cli.arg.replay.take"),

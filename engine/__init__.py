@@ -8,7 +8,8 @@ other way in):
   small frozen order — `start_run(Run(turns, start))`, `Cue(actor, direction)`, `Resume(turns)`,
   `Replay(turns)` — or with `run`/`cue`/`resume`, which wait for it; `cut` stops it. The rest is
   on its command groups (`takes.save()`, `cast.add()`, `souls.set()`, `stage`, `notes`,
-  `spend`, `harvest`). `models` is the model door (`LiteLLMModels` by default; tests pass a
+  `spend`, `harvest`; `read.read(ReadOrder(…))`, a table read of a take, → `ReadResult`).
+  `models` is the model door (`LiteLLMModels` by default; tests pass a
   scripted one), `config` the operator's `Config`, read once from the environment. An `Actor`
   is a cast member already resolved (`rehearsal.resolve_actor`). `new_scene` and the
   templates; `list_scenes` and `is_scene` for a scenes folder. Commands return small frozen
@@ -122,6 +123,7 @@ if _TYPE_CHECKING:  # what the names are, for the type checker; at run time they
     from engine.rehearsal.facade import Rehearsal, RunResult
     from engine.rehearsal.harvest import Spliced
     from engine.rehearsal.orders import Cue, Order, Replay, Resume, Run
+    from engine.rehearsal.read_commands import ReadOrder, ReadResult
     from engine.rehearsal.results import ReplayResult, Status
     from engine.rehearsal.stage_commands import CONSOLE
     from engine.rehearsal.view import Actor, LastTurn, SceneView, load_view
@@ -169,6 +171,8 @@ _HOME: dict[str, str] = {
     "NotPlaying": "engine.errors",
     "Order": "engine.rehearsal.orders",
     "Pick": "engine.harvest.picks",
+    "ReadOrder": "engine.rehearsal.read_commands",
+    "ReadResult": "engine.rehearsal.read_commands",
     "Rehearsal": "engine.rehearsal.facade",
     "Replay": "engine.rehearsal.orders",
     "ReplayResult": "engine.rehearsal.results",
@@ -271,6 +275,8 @@ __all__ = [
     "NotPlaying",
     "Order",
     "Pick",
+    "ReadOrder",
+    "ReadResult",
     "Rehearsal",
     "Replay",
     "ReplayResult",

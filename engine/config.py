@@ -29,6 +29,7 @@ RETRY_BASE_SECONDS = 1.0
 WAITING_SECONDS = 10.0  # how often a slow turn says it is still waiting
 EMBEDDED_THREADS = 2
 EMBEDDED_CACHE_MB = 512  # 0 switches the embedded model's saved prompts off
+READ_CACHE_MB = 200  # a scene's cache of rendered lines (engine.voice.cache); 0: no cache
 
 
 def _text(env: Mapping[str, str], key: str) -> str | None:
@@ -120,6 +121,12 @@ class Config:
     # CIRCUS_TERMINAL_SCENE_SERVERS: the server ids that may list and open scenes made in the
     # terminal (text, checked by the bot; None: no server — the operator gives scenes instead)
     terminal_scene_servers: str | None = None
+    # --- voice: the table read (engine.voice); unset model: the offline eSpeak NG engine
+    tts_model: str | None = None  # CIRCUS_TTS_MODEL: a litellm speech model, e.g. openai/tts-1
+    tts_api_base: str | None = None  # CIRCUS_TTS_API_BASE: a server speaking /v1/audio/speech
+    tts_api_key: str | None = field(default=None, repr=False)  # CIRCUS_TTS_API_KEY (a secret)
+    voices: str | None = None  # CIRCUS_VOICES: the voices Discord may set, comma-separated
+    read_cache_mb: int = READ_CACHE_MB  # CIRCUS_READ_CACHE_MB (0: no cache)
     # --- not one variable: the values of every credential variable (provider keys, the gateway
     # key, the bot token), masked in whatever text reaches a person (engine.redact)
     secrets: tuple[str, ...] = field(default=(), repr=False)
@@ -163,6 +170,11 @@ class Config:
             shards=_text(env, "CIRCUS_SHARDS"),
             shard_count=_text(env, "CIRCUS_SHARD_COUNT"),
             terminal_scene_servers=_text(env, "CIRCUS_TERMINAL_SCENE_SERVERS"),
+            tts_model=_text(env, "CIRCUS_TTS_MODEL"),
+            tts_api_base=_text(env, "CIRCUS_TTS_API_BASE"),
+            tts_api_key=_text(env, "CIRCUS_TTS_API_KEY"),
+            voices=_text(env, "CIRCUS_VOICES"),
+            read_cache_mb=_int(env, "CIRCUS_READ_CACHE_MB", READ_CACHE_MB, 0),
         )
 
 

@@ -122,6 +122,9 @@ class Refused(CircusError):
             super().__init__("error.refused.api_base")
         elif key == "reply_format":
             super().__init__("error.refused.reply_format")
+        elif key in ("voice", "narrator_voice", "thoughts_voice"):
+            names = ", ".join(self.allowed[:24])
+            super().__init__("error.refused.voice", key=key, shown=str(value)[:64], names=names)
         elif key not in ("model", "fallback_model", "stage_manager_model"):
             super().__init__("error.refused.operator", key=key)  # a budget, a timeout
         else:
@@ -314,3 +317,14 @@ class UnknownFormat(CircusError):
     def __init__(self, name: str, known: Iterable[str]) -> None:
         formats = ", ".join(known)
         super().__init__("error.unknown_format", name=name, formats=formats)
+
+
+class NoVoiceEngine(CircusError):
+    """No voice engine can run here: the offline voices are not installed (or the audio
+    libraries a speech model's answers are mixed with); the message says what to install."""
+
+
+class UnknownVoice(CircusError):
+    def __init__(self, voice: str, engine: str) -> None:
+        self.voice, self.engine = voice, engine
+        super().__init__("error.voice.unknown", voice=voice[:64], engine=engine)

@@ -20,7 +20,7 @@ FinishReason = Literal["completed", "cut", "error", "budget"]
 # Whether a scene runs now (Status.mode), here or in another process (Status.held_by).
 StatusMode = Literal["idle", "running"]
 # What a model call is for, as the spend record names it.
-CallPurpose = Literal["actor", "repair", "stage_manager", "summarize"]
+CallPurpose = Literal["actor", "repair", "stage_manager", "summarize", "speech"]
 # A stage block on the record (engine.folder.stage).
 BlockKind = Literal["opening", "event", "enter", "exit", "present"]
 # An element of a writer's screenplay file (engine.script): a speech is a cue with its lines.

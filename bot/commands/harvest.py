@@ -1,4 +1,4 @@
-"""Panning for gold in a scene thread: /picks, /take compare, /export and /report.
+"""Panning for gold in a scene thread: /picks, /take compare, /export, /report and /read.
 
 Invariants: every answer is private. What only directors may see stays behind the director
 check (bot.interaction.gate.directors_only): an export with the actors' thoughts and a take's report (it
@@ -6,10 +6,15 @@ counts the stage manager's choices and the models' costs); the line bin, a compa
 what the thread already showed, so anyone in the thread may ask for them. Exports are written
 into a private temporary folder and attached; nothing is left behind in the scene folder.
 (⭐ votes are bot.thread.votes; the report's embed and its DM to directors are bot.thread.reports.)
+/read is the one harvest that is posted in the thread for the room to hear: its progress line
+is edited in place (at most every READ_EDIT_SECONDS) and becomes the post with the audio; it is
+for directors, or anyone when the scene says `spectators_read: true` (bot.interaction.gate).
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import io
 import re
 import tempfile
@@ -22,13 +27,21 @@ from discord import app_commands
 from bot.errors import BotProblem
 from bot.i18n import t, words
 from bot.interaction.files import INLINE_LIMIT, checked_script, text_file
-from bot.interaction.gate import directors_only, directors_only_if, scene_of, scene_thread_or_none
+from bot.interaction.gate import (
+    directors_only,
+    directors_only_if,
+    readers_only,
+    scene_of,
+    scene_thread_or_none,
+)
 from bot.interaction.replies import defer, reply
 from bot.thread.reports import report_message
 from bot.thread.scene import SceneThread
-from engine import Pick, render_picks, whole_number
+from engine import Pick, ReadOrder, ReadResult, render_picks, whole_number
 
 FORMATS = ("fountain", "fdx", "md", "csv")
+READ_EDIT_SECONDS = 2.0  # the progress line of a /read is edited at most this often
+UPLOAD_LIMIT = 10 * 1024 * 1024  # Discord's attachment limit without a server boost
 TakeRef = int | str  # a take number, or "current"
 
 _CURRENT = {"", "current", "now", "目前", "當前", "当前", "现在", "現在"}
@@ -205,6 +218,84 @@ async def report_take(
     )
 
 
+def upload_limit(interaction: discord.Interaction) -> int:
+    """The most one audio file may weigh here: the server's attachment limit (a boosted
+    server allows more), less a margin for the request around it."""
+    guild = interaction.guild
+    limit = guild.filesize_limit if guild is not None else UPLOAD_LIMIT
+    return max(64 * 1024, int(limit * 0.95))
+
+
+class ReadProgress:
+    """The public progress line of a /read, edited in place as lines are rendered."""
+
+    def __init__(self, message: discord.Message, lang: str, take: int) -> None:
+        self.message, self.lang, self.take = message, lang, take
+        self.loop = asyncio.get_running_loop()
+        self.edited = self.loop.time()
+
+    async def __call__(self, done: int, total: int) -> None:
+        now = self.loop.time()
+        if done < total and now - self.edited < READ_EDIT_SECONDS:
+            return
+        self.edited = now
+        text = t("read_progress", self.lang, take=self.take, done=done, total=total)
+        with contextlib.suppress(discord.HTTPException):
+            await self.message.edit(content=text)
+
+
+def read_text(result: ReadResult, lang: str, part: int) -> str:
+    """What the post of part `part` (1-based) of a read says."""
+    minutes, seconds = divmod(round(result.seconds), 60)
+    if len(result.audio) == 1:
+        return t("read_done", lang, take=result.take, length=f"{minutes}:{seconds:02d}")
+    return t(
+        "read_part", lang, take=result.take, length=f"{minutes}:{seconds:02d}",
+        n=part, of=len(result.audio),
+    )  # fmt: skip
+
+
+async def read_take(
+    interaction: discord.Interaction,
+    scene_thread: SceneThread,
+    take: str,
+    first: int | None = None,
+    last: int | None = None,
+) -> None:
+    """/read: the take rendered in its voices and posted in the thread, one file that fits the
+    server's limit (numbered parts when it cannot), the cue sheet beside it."""
+    ref = take_of(take)
+    await defer(interaction)
+    lang, number = scene_thread.lang, await take_number(scene_thread, ref)
+    channel = interaction.channel
+    assert isinstance(channel, discord.abc.Messageable)
+    none = discord.AllowedMentions.none()
+    line = await channel.send(
+        t("read_progress", lang, take=number, done=0, total="…"), allowed_mentions=none
+    )
+    try:
+        with tempfile.TemporaryDirectory(prefix="circus-read-") as folder:
+            order = ReadOrder(
+                take=ref, first=first, last=last, out=Path(folder) / f"take_{number}",
+                limit=upload_limit(interaction),
+            )  # fmt: skip
+            result = await scene_thread.rehearsal.read.read(order, ReadProgress(line, lang, number))
+            parts = [(p.name, p.read_bytes()) for p in result.audio]
+            cues = (result.cue_sheet.name, result.cue_sheet.read_bytes())
+    except BaseException:
+        with contextlib.suppress(discord.HTTPException):
+            await line.delete()  # the private answer says why
+        raise
+    for i, (name, data) in enumerate(parts, 1):
+        files = [discord.File(io.BytesIO(data), filename=name)]
+        if i == 1:
+            files.append(discord.File(io.BytesIO(cues[1]), filename=cues[0]))
+            await line.edit(content=read_text(result, lang, i), attachments=files)
+        else:
+            await channel.send(read_text(result, lang, i), files=files, allowed_mentions=none)
+    await reply(interaction, t("read_posted", lang, take=number, link=line.jump_url))
+
+
 # ---------------------------------------------------------------------- the commands
 @app_commands.command(name="picks", description=words("cmd.picks.description"))
 async def picks(interaction: discord.Interaction) -> None:
@@ -268,6 +359,22 @@ async def report(interaction: discord.Interaction, take: str = "current") -> Non
     await report_take(interaction, scene_of(interaction), take)
 
 
+@app_commands.command(name="read", description=words("cmd.read.description"))
+@readers_only
+@app_commands.autocomplete(take=take_choices)
+@app_commands.rename(first="from", last="to")
+@app_commands.describe(
+    take=words("cmd.read.take"), first=words("cmd.read.from"), last=words("cmd.read.to")
+)
+async def read(
+    interaction: discord.Interaction,
+    take: str = "current",
+    first: app_commands.Range[int, 1, 1_000_000] | None = None,
+    last: app_commands.Range[int, 1, 1_000_000] | None = None,
+) -> None:
+    await read_take(interaction, scene_of(interaction), take, first, last)
+
+
 def setup(tree: app_commands.CommandTree) -> None:
     """Register the harvest commands; `/take compare` joins the `take` group that
     bot.commands.directing.setup registered first."""
@@ -277,5 +384,5 @@ def setup(tree: app_commands.CommandTree) -> None:
     )
     take_group.add_command(take_compare)
     command: app_commands.Command[Any, Any, Any] | app_commands.Group
-    for command in (picks, export, report):
+    for command in (picks, export, report, read):
         tree.add_command(command)

@@ -99,3 +99,19 @@ def directors_only_if(option: str, refusal: str = "not_director") -> Callable[[T
         return True
 
     return app_commands.check(predicate)
+
+
+async def is_reader(interaction: discord.Interaction) -> bool:
+    """A check for /read: a director, or anyone in the thread when the scene's context.md says
+    `spectators_read: true`; refused naming the directors otherwise."""
+    scene_thread = scene_of(interaction)
+    if may_direct(interaction, scene_thread):
+        return True
+    if (await scene_thread.rehearsal.view()).spectators_read:
+        return True
+    mentions = ", ".join(f"<@{d}>" for d in scene_thread.binding.directors)
+    raise BotProblem("read_directors", directors=mentions or t("nobody", language(interaction)))
+
+
+readers_only = app_commands.check(is_reader)
+"""/read and its panel button: directors, or anyone when the scene allows it."""

@@ -107,6 +107,9 @@ async def act(interaction: discord.Interaction, custom_id: str, values: object) 
         elif pid.action == "report":
             await checked(interaction, "report")
             await harvest.report_take(interaction, scene_thread, "current")
+        elif pid.action == "read":
+            await checked(interaction, "read")
+            await harvest.read_take(interaction, scene_thread, "current")
     except Exception as exc:
         await report(interaction, exc)
 

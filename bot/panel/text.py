@@ -37,7 +37,9 @@ BUTTON_LABELS = {
     "resume": "panel.button.resume",
     "save": "panel.button.save",
     "report": "panel.button.report",
+    "read": "panel.button.read",  # a row of its own: a row holds five buttons
 }
+ROW = 5  # Discord's most buttons in one row
 BUTTONS = tuple(BUTTON_LABELS)
 SELECTS = ("cue", "note")
 ACTIONS = BUTTONS + SELECTS
@@ -198,6 +200,7 @@ def enabled(snap: Snapshot) -> dict[str, bool]:
         "resume": not running and has_turns,
         "save": not running and has_turns,
         "report": has_turns,
+        "read": has_turns,
         "cue": not running and bool(snap.status.cast),
         "note": bool(snap.status.cast),
     }
@@ -221,7 +224,7 @@ class SelectSpec:
 
 
 def layout(snap: Snapshot) -> list[list[ButtonSpec] | SelectSpec]:
-    """The panel's rows: five buttons, then the Cue select, then the Note select."""
+    """The panel's rows: five buttons, 🔊 Read, then the Cue select, then the Note select."""
     on = enabled(snap)
     name, lang = snap.status.scene, snap.lang
     buttons = [
@@ -230,7 +233,7 @@ def layout(snap: Snapshot) -> list[list[ButtonSpec] | SelectSpec]:
         )
         for a in BUTTONS
     ]
-    return [buttons, cue_select(snap, 0), note_select(snap, 0)]
+    return [buttons[:ROW], buttons[ROW:], cue_select(snap, 0), note_select(snap, 0)]
 
 
 def cue_names(status: Status) -> tuple[str, ...]:

@@ -33,6 +33,7 @@ from engine.door.llm import EMBEDDED_MODEL
 from engine.door.structured import ReplyFormat
 from engine.errors import BadSceneFile, Refused
 from engine.folder.names import is_everyone
+from engine.folder.voices import allowed_voices
 from engine.vocabulary import Origin
 
 MAX_FILE_BYTES = 256 * 1024  # soul.md / context.md: a real soul is 2–5 KB
@@ -111,6 +112,39 @@ Name = Annotated[
 Names = Annotated[list[Name], Field(max_length=MAX_LIST)]
 
 
+VoiceName = Annotated[
+    str,
+    StringConstraints(
+        strip_whitespace=True,
+        min_length=1,
+        max_length=64,
+        pattern=r"^[A-Za-z0-9][A-Za-z0-9_.+:-]*$",
+    ),
+]
+
+
+class VoiceSetting(BaseModel):
+    """`voice: {name: en-us+f3, pitch: 60, rate: 170}` (engine.folder.voices.Voice)."""
+
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+
+    name: VoiceName
+    pitch: Annotated[int, Field(ge=0, le=99)] | None = None
+    rate: Annotated[int, Field(ge=80, le=450)] | None = None
+
+
+def _voice_form(value: Any) -> Any:
+    # `voice: alloy` is the short form of `voice: {name: alloy}`.
+    return VoiceSetting(name=value) if isinstance(value, str) else value
+
+
+def _voice_mapping(value: Any) -> Any:
+    return VoiceSetting.model_validate(value) if isinstance(value, Mapping) else value
+
+
+VoiceValue = Annotated[VoiceSetting, BeforeValidator(_voice_mapping), BeforeValidator(_voice_form)]
+
+
 class _Settings(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
 
@@ -136,6 +170,7 @@ class SoulSettings(_Settings):
     avatar_url: Annotated[Url, _url(("https",))] | None = None
     api_base: Annotated[Url, _url(("http", "https"))] | None = None
     reply_format: ReplyFormat | None = None  # engine.door.structured: auto, json or tags
+    voice: VoiceValue | None = None  # the table read (engine.folder.voices)
     # what this character hides (engine/takes/secrets.py: the ledger of when each one surfaced)
     secrets: (
         Annotated[
@@ -174,6 +209,12 @@ class ContextSettings(_Settings):
     budget_usd: Annotated[float, Field(ge=0, le=1_000_000)] | None = None
     budget_tokens: Annotated[int, Field(ge=0, le=10_000_000_000)] | None = None
     reply_format: ReplyFormat | None = None  # the actors' and stage manager's default
+    # the table read (engine.folder.voices): who reads the action and the heading, who reads
+    # the thoughts (a director's read), which speech model (the operator's), who may ask
+    narrator_voice: VoiceValue | None = None
+    thoughts_voice: VoiceValue | None = None
+    read_model: ModelName | None = None
+    spectators_read: bool | None = None
 
 
 _MODEL_HELP = Phrase("error.setting.help.model")
@@ -197,6 +238,11 @@ HELP: dict[str, Phrase] = {
     "budget_tokens": Phrase("error.setting.help.budget_tokens"),
     "reply_format": Phrase("error.setting.help.reply_format"),
     "secrets": Phrase("error.setting.help.secrets", most=MAX_SECRETS, chars=MAX_SECRET_CHARS),
+    "voice": Phrase("error.setting.help.voice"),
+    "narrator_voice": Phrase("error.setting.help.voice"),
+    "thoughts_voice": Phrase("error.setting.help.voice"),
+    "read_model": _MODEL_HELP,
+    "spectators_read": Phrase("error.setting.help.opening"),
 }
 
 
@@ -324,10 +370,20 @@ def check_untrusted_soul(
         value = getattr(new, key)
         if value is not None and not unchanged(key) and not _allowed(value, allowed, config):
             raise Refused(key, value, allowed)
+    _check_voices(new, ("voice",), unchanged, config)
+
+
+def _check_voices(new: _Settings, keys: tuple[str, ...], unchanged: Any, config: Config) -> None:
+    """A voice sent through Discord must be on the operator's list (engine.folder.voices)."""
+    voices = allowed_voices(config)
+    for key in keys:
+        value = getattr(new, key)
+        if value is not None and not unchanged(key) and value.name not in voices:
+            raise Refused(key, value.name, voices)
 
 
 # Context settings only the operator may change: where requests go, what they may spend.
-OPERATOR_CONTEXT_KEYS = ("api_base", "budget_usd", "budget_tokens", "turn_timeout")
+OPERATOR_CONTEXT_KEYS = ("api_base", "budget_usd", "budget_tokens", "turn_timeout", "read_model")
 
 
 def check_untrusted_context(
@@ -351,3 +407,4 @@ def check_untrusted_context(
         value = getattr(new, key)
         if value is not None and not unchanged(key) and not _allowed(value, allowed, config):
             raise Refused(key, value, allowed)
+    _check_voices(new, ("narrator_voice", "thoughts_voice"), unchanged, config)

@@ -140,6 +140,56 @@ class SceneStore:
             await asyncio.to_thread(os.fsync, f.fileno())
         await aiofiles.os.replace(tmp, target)
 
+    # ------------------------------------------------------------------ binary files
+    # The table read's line cache and its audio (engine.voice): whole files, atomically.
+    async def read_bytes(self, rel: str) -> bytes | None:
+        """The file's bytes, None if it does not exist (or is not a regular file)."""
+        return await asyncio.to_thread(self._read_bytes_sync, rel)
+
+    def _read_bytes_sync(self, rel: str) -> bytes | None:
+        path = self.root / rel
+        try:
+            if not stat.S_ISREG(os.stat(path).st_mode):
+                return None
+            data = path.read_bytes()
+            os.utime(path)  # the cache forgets the files read least recently first
+        except (FileNotFoundError, NotADirectoryError):
+            return None
+        except OSError as exc:
+            raise unreadable(path, rel, exc) from None
+        return data
+
+    async def write_bytes_atomic(self, rel: str, data: bytes) -> Path:
+        """Write a whole binary file: the old one or the new one, never half of either."""
+        target = self.root / rel
+        self._mkdirs(Path(rel).parent)
+        await asyncio.to_thread(self._write_bytes_sync, target, data)
+        return target
+
+    @staticmethod
+    def _write_bytes_sync(target: Path, data: bytes) -> None:
+        tmp = target.with_name(f".{target.name}.tmp")
+        try:
+            with open(tmp, "wb") as f:
+                f.write(data)
+            os.replace(tmp, target)
+        except OSError as exc:
+            tmp.unlink(missing_ok=True)
+            raise unreadable(target, None, exc) from None
+
+    def sizes(self, rel: str) -> list[tuple[float, int, str]]:
+        """(mtime, bytes, name) of each regular file in folder `rel`, oldest first."""
+        out = []
+        try:
+            with os.scandir(self.root / rel) as entries:
+                for entry in entries:
+                    if entry.is_file(follow_symlinks=False) and not entry.name.startswith("."):
+                        st = entry.stat(follow_symlinks=False)
+                        out.append((st.st_mtime, st.st_size, entry.name))
+        except (FileNotFoundError, NotADirectoryError):
+            return []
+        return sorted(out)
+
     def signatures(self, rels: Iterable[str]) -> dict[str, Signature]:
         """(size, mtime) of each file, to notice a writer's edits without re-reading."""
         out: dict[str, Signature] = {}

@@ -24,6 +24,7 @@ from engine.rehearsal.cast_commands import Cast
 from engine.rehearsal.harvest import Harvest
 from engine.rehearsal.note_commands import Notes
 from engine.rehearsal.orders import Order
+from engine.rehearsal.read_commands import Reading
 from engine.rehearsal.results import Status, status_of
 from engine.rehearsal.run_loop import RunLoop, RunResult
 from engine.rehearsal.run_slot import RunSlot
@@ -69,6 +70,7 @@ class Rehearsal:
         self.stage = Stage(self.scene, self.slot)
         self.harvest = Harvest(self.scene)
         self.takes = Takes(self.scene, self.slot, self.harvest)
+        self.read = Reading(self.scene, self.harvest, self.spend, self.config)
         self.recovered = self.files.store.recover_if_idle(self.name)
 
     # ----------------------------------------------------------------- reading

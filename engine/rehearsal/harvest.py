@@ -137,6 +137,18 @@ class Harvest:
         blocks = tuple(parse_blocks(transcript))
         return TakeView(number, saved, tuple(turns), tuple(rows), body, blocks)
 
+    async def take_view(self, take: TakeRef) -> TakeView:
+        """A take as read (the table read's source, engine.rehearsal.read_commands)."""
+        return await self._view(take)
+
+    async def thoughts_of(self, view: TakeView) -> dict[int, str]:
+        """Each turn's private thought in `view` (a director's thoughts read)."""
+        return await self._thoughts(view)
+
+    async def context_body(self) -> str:
+        """The scene's public context.md text now."""
+        return await self._context_body("")
+
     async def _context_body(self, base: str) -> str:
         """The public text of context.md in `base` ("" for the scene, or a take's folder)."""
         context_text = await self.scene.store.read(base + CONTEXT) or ""

@@ -46,6 +46,7 @@ class SceneView:
     turns: int  # turns in the current take
     last_turn: LastTurn | None
     unknown_note_sections: tuple[str, ...]  # director_notes.md headings naming nobody in the cast
+    spectators_read: bool = False  # context.md `spectators_read:`: anyone in the thread may /read
 
 
 def view_of(state: SceneState, config: Config) -> SceneView:
@@ -71,6 +72,7 @@ def view_of(state: SceneState, config: Config) -> SceneView:
             else None
         ),
         unknown_note_sections=tuple(state.whispers.unknown_sections),
+        spectators_read=state.settings.get("spectators_read") is True,
     )
 
 

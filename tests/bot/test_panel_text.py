@@ -149,10 +149,10 @@ def test_the_panel_says_the_state_in_a_few_lines(snap: Snapshot, lines: list[str
 @pytest.mark.parametrize(
     ("status", "on"),
     [
-        (IDLE, {"run", "resume", "save", "report", "cue", "note"}),
-        (RUNNING, {"cut", "report", "note"}),
+        (IDLE, {"run", "resume", "save", "report", "read", "cue", "note"}),
+        (RUNNING, {"cut", "report", "read", "note"}),
         (FRESH, {"run", "cue", "note"}),
-        (replace(RUNNING, held_by=(7, "laptop")), {"report", "note"}),  # not ours to cut
+        (replace(RUNNING, held_by=(7, "laptop")), {"report", "read", "note"}),  # not ours to cut
         (replace(FRESH, cast=(), on_stage=()), {"run"}),
     ],
 )
@@ -165,9 +165,10 @@ def test_the_layout_fits_discords_limits_with_a_cast_of_thirty():
     snap = Snapshot("zh", replace(IDLE, cast=cast, on_stage=cast))
     rows = layout(snap)
     assert len(rows) <= 5
-    buttons, cue, note = rows
+    buttons, hear, cue, note = rows
     assert isinstance(buttons, list) and len(buttons) == 5
-    assert all(len(b.label) <= 80 and len(b.custom_id) <= 100 for b in buttons)
+    assert isinstance(hear, list) and [b.custom_id.split(":")[1] for b in hear] == ["read"]
+    assert all(len(b.label) <= 80 and len(b.custom_id) <= 100 for b in buttons + hear)
     for select in (cue, note):
         assert isinstance(select, SelectSpec) and len(select.options) <= OPTIONS
         assert len({v for _, v in select.options}) == len(select.options)

@@ -50,6 +50,12 @@ SAMPLES = {
     "CIRCUS_SHARDS": "0-3",
     "CIRCUS_SHARD_COUNT": "16",
     "CIRCUS_TERMINAL_SCENE_SERVERS": "123456789012345678",
+    # --- the table read
+    "CIRCUS_TTS_MODEL": "openai/tts-1",
+    "CIRCUS_TTS_API_BASE": "http://localhost:8880/v1",
+    "CIRCUS_TTS_API_KEY": "sk-speech",
+    "CIRCUS_VOICES": "alloy,nova,cmn+f3",
+    "CIRCUS_READ_CACHE_MB": "50",
 }
 
 

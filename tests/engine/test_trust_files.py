@@ -42,7 +42,7 @@ from engine.reply.cue import match_cue
         ("avatar_url: http://example.com/a.png", "`avatar_url` must be an https:// address"),
         ("avatar_url: javascript:alert(1)", "`avatar_url` must be an https:// address"),
         ("api_base: file:///etc/passwd", "`api_base` must be an http:// or https:// address"),
-        ("voice: low", "unknown setting `voice` — the settings here are model"),
+        ("tone: low", "unknown setting `tone` — the settings here are model"),
     ],
 )
 async def test_a_soul_with_a_wrong_setting_is_refused_naming_the_file_and_key(scene, header, says):

@@ -2,7 +2,8 @@
 
 `FakeAnthropic` (Messages API, with Anthropic's explicit prompt-caching rules), `FakeOpenAI`
 (chat completions, with OpenAI's automatic prefix caching), `FakeOllama` (/api/chat) and
-`FakeLiteLLMProxy` (a LiteLLM proxy: chat completions with its cost headers) answer well-formed
+`FakeLiteLLMProxy` (a LiteLLM proxy: chat completions with its cost headers), `FakeSpeech`
+(`/v1/audio/speech`: tones whose length encodes the text) answer well-formed
 turns for a cast (engine-independent: `Improv` reads the role from the prompt). Shared by
 tests and bench/.
 """
@@ -15,12 +16,14 @@ from .litellm_proxy import FakeLiteLLMProxy
 from .loopback import chat_completion, serve
 from .ollama import FakeOllama
 from .openai import FakeOpenAI
+from .speech import FakeSpeech
 
 __all__ = [
     "FakeAnthropic",
     "FakeLiteLLMProxy",
     "FakeOllama",
     "FakeOpenAI",
+    "FakeSpeech",
     "Improv",
     "chat_completion",
     "count",

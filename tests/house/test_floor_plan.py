@@ -25,6 +25,7 @@ ENGINE_WINGS = (
     "spend",  # budgets, the call log, the daily ledger
     "takes",  # saved takes read back
     "harvest",  # reports, diffs, picks, exports
+    "voice",  # the table read: script, engines, line cache, audio
     "rehearsal",  # the Rehearsal and its command groups
     "continuity",  # the next scene
     "probe",  # check-model

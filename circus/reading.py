@@ -1,0 +1,65 @@
+"""`circus read`: a take heard aloud — one audio file and its cue sheet, paths printed.
+
+While it renders, the line being read is counted on one line of the terminal (stderr, only
+when it is a terminal); what a read made, took from the cache and cost is said once at the end.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from circus.exits import EXIT_OK
+from circus.session import open_scene
+from circus.words import t
+
+
+async def _progress(done: int, total: int) -> None:
+    if sys.stderr.isatty():
+        end = "\n" if done == total else ""
+        sys.stderr.write("\r" + t("cli.read.progress", done=done, total=total) + end)
+        sys.stderr.flush()
+
+
+async def cmd_read(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from engine import ReadOrder
+
+    rehearsal = await open_scene(args.scene, args.config)
+    order = ReadOrder(
+        take=args.take,
+        first=args.first,
+        last=args.last,
+        picks=args.picks,
+        thoughts=args.thoughts,
+        out=Path(args.out) if args.out else None,
+        fmt=args.format,
+        cache=not args.no_cache,
+    )
+    result = await rehearsal.read.read(order, _progress)
+    for path in result.audio:
+        print(path)
+    print(result.cue_sheet)
+    if result.thoughts is not None:
+        print(result.thoughts)
+    minutes, seconds = divmod(round(result.seconds), 60)
+    cost = (
+        t("cli.read.cost", usd=f"{result.cost_usd:.4f}")
+        if result.cost_usd
+        else t("cli.read.unpriced")
+        if result.cost_usd is None
+        else ""
+    )
+    print(
+        t(
+            "cli.read.done",
+            length=f"{minutes}:{seconds:02d}",
+            lines=result.lines,
+            made=result.made,
+            cached=result.cached,
+            engine=result.engine,
+            cost=cost,
+        )
+    )
+    return EXIT_OK
