@@ -219,6 +219,10 @@ TEXT: dict[str, str] = {
     "prompt.sm.not_started": "The scene has not started. Who speaks first?",
     "prompt.sm.nothing_yet": "(nothing yet)",
     "prompt.sm.reask": "“{said}” is not on stage. Pick exactly one of: {names}. Answer NEXT: name",
+    "prompt.bio.system": "You help a screenwriter draft {actor}'s character bio for a rehearsal, from the pages of their script. Use only what the pages show of {actor}: what {actor} says and does, and what happens in front of {actor}. Write, in a few short paragraphs: background, personality, how {actor} talks (a phrase or two of theirs), what {actor} wants most, the secret {actor} keeps, and the lines {actor} will not cross. Where the pages do not say, write less rather than invent; never mention what {actor} did not witness.",
+    "prompt.bio.user": (
+        "# What {actor} says, does and witnesses in the pages\n{record}\n\nWrite {actor}'s bio."
+    ),
     "prompt.summarize.system": "You help a screenwriter prepare {actor}'s prior story. From the director's full backstory, keep only what {actor} lived through, saw or was told, written from {actor}'s point of view. Leave out, and do not hint at, anything {actor} does not know.",
     "prompt.summarize.user": (
         "# {actor}'s character\n"
@@ -1052,7 +1056,7 @@ TEXT: dict[str, str] = {
     "cli.arg.import.until": "import only up to this line of the file (Final Draft: this paragraph)",
     "cli.arg.import.language": "the scene's language (default: Chinese when the names or the heading are)",
     "cli.arg.import.cast": "names to read as cues where the script does not force them with @, e.g. 老闆,阿梅",
-    "cli.arg.import.draft": "draft each soul's prior story from what that character witnessed, through the model",
+    "cli.arg.import.draft": "draft each soul's bio and prior story from what that character said and witnessed, through the model",
     "cli.arg.export.into": "splice the take's rehearsed lines into this script (the one the scene was imported from)",
     "cli.import.done": "Imported scene {scene} ({heading}) of {source} into {path}: {cast}; {turns} line(s) and {events} stage event(s), through line {line}.",
     "cli.import.cut": "{count} cut passage(s) ignored.",

@@ -220,6 +220,10 @@ TEXT: dict[str, str] = {
     "prompt.sm.not_started": "戲還沒開始。誰先開口？",
     "prompt.sm.nothing_yet": "（尚未開始）",
     "prompt.sm.reask": "「{said}」不是在場角色。只能從這些名字選一個：{names}。回答 NEXT: 名字",
+    "prompt.bio.system": "你幫編劇依劇本內容，為排練起草角色「{actor}」的角色小傳。只用劇本裡看得到的{actor}：{actor}說的話、做的事、和在{actor}面前發生的事。用幾段短文寫：背景、性格、說話的樣子（引一兩句{actor}自己的話）、最想要的東西、藏著的秘密、不會越過的底線。劇本沒說的就少寫，不要編造；{actor}沒看見的事一律不提。",
+    "prompt.bio.user": (
+        "# {actor} 在劇本裡說的、做的、看見的\n{record}\n\n請寫出{actor}的角色小傳。"
+    ),
     "prompt.summarize.system": "你幫編劇整理角色「{actor}」的前期劇本。從導演寫的完整前情中，只挑出{actor}親身經歷、親眼看見或被告知的事，用{actor}的視角寫成一段。{actor}不知道的事一律不寫，也不要暗示。",
     "prompt.summarize.user": (
         "# {actor} 的角色小傳\n"
@@ -1051,7 +1055,7 @@ TEXT: dict[str, str] = {
     "cli.arg.import.until": "只匯入到檔案的這一行（Final Draft：這一段）",
     "cli.arg.import.language": "場景的語言（預設：名字或標題是中文就用中文）",
     "cli.arg.import.cast": "沒用 @ 強制時，要當成角色提示的名字，例如 老闆,阿梅",
-    "cli.arg.import.draft": "用模型從每個角色親眼所見草擬前期劇本",
+    "cli.arg.import.draft": "用模型從每個角色說過、親眼所見的內容草擬角色小傳與前期劇本",
     "cli.arg.export.into": "把這次排演新演的台詞接回這份劇本（當初匯入的那份）",
     "cli.import.done": "已把 {source} 的第 {scene} 場（{heading}）匯入 {path}：{cast}；{turns} 句台詞、{events} 個舞台事件，到第 {line} 行。",
     "cli.import.cut": "略過 {count} 段刪除的段落。",

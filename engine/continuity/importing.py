@@ -27,7 +27,7 @@ from engine.errors import CircusError
 from engine.folder.frontmatter import with_setting
 from engine.folder.names import Actor, check_name, check_unique
 from engine.folder.scene import CONTEXT, NOTES, TRANSCRIPT, soul_path
-from engine.folder.soul import blank_soul, replace_prior_story
+from engine.folder.soul import blank_soul, replace_bio, replace_prior_story
 from engine.folder.stage import EVENT, merge, render_block
 from engine.folder.store import create_folder
 from engine.folder.turns import Turn, render_turn
@@ -129,8 +129,10 @@ def previously(
     return out
 
 
-def soul_text(aliases: Sequence[str], story: Sequence[str], language: str) -> str:
+def soul_text(aliases: Sequence[str], story: Sequence[str], language: str, bio: str = "") -> str:
     body = blank_soul(language)
+    if bio.strip():
+        body = replace_bio(body, bio, language)
     if story:
         body = replace_prior_story(body, "\n\n".join(story), language)
     body = body.rstrip("\n") + "\n"
@@ -261,21 +263,24 @@ async def import_script(
 
 
 async def _draft(root: Path, made: ImportPlan, models: Models | None, config: Config | None) -> str:
-    """Each soul's prior story drafted from exactly what that character witnessed, billed to
-    the new scene (as `circus next --draft`); a model failure leaves the skeletons (and any
-    "previously" section) as they are and says why."""
+    """Each soul's bio and prior story drafted from exactly what that character said, did and
+    witnessed, billed to the new scene (as `circus next --draft`); a model failure leaves the
+    skeletons (and any "previously" section) as they are and says why."""
     rehearsal = Rehearsal(root, models=models, config=config)
-    drafts: dict[str, str] = {}
+    drafts: dict[str, tuple[str, str]] = {}
     try:
         for actor, lines in made.records.items():
             if lines:
-                drafts[actor] = await rehearsal.souls.summarize_for(
-                    Actor(actor), "\n".join(lines), write=False
-                )
+                seen = "\n".join(lines)
+                story = await rehearsal.souls.summarize_for(Actor(actor), seen, write=False)
+                bio = await rehearsal.souls.draft_bio(Actor(actor), seen)
+                drafts[actor] = (bio, story)
     except CircusError as exc:
         return str(exc)
-    for actor, text in drafts.items():
-        if text.strip():
-            soul = soul_text(made.staged.aliases.get(actor, ()), [unheaded(text)], made.language)
+    for actor, (bio, story) in drafts.items():
+        if bio.strip() or story.strip():
+            told = [unheaded(story)] if story.strip() else []
+            aliases = made.staged.aliases.get(actor, ())
+            soul = soul_text(aliases, told, made.language, bio=unheaded(bio))
             await rehearsal.files.store.write_atomic(soul_path(actor), soul)
     return ""

@@ -99,8 +99,27 @@ def inside_a_part(text: str) -> str:
 def replace_prior_story(body: str, story: str, language: str = "zh") -> str:
     """Return the soul body with its prior-story section replaced (or added) by `story`, its
     own top headings demoted (`inside_a_part`)."""
-    story = inside_a_part(story)
-    section = _prior_story(body)
+    return _replace_part(body, _prior_story(body), "soul.prior_story", story, language)
+
+
+def replace_bio(body: str, bio: str, language: str = "zh") -> str:
+    """Return the soul body with its bio section replaced (or added) by `bio`, its own top
+    headings demoted (`inside_a_part`); the other parts as they were."""
+    found = next(
+        (
+            s
+            for s in split(body, _SECTION)
+            if any(h in s.match.group(1).casefold() for h in BIO_HEADINGS)
+        ),
+        None,
+    )
+    return _replace_part(body, found, "soul.bio", bio, language)
+
+
+def _replace_part(
+    body: str, section: Section | None, heading_key: str, text: str, language: str
+) -> str:
+    story = inside_a_part(text)
     if section is not None:
         # The heading stays as written, then one blank line, the story, one blank line: the
         # same shape however many times it is redrafted (blank lines never pile up).
@@ -108,7 +127,7 @@ def replace_prior_story(body: str, story: str, language: str = "zh") -> str:
         head = body[: section.offset] + section.line
         rest = "\n\n" + tail.lstrip("\n") if tail.strip() else "\n"
         return head + "\n\n" + story.strip() + rest
-    heading = say("soul.prior_story", language)
+    heading = say(heading_key, language)
     return body.rstrip("\n") + f"\n\n## {heading}\n\n{story.strip()}\n"
 
 

@@ -35,7 +35,7 @@ from engine.rehearsal.results import check_origin, given_text
 from engine.rehearsal.run_slot import RunSlot
 from engine.rehearsal.scene_access import SceneAccess
 from engine.rehearsal.spending import Spending
-from engine.turn.prompts import summarize_messages
+from engine.turn.prompts import bio_messages, summarize_messages
 from engine.vocabulary import Origin
 
 
@@ -118,9 +118,28 @@ class Souls:
         state = await self.scene.state()
         name = state.member(actor)
         soul = state.souls[name]
-        config = self.config
+        messages = summarize_messages(name, bio_part(soul.body), full_history, state.language)
+        story = await self._drafted(name, messages)
+        if write and story:
+            await self.accept_prior_story(Actor(name), story)
+        return story
+
+    async def draft_bio(self, actor: Actor, witnessed: str) -> str:
+        """A draft of part 1 of `actor`'s soul (the bio) from only what `actor` said, did and
+        witnessed in the pages it came from (`circus import --draft`). Billed and recorded as
+        every call; the caller writes it (engine.folder.soul.replace_bio)."""
+        if not witnessed.strip():
+            raise BadRequest("error.backstory_empty")
+        state = await self.scene.state()
+        name = state.member(actor)
+        return await self._drafted(name, bio_messages(name, witnessed, state.language))
+
+    async def _drafted(self, name: str, messages: tuple[dict[str, str], ...]) -> str:
+        """One drafting call by the scene's summarising model (the stage manager's): spent from
+        the same budgets, and recorded like every other call."""
+        state = await self.scene.state()
+        soul, config = state.souls[name], self.config
         model = stage_manager_model(state.settings, config)
-        # a summary spends from the same budgets, and is recorded like every other call
         guard = await self.spending.guard()
         guard.begin_turn(
             self.spending.limits(state),
@@ -129,7 +148,7 @@ class Souls:
         )
         call = llm.ModelCall(
             model=model,
-            messages=summarize_messages(name, bio_part(soul.body), full_history, state.language),
+            messages=messages,
             api_base=api_base(soul, state.settings, config),
             timeout=turn_timeout(state.settings, config),
             max_tokens=sent_reply_cap(model, "free", config),
@@ -138,10 +157,7 @@ class Souls:
             purpose="summarize",
         )
         reply = await self.models.complete(call, gate=guard)
-        story = reply.text.strip()
-        if write and story:
-            await self.accept_prior_story(Actor(name), story)
-        return story
+        return reply.text.strip()
 
     async def _write_prior_story(self, name: str, story: str) -> str | None:
         """Replace part 2 of `name`'s soul.md with `story`; its settings and other parts stay.

@@ -314,6 +314,14 @@ def stage_manager_reask(
     )
 
 
+def bio_messages(actor: str, witnessed: str, language: str) -> tuple[dict[str, str], ...]:
+    """Ask for a draft of `actor`'s bio from the pages — only what `actor` said, did and
+    witnessed there (an imported script's scene: `circus import --draft`)."""
+    system = say("prompt.bio.system", language, actor=actor)
+    user = say("prompt.bio.user", language, actor=actor, record=witnessed)
+    return ({"role": "system", "content": system}, {"role": "user", "content": user})
+
+
 def summarize_messages(
     actor: str, bio: str, full_history: str, language: str
 ) -> tuple[dict[str, str], ...]:

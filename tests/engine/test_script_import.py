@@ -162,19 +162,29 @@ async def test_blocks_round_trip_through_the_transcript(tmp_path: Path) -> None:
     ]
 
 
-async def test_draft_writes_each_prior_story_from_what_that_character_witnessed(
+async def test_draft_writes_each_bio_and_prior_story_from_what_that_character_witnessed(
     tmp_path: Path, scripted
 ) -> None:
+    def drafter(request) -> str:
+        system = request.messages[0]["content"]
+        return "Speaks in short bursts; wants the pier." if "bio" in system else "He came back."
+
+    scripted.register("improv", drafter)
     done = await import_script(
         HARBOUR, tmp_path / "pier", ImportAsk(scene="3"), draft=True, models=scripted,
         config=SCRIPTED,
     )  # fmt: skip
     assert done.drafted and not done.draft_failed
     drafts = [c for c in scripted.calls if c.shape.kind != "actor"]
-    assert len(drafts) == 1  # RAY, the pier's one character
-    assert "Am I late?" in drafts[0].prompt and "You got my letter" not in drafts[0].prompt
+    assert len(drafts) == 2  # RAY, the pier's one character: his prior story, then his bio
+    for call in drafts:  # each from what RAY witnessed, nothing from before he was there
+        assert "Am I late?" in call.prompt and "You got my letter" not in call.prompt
     soul = (done.root / "actors" / "RAY" / "soul.md").read_text(encoding="utf-8")
-    assert "A scripted answer." in soul and '"Am I late?"' not in soul
+    bio, rest = soul.split("He came back.")[0], soul.split("He came back.")[1]
+    assert "Speaks in short bursts; wants the pier." in bio  # the first part: the bio
+    assert "Speaks in short bursts" not in rest and '"Am I late?"' not in soul
+    calls = (done.root / ".circus" / "calls.jsonl").read_text(encoding="utf-8")
+    assert calls.count('"summarize"') == 2  # both drafts billed and recorded
 
 
 async def test_picks_splice_only_rehearsed_lines(tmp_path: Path, scripted) -> None:
