@@ -1068,6 +1068,7 @@ TEXT: dict[str, str] = {
     "cli.export.spliced": "{path}: take {take}, {count} rehearsed line(s) after line {line}.",
     "cli.export.replaced": "{path}: take {take}, {count} rehearsed line(s) in place of lines {first}–{last}.",
     "cli.import.scene_or_heading": "Choose the scene by --scene N or by --heading TEXT, not both.",
+    "cli.export.replace_needs_into": "--replace names lines of your script: give the script with --into SCRIPT too.",
     "bot.script_type": "`{file}` is not a script Circus reads ({types}). Nothing was written.",
     "bot.script_too_big": "`{file}` is {size} bytes; a script may be at most {limit}. Nothing was written.",
     "bot.script_imported": "🎬 **{scene}** is ready in {thread}: {turns} line(s) imported from `{file}`, scene {number} ({heading}). You direct it — `/run` there goes on from the last line.",

@@ -1067,6 +1067,7 @@ TEXT: dict[str, str] = {
     "cli.export.spliced": "{path}：排演 {take}，{count} 句新台詞接在第 {line} 行之後。",
     "cli.export.replaced": "{path}：排演 {take}，{count} 句新台詞取代了第 {first}–{last} 行。",
     "cli.import.scene_or_heading": "請用 --scene N 或 --heading TEXT 其中一個選場次，不要兩個都用。",
+    "cli.export.replace_needs_into": "--replace 指的是劇本裡的行：請同時用 --into SCRIPT 指定劇本。",
     "bot.script_type": "`{file}` 不是 Circus 讀得懂的劇本（{types}）。沒有寫入任何東西。",
     "bot.script_too_big": "`{file}` 有 {size} 位元組；劇本最多 {limit} 位元組。沒有寫入任何東西。",
     "bot.script_imported": "🎬 **{scene}** 已在 {thread} 準備好：從 `{file}` 第 {number} 場（{heading}）匯入 {turns} 句台詞。你是導演——在那裡 `/run` 就從最後一句接著演。",
