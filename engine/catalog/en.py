@@ -1075,6 +1075,7 @@ TEXT: dict[str, str] = {
     "bot.script_last_lines": "📜 Imported from `{file}`: {turns} line(s). The last of them:\n{lines}",
     "bot.script_notes": "🔒 The writer's notes in this scene — only for you, kept in script.md; no model reads them. A note that is one character's secret is yours to copy into that soul:\n{notes}",
     "bot.export_spliced": "📤 `{file}` with take {take}: {count} rehearsed line(s) after line {line}.",
+    "bot.export_replace_needs_into": "`replace:` names lines of your script: attach the script with `into:` too.",
     "bot.export_replaced": "📤 `{file}` with take {take}: {count} rehearsed line(s) in place of lines {first}–{last}.",
     "cmd.scene_import.description": "Make a scene from one scene of your Fountain or Final Draft script",
     "cmd.scene_import.file": "Your script: .fountain, .spmd, .txt or .fdx (at most 10 MB)",

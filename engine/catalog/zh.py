@@ -1074,6 +1074,7 @@ TEXT: dict[str, str] = {
     "bot.script_last_lines": "📜 從 `{file}` 匯入：{turns} 句台詞。最後幾句：\n{lines}",
     "bot.script_notes": "🔒 這場戲裡編劇的筆記——只給你看，存在 script.md；沒有模型讀得到。若某條是某個角色的秘密，請自己抄進那份角色檔：\n{notes}",
     "bot.export_spliced": "📤 `{file}` 接上排演 {take}：{count} 句新台詞接在第 {line} 行之後。",
+    "bot.export_replace_needs_into": "`replace:` 指的是劇本裡的行：請同時用 `into:` 附上劇本。",
     "bot.export_replaced": "📤 `{file}` 接上排演 {take}：{count} 句新台詞取代了第 {first}–{last} 行。",
     "cmd.scene_import.description": "從你的 Fountain 或 Final Draft 劇本取一場戲建成場景",
     "cmd.scene_import.file": "你的劇本：.fountain、.spmd、.txt 或 .fdx（最多 10 MB）",
