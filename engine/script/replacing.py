@@ -10,6 +10,7 @@ the lines go in, outside it every byte stays as it was, line endings and BOM inc
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from collections.abc import Sequence
 
 from engine.errors import BadScript
@@ -17,7 +18,7 @@ from engine.script.elements import Element, Script
 from engine.script.fountain import LINE_BREAK
 from engine.script.record import ScriptScene
 
-_RANGE = re.compile(r"\s*(\d{1,7})\s*[-–—~〜～]\s*(\d{1,7})\s*")
+_RANGE = re.compile(r"\s*(\d{1,7})\s*[-–—~〜～－]\s*(\d{1,7})\s*")
 _SPANS = re.compile(r"/\*.*?\*/|\[\[.*?\]\]", re.DOTALL)  # a cut passage, a note
 
 
@@ -45,7 +46,10 @@ def check_range(
     and before the next heading, within the file's `size` lines (FDX: paragraphs), and cuts
     nothing in half. `text`: a Fountain file's text, for its notes and cut passages."""
     first, last = wanted[0] - 1, wanted[1] - 1
-    low = scene.heading.end + 1 if scene.heading else 0
+    if scene.heading:
+        low = scene.heading.end + 1
+    else:  # no heading: from the first element on, never over a title page
+        low = scene.elements[0].start if scene.elements else 0
     later = [e.start for e in script.elements if e.kind == "heading" and e.start >= low]
     high = min(later, default=size) - 1
     if first < low or last > high:
@@ -66,9 +70,10 @@ def _blocks(elements: Sequence[Element], text: str) -> list[tuple[int, int]]:
     the speech before it, each note and cut passage of a Fountain file."""
     out = [(e.start, e.end) for e in elements]
     out += [(a.start, b.end) for a, b in zip(elements, elements[1:], strict=False) if b.dual]
+    breaks = [m.start() for m in LINE_BREAK.finditer(text)]
     for match in _SPANS.finditer(text):
-        start = len(LINE_BREAK.findall(text, 0, match.start()))
-        out.append((start, start + len(LINE_BREAK.findall(match.group(0)))))
+        start, end = bisect_right(breaks, match.start()), bisect_right(breaks, match.end() - 1)
+        out.append((start, end))
     return out
 
 

@@ -146,3 +146,27 @@ def test_replace_lines_keeps_every_byte_outside_the_range(text, first, last, exp
     from engine.script.replacing import replace_lines
 
     assert replace_lines(text, first, last, [["X", "Y"]]) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [("72-75", (72, 75)), (" 3 - 5 ", (3, 5)), ("72–75", (72, 75)), ("9～9", (9, 9))],
+)
+def test_a_range_is_two_line_numbers(text: str, expected: tuple[int, int]) -> None:
+    from engine.script.replacing import parse_range
+
+    assert parse_range(text) == expected
+
+
+def test_a_headingless_file_keeps_its_title_page() -> None:
+    from engine.script.fountain import parse_fountain
+    from engine.script.record import scenes_of
+    from engine.script.replacing import check_range
+
+    text = "Title: Notes\n\nMARA\nHello.\n\nTOM\nHi.\n"
+    script = parse_fountain(text)
+    [scene] = scenes_of(script)
+    assert check_range(script, scene, (3, 4), 7, text) == (2, 3)
+    with pytest.raises(BadScript) as caught:
+        check_range(script, scene, (1, 4), 7, text)
+    assert caught.value.message_key == "error.script.range_outside"
