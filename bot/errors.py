@@ -40,3 +40,10 @@ class MissingPermission(BotProblem):
 class WebhookLimit(BotProblem):
     def __init__(self, channel: str) -> None:
         super().__init__("webhook_full", channel=channel)
+
+
+class ReplaceNeedsInto(BotProblem):
+    """/export replace: names lines of the writer's script, so it needs into: too."""
+
+    def __init__(self) -> None:
+        super().__init__("export_replace_needs_into")

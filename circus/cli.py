@@ -197,6 +197,7 @@ COMMANDS: tuple[Command, ...] = (
         arg("--thoughts", action="store_true", help="cli.arg.export.thoughts"),
         arg("--out", metavar="DIR", help="cli.arg.export.out"),
         arg("--into", metavar="SCRIPT", help="cli.arg.export.into"),
+        arg("--replace", metavar="FROM-TO", help="cli.arg.export.replace"),
     ), "commands.cmd_export"),
     Command("import", "cli.help.import", (
         arg("script", metavar="SCRIPT", help="cli.arg.import.script"),

@@ -147,6 +147,11 @@ async def cmd_picks(args: argparse.Namespace) -> int:
 async def cmd_export(args: argparse.Namespace) -> int:
     from pathlib import Path
 
+    if args.replace and not args.into:
+        from circus.exits import UsageError
+        from circus.words import t
+
+        raise UsageError(t("cli.export.replace_needs_into"))
     rehearsal = await open_scene(args.scene, args.config)
     if args.into:
         from circus.script_commands import cmd_splice

@@ -63,8 +63,14 @@ async def cmd_splice(args: argparse.Namespace, rehearsal) -> int:  # engine.Rehe
         take=args.take,
         picks=args.picks,
         out=Path(args.out) if args.out else None,
+        replace=args.replace,
     )
     language = (await rehearsal.view()).language
+    if done.replaced:
+        first, last = done.replaced
+        print(say("cli.export.replaced", language, path=done.path, take=done.take,
+                  count=done.count, first=first, last=last))  # fmt: skip
+        return EXIT_OK
     print(say("cli.export.spliced", language, path=done.path, take=done.take, count=done.count,
               line=done.line))  # fmt: skip
     return EXIT_OK

@@ -24,7 +24,7 @@ from typing import Any
 import discord
 from discord import app_commands
 
-from bot.errors import BotProblem
+from bot.errors import BotProblem, ReplaceNeedsInto
 from bot.i18n import t, words
 from bot.interaction.files import INLINE_LIMIT, checked_script, text_file
 from bot.interaction.gate import (
@@ -185,20 +185,27 @@ async def splice_take(
     take: str,
     picks: bool,
     into: discord.Attachment,
+    replace: str | None = None,
 ) -> None:
-    """/export into: the writer's script with the take's rehearsed lines set back in, as an
-    attachment (directors only; its type and size checked before it is fetched)."""
+    """/export into: the writer's script with the take's rehearsed lines set back in (after
+    the imported scene, or in place of the lines `replace:` names), as an attachment
+    (directors only; its type and size checked before it is fetched)."""
     name = Path(checked_script(into)).name
     await defer(interaction)
     data = await into.read()
     with tempfile.TemporaryDirectory(prefix="circus-splice-") as folder:
         done = await scene_thread.rehearsal.harvest.splice(
-            into=Path(name), take=take_of(take), picks=picks, data=data, out=Path(folder) / name
-        )
+            into=Path(name), take=take_of(take), picks=picks, data=data, out=Path(folder) / name,
+            replace=replace,
+        )  # fmt: skip
         file = discord.File(io.BytesIO(done.path.read_bytes()), filename=name)
     shown = discord.utils.escape_markdown(name[:100]).replace("`", "ˋ")
-    said = t("export_spliced", scene_thread.lang, file=shown, take=done.take, count=done.count,
-             line=done.line)  # fmt: skip
+    if done.replaced:
+        said = t("export_replaced", scene_thread.lang, file=shown, take=done.take,
+                 count=done.count, first=done.replaced[0], last=done.replaced[1])  # fmt: skip
+    else:
+        said = t("export_spliced", scene_thread.lang, file=shown, take=done.take,
+                 count=done.count, line=done.line)  # fmt: skip
     await reply(interaction, said, file=file)
 
 
@@ -336,6 +343,7 @@ FORMAT_CHOICES = [
     picks=words("cmd.export.picks"),
     thoughts=words("cmd.export.thoughts"),
     into=words("cmd.export.into"),
+    replace=words("cmd.export.replace"),
 )
 async def export(
     interaction: discord.Interaction,
@@ -344,9 +352,12 @@ async def export(
     picks: bool = False,
     thoughts: bool = False,
     into: discord.Attachment | None = None,
+    replace: app_commands.Range[str, 1, 40] | None = None,
 ) -> None:
+    if replace is not None and into is None:
+        raise ReplaceNeedsInto()
     if into is not None:
-        await splice_take(interaction, scene_of(interaction), take, picks, into)
+        await splice_take(interaction, scene_of(interaction), take, picks, into, replace)
         return
     await export_take(interaction, scene_of(interaction), take, format, picks, thoughts)
 

@@ -107,6 +107,7 @@ TEXT: dict[str, str] = {
     "cmd.scene_import.scene": "哪一场：场号，或场景标题里的字（默认：第一场）",
     "cmd.scene_import.name": "新场景的名称（默认：文件名加场次）",
     "cmd.export.into": "你的剧本：把这条新演的台词接回去（限导演）",
+    "cmd.export.replace": "配合 into：新台词要取代的剧本行（起-迄）",
     "cmd.read.description": "听一条：旁白念动作，每位演员念自己的台词，贴成一个音频文件",
     "cmd.read.take": "条数，或 current（目前这条）",
     "cmd.read.from": "从第几轮开始念（默认：第一轮）",

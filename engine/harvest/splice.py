@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from engine.errors import BadScript
 from engine.folder.stage import StageBlock
 from engine.folder.turns import Turn
 from engine.harvest.export import (
@@ -25,8 +26,10 @@ from engine.harvest.export import (
     stage_line,
 )
 from engine.script.elements import Element, Script
-from engine.script.fdx import splice_fdx
+from engine.script.fdx import replace_fdx, splice_fdx
 from engine.script.fountain import Para, classify
+from engine.script.record import ScriptScene
+from engine.script.replacing import check_range, line_count, parse_range, replace_lines
 from engine.script.splicing import splice_lines
 
 
@@ -121,3 +124,25 @@ def spliced(
         return splice_fdx(data, script, last, fdx_paragraphs(lines), revision)
     text = data.decode("utf-8")
     return splice_lines(text, last, fountain_paragraphs(lines))
+
+
+def replaced(
+    script: Script,
+    data: bytes,
+    scene: ScriptScene,
+    asked: str,
+    lines: Sequence[ExportLine],
+    revision: str,
+) -> tuple[str, tuple[int, int]]:
+    """The writer's file with `lines` in place of the range `asked` (FROM-TO) of `scene`,
+    and that range; refused, writing nothing, when the range is no good or nothing was
+    rehearsed to put there."""
+    wanted = parse_range(asked)
+    text = "" if script.format == "fdx" else data.decode("utf-8")
+    size = len(script.spans) if script.format == "fdx" else line_count(text)
+    places = check_range(script, scene, wanted, size, text)
+    if not lines:
+        raise BadScript("range_nothing", first=wanted[0], last=wanted[1])
+    if script.format == "fdx":
+        return replace_fdx(data, script, places, fdx_paragraphs(lines), revision), wanted
+    return replace_lines(text, *places, fountain_paragraphs(lines)), wanted

@@ -54,7 +54,7 @@ from engine.harvest.picks import (
     retarget,
 )
 from engine.harvest.report import ReportInput, build_report
-from engine.harvest.splice import rehearsed, spliced
+from engine.harvest.splice import rehearsed, replaced, spliced
 from engine.rehearsal.scene_access import SceneAccess
 from engine.script.reading import load_script, parse_script
 from engine.script.splicing import ANCHOR, check_anchor
@@ -94,12 +94,13 @@ class TakeView:
 @dataclass(frozen=True)
 class Spliced:
     """Where `export --into` wrote the script, from which take, how many lines, after which
-    line of the file (an FDX: which paragraph)."""
+    line of the file (an FDX: which paragraph), or in place of which range of them."""
 
     path: Path
     take: str
     count: int
     line: int
+    replaced: tuple[int, int] | None = None  # the writer's range the lines went in place of
 
 
 class Harvest:
@@ -360,19 +361,21 @@ class Harvest:
         picks: bool = False,
         out: Path | None = None,
         data: bytes | None = None,
+        replace: str | None = None,
     ) -> Spliced:
         """`export --into`: the writer's script (only read) with the take's rehearsed lines, or
         the picked ones, set in after the imported scene's last line, written to `out`
         (default: exports/take_<n>/<the script's name>). Refused, writing nothing, unless the
         scene was imported and the file still holds it as imported. `data`: the file's bytes
-        (an upload called `into`), read instead of the file."""
+        (an upload called `into`), read instead of the file. `replace`: FROM-TO, lines (FDX:
+        paragraphs) of the scene the take's lines go in place of, instead of after it."""
         anchor = await self._anchor()
         into = Path(into)
         if data is None:
             script, raw = await asyncio.to_thread(load_script, into)
         else:
             script, raw = await asyncio.to_thread(parse_script, into.name, data), data
-        last = check_anchor(anchor, script, into.name)
+        scene, last = check_anchor(anchor, script, into.name)
         state = await self.scene.state()
         if picks:
             chosen = await self._picked_lines(False)
@@ -387,10 +390,16 @@ class Harvest:
             if picks
             else say("export.take", state.language, take=label)
         )
-        text = await asyncio.to_thread(spliced, script, raw, last, lines, name)
+        where: tuple[int, int] | None = None
+        if replace is None:
+            text = await asyncio.to_thread(spliced, script, raw, last, lines, name)
+        else:
+            text, where = await asyncio.to_thread(
+                replaced, script, raw, scene, replace, lines, name
+            )
         target = Path(out) if out is not None else self.scene.root / "exports" / folder / into.name
         await SceneStore(target.parent).write_files({target.name: text})
-        return Spliced(target, label, len(lines), last + 1)
+        return Spliced(target, label, len(lines), last + 1, where)
 
     async def _anchor(self) -> dict:
         text = await self.scene.store.read(ANCHOR)

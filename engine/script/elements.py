@@ -61,6 +61,7 @@ class Script:
     characters: tuple[str, ...] = ()  # FDX SmartType characters (who may never speak)
     revision: str = ""  # FDX: the active revision set
     spans: tuple[int, ...] = ()  # FDX: where each paragraph's top-level container ends (bytes)
+    starts: tuple[int, ...] = ()  # FDX: where it starts (bytes)
 
 
 _EMPHASIS = re.compile(r"(?<!\\)(\*{1,3}|_)(?=\S)(.+?)(?<=\S)(?<!\\)\1")

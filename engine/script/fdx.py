@@ -41,6 +41,7 @@ class _Paragraph:
     number: str
     ordinal: int
     outer_end: int = 0  # the byte after its top-level container: a splice lands there
+    outer_start: int = 0  # the byte its top-level container starts at: a replace starts there
     runs: list[str] = field(default_factory=list)
     summary: list[str] = field(default_factory=list)
     dual: int = 0  # which dual block it is in (0: none)
@@ -68,10 +69,13 @@ class _Reader:
     duals: int = 0
     dual_open: int = 0
     top: list[_Paragraph] = field(default_factory=list)  # paragraphs of the open container
+    top_start: int = 0
 
     def start(self, name: str, attrs: dict[str, str]) -> None:
         parent = self.stack[-1] if self.stack else ""
         self.stack.append(name)
+        if self.stack[1:] == ["Content", name] and name in ("Paragraph", "DualDialogue"):
+            self.top_start = self.parser.CurrentByteIndex
         if name == "ScriptNote":
             self.note = []
         elif name == "DualDialogue":
@@ -117,7 +121,7 @@ class _Reader:
         ):
             end = self.data.index(b">", self.parser.CurrentByteIndex) + 1
             for para in self.top:
-                para.outer_end = end
+                para.outer_end, para.outer_start = end, self.top_start
             self.top = []
 
     def text(self, data: str) -> None:
@@ -179,6 +183,7 @@ def parse_fdx(data: bytes) -> Script:
         characters=tuple(dict.fromkeys(c.strip() for c in reader.characters if c.strip())),
         revision=revision,
         spans=tuple(p.outer_end for p in reader.paragraphs),
+        starts=tuple(p.outer_start for p in reader.paragraphs),
     )
 
 
@@ -251,6 +256,29 @@ def fdx_paragraph(kind: str, text: str, revision: str) -> str:
     )
 
 
+def _indent(data: bytes, at: int) -> str:
+    line_start = data.rfind(b"\n", 0, at) + 1
+    indent = re.match(rb"[ \t]*", data[line_start:at])
+    return indent.group(0).decode() if indent else ""
+
+
+def replace_fdx(
+    data: bytes,
+    script: Script,
+    places: tuple[int, int],
+    paragraphs: Sequence[tuple[str, str]],
+    name: str,
+) -> str:
+    """The file with the top-level paragraphs from ordinal `places[0]` to `places[1]` swapped
+    for `paragraphs`, each on its own line with the first one's indentation, marked with a new
+    revision set called `name`; every byte outside them kept."""
+    start, end = script.starts[places[0]], script.spans[places[1]]
+    pad, revision = _indent(data, start), _next_revision(data)
+    nl = "\r\n" if b"\r\n" in data[:end] else "\n"
+    body = (nl + pad).join(fdx_paragraph(k, t, revision) for k, t in paragraphs).encode()
+    return _register(data[:start] + body + data[end:], revision, name).decode("utf-8")
+
+
 def splice_fdx(
     data: bytes, script: Script, last: int, paragraphs: Sequence[tuple[str, str]], name: str
 ) -> str:
@@ -260,9 +288,7 @@ def splice_fdx(
     if not paragraphs:
         return data.decode("utf-8")
     end = script.spans[last]
-    line_start = data.rfind(b"\n", 0, end) + 1
-    indent = re.match(rb"[ \t]*", data[line_start:end])
-    pad = indent.group(0).decode() if indent else ""
+    pad = _indent(data, end)
     revision = _next_revision(data)
     nl = "\r\n" if b"\r\n" in data[:end] else "\n"  # the file's own line ending
     body = "".join(nl + pad + fdx_paragraph(k, t, revision) for k, t in paragraphs)

@@ -50,9 +50,9 @@ def anchor_of(
     }
 
 
-def check_anchor(anchor: Mapping[str, Any], script: Script, name: str) -> int:
-    """The place (a Fountain line, an FDX paragraph) of the last imported element in
-    `script`, refused unless the file still holds the imported scene as it was imported.
+def check_anchor(anchor: Mapping[str, Any], script: Script, name: str) -> tuple[ScriptScene, int]:
+    """The imported scene in `script` and the place (a Fountain line, an FDX paragraph) of
+    its last imported element, refused unless the file still holds the scene as imported.
     The scene is found by its heading and its imported elements, compared by content: lines
     a writer added or removed elsewhere in the file move it, and it is found there."""
     if anchor.get("format") != script.format:
@@ -69,7 +69,7 @@ def check_anchor(anchor: Mapping[str, Any], script: Script, name: str) -> int:
             continue
         head = [scene.heading] if scene.heading else []
         if kept and len(kept) == count and digest(head + kept) == anchor.get("digest"):
-            return kept[-1].end
+            return scene, kept[-1].end
     raise BadScript("changed", name=name)
 
 

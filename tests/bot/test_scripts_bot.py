@@ -62,6 +62,20 @@ async def test_import_rehearse_and_splice_back_in_discord(tmp_path):
         assert spliced.startswith(head) and spliced.endswith(original[len(head) :])
         assert len(spliced) > len(original)
 
+        # replace: the take's lines in place of RAY's last line (69-70), every other line kept
+        handle = await r.slash("export", {"into": HARBOUR, "replace": "69-70"}, channel=thread)
+        text = await r.answer(handle)
+        assert "in place of lines 69–70" in text
+        replaced = attached(r, handle)["harbour.fountain"].decode("utf-8")
+        lines = original.split("\n")
+        assert replaced.startswith("\n".join(lines[:68]) + "\n")
+        assert replaced.endswith("\n" + "\n".join(lines[70:]))
+        assert "He's hiding something." not in replaced
+        refused = await r.ask("export", {"into": HARBOUR, "replace": "19-22"}, channel=thread)
+        assert "INT. HARBOUR OFFICE - NIGHT" in refused and "nothing was written" in refused
+        refused = await r.ask("export", {"replace": "69-70"}, channel=thread)
+        assert "`into:`" in refused
+
 
 @pytest.mark.parametrize(
     ("upload", "says"),

@@ -82,3 +82,26 @@ def test_until_is_a_line_number(tmp_path: Path, until: str) -> None:
     made = circus("import", str(SCRIPTS / "harbour.fountain"), "s", "--until", until, cwd=tmp_path)
     assert made.returncode == 2 and "line number" in made.stderr
     assert not (tmp_path / "s").exists()
+
+
+def test_export_into_replace_swaps_the_writer_range(tmp_path: Path) -> None:
+    script = Path(shutil.copy(SCRIPTS / "teahouse.fountain", tmp_path / "茶樓.fountain"))
+    assert circus("import", str(script), "tea", cwd=tmp_path).returncode == 0
+    assert circus("run", "tea", "-n", "2", cwd=tmp_path).returncode == 0
+    bad = circus("export", "tea", "--into", str(script), "--replace", "4-6", cwd=tmp_path)
+    assert bad.returncode == 2 and len(bad.stderr.strip().splitlines()) == 1
+    assert "INT. 茶樓 - 夜" in bad.stderr and not (tmp_path / "tea" / "exports").exists()
+    out = circus("export", "tea", "--into", str(script), "--replace", "29-30", cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    assert "取代了第 29–30 行" in out.stdout  # the scene speaks Chinese
+    before = script.read_text(encoding="utf-8").split("\n")
+    after = (tmp_path / "tea" / "exports" / "take_1" / "茶樓.fountain").read_text(encoding="utf-8")
+    head, tail = "\n".join(before[:28]) + "\n", "\n" + "\n".join(before[30:])
+    assert after.startswith(head) and after.endswith(tail) and "她會回來的。" not in after
+    new = screenplain_speeches(after)[4:6]  # four imported speeches kept, the fifth replaced
+    assert len(new) == 2 and {name for name, _, _ in new} <= {"老闆", "阿梅"}
+
+
+def test_replace_without_into_is_a_usage_error(tmp_path: Path) -> None:
+    made = circus("export", "tea", "--replace", "1-2", cwd=tmp_path)
+    assert made.returncode == 2 and "--into" in made.stderr
