@@ -11,9 +11,11 @@ same folder continues exactly where the last one stopped.
 from __future__ import annotations
 
 import asyncio
+import functools
 import os
 from contextlib import AbstractAsyncContextManager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from engine.config import DEFAULT_TURNS, Config
 from engine.door.llm import LiteLLMModels, Models
@@ -24,7 +26,6 @@ from engine.rehearsal.cast_commands import Cast
 from engine.rehearsal.harvest import Harvest
 from engine.rehearsal.note_commands import Notes
 from engine.rehearsal.orders import Order
-from engine.rehearsal.read_commands import Reading
 from engine.rehearsal.results import Status, status_of
 from engine.rehearsal.run_loop import RunLoop, RunResult
 from engine.rehearsal.run_slot import RunSlot
@@ -35,6 +36,9 @@ from engine.rehearsal.stage_commands import Stage
 from engine.rehearsal.take_commands import Takes
 from engine.rehearsal.view import SceneView, view_of
 from engine.spend.ledger import Ledger
+
+if TYPE_CHECKING:  # the type of `read`, loaded at run time only when it is first used
+    from engine.rehearsal.read_commands import Reading
 
 __all__ = ["Rehearsal", "RunResult"]
 
@@ -70,8 +74,15 @@ class Rehearsal:
         self.stage = Stage(self.scene, self.slot)
         self.harvest = Harvest(self.scene)
         self.takes = Takes(self.scene, self.slot, self.harvest)
-        self.read = Reading(self.scene, self.harvest, self.spend, self.config)
         self.recovered = self.files.store.recover_if_idle(self.name)
+
+    @functools.cached_property
+    def read(self) -> Reading:
+        """The table read's commands, built on first use: the voice wing (and its audio
+        libraries) loads for a read, not for every command that opens a scene."""
+        from engine.rehearsal.read_commands import Reading
+
+        return Reading(self.scene, self.harvest, self.spend, self.config)
 
     # ----------------------------------------------------------------- reading
     @property

@@ -54,10 +54,7 @@ from engine.harvest.picks import (
     retarget,
 )
 from engine.harvest.report import ReportInput, build_report
-from engine.harvest.splice import rehearsed, replaced, spliced
 from engine.rehearsal.scene_access import SceneAccess
-from engine.script.reading import load_script, parse_script
-from engine.script.splicing import ANCHOR, check_anchor
 from engine.takes.folders import parse_take_ref, take_dir, take_numbers
 from engine.takes.meta import TURNS_FILE, carried_rows, parse_rows, render_rows, rows_for_take
 from engine.takes.reading import report_sections
@@ -369,6 +366,11 @@ class Harvest:
         scene was imported and the file still holds it as imported. `data`: the file's bytes
         (an upload called `into`), read instead of the file. `replace`: FROM-TO, lines (FDX:
         paragraphs) of the scene the take's lines go in place of, instead of after it."""
+        # The script wing loads here, for a splice, not for every command that reads a scene.
+        from engine.harvest.splice import rehearsed, replaced, spliced
+        from engine.script.reading import load_script, parse_script
+        from engine.script.splicing import check_anchor
+
         anchor = await self._anchor()
         into = Path(into)
         if data is None:
@@ -402,6 +404,8 @@ class Harvest:
         return Spliced(target, label, len(lines), last + 1, where)
 
     async def _anchor(self) -> dict:
+        from engine.script.splicing import ANCHOR
+
         text = await self.scene.store.read(ANCHOR)
         try:
             anchor = json.loads(text or "")
