@@ -155,12 +155,12 @@ def _least_shared(size: int, other: int) -> int:
 def _multiset_bits(toks: Sequence[str], bit: dict[tuple[str, int], int]) -> int:
     """A line's tokens as a bitset with one bit per (token, its k-th occurrence): the popcount of
     two lines' AND is the size of their multiset intersection, difflib's quick_ratio matches."""
-    seen: Counter = Counter()
-    places = []
+    seen: dict[str, int] = {}
+    bits = 0
     for tok in toks:
-        seen[tok] += 1
-        places.append(bit.setdefault((tok, seen[tok]), len(bit)))
-    return sum(1 << place for place in set(places))
+        k = seen[tok] = seen.get(tok, 0) + 1
+        bits |= 1 << bit.setdefault((tok, k), len(bit))  # each (token, k) once: one bit each
+    return bits
 
 
 def _lcs(a: Sequence[str], b: Sequence[str]) -> int:
