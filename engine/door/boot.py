@@ -22,7 +22,7 @@ from engine.door import prices
 # litellm CustomLLM instance.
 LOCAL_PROVIDERS: dict[str, str] = {
     "scripted": "engine.providers.scripted:handler",
-    "circus-local": "engine.providers.embedded:handler",
+    "circus-local": "engine.providers.embedded_handler:handler",
 }
 # The same providers called by the door itself, with no litellm: "module:function" returning
 # an async `complete(model, messages, params) -> dict` that answers as OpenAI's chat

