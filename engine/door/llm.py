@@ -23,7 +23,7 @@ from engine.config import DEFAULT_RETRIES, DEFAULT_TURN_TIMEOUT, Config
 from engine.door import caching, failures, gateway, prices, wire
 from engine.door.boot import LOCAL_PROVIDERS, litellm_module, local_call
 from engine.door.caching import Pieces
-from engine.door.metering import reply_usage
+from engine.door.metering import priced, reply_usage
 from engine.door.served import served_models
 from engine.door.values import Price, ReplyShape
 from engine.errors import CircusError, ModelError
@@ -164,13 +164,10 @@ async def _in_process(call: ModelCall, model: str, local: dict[str, Any]) -> _Sa
     text = body["choices"][0]["message"].get("content") or ""
 
     def cost() -> float | None:
-        # In-process models are free unless the operator (or a test) registered a price.
-        known = prices.registered(model)
-        if known is None or not isinstance(usage, dict):
-            return 0.0
-        return (usage.get("prompt_tokens") or 0) * known.input + (
-            usage.get("completion_tokens") or 0
-        ) * known.output
+        # In-process models are free unless the operator (or a test) registered a price;
+        # reply_usage asks only when both counts are usable.
+        known = prices.registered(model) or Price(0.0, 0.0)
+        return priced(known, usage["prompt_tokens"], usage["completion_tokens"])
 
     return _Said(text, usage, cost)
 
@@ -214,7 +211,7 @@ def _as_response(litellm: Any, answer: wire.Answer, model: str) -> Any:
         ],
         usage=dict(answer.usage) if answer.usage is not None else None,
     )
-    if answer.usage is None:
+    if answer.usage is None:  # litellm fills a usage in (zeros) where none was given
         response.usage = None
     if answer.header_cost is not None:
         response._hidden_params["additional_headers"] = {gateway.COST_HEADER: answer.header_cost}

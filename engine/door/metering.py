@@ -69,11 +69,11 @@ def reply_usage(
             _unreported.add(model)
             why = "%s reported usage %r, not token counts: counted %d prompt and %d reply tokens"
             log.warning(why, model, reported, prompt, completion)
-        return prompt, completion, _priced(price(model), prompt, completion)
+        return prompt, completion, priced(price(model), prompt, completion)
     reported_cost = cost()
     if reported_cost is not None and not is_count(reported_cost):
         log.warning("%s came with a cost of %r: priced from its token counts", model, reported_cost)
-        return prompt, completion, _priced(price(model), prompt, completion)
+        return prompt, completion, priced(price(model), prompt, completion)
     return prompt, completion, reported_cost
 
 
@@ -82,5 +82,5 @@ def _field(usage: Any, name: str) -> Any:
     return usage.get(name) if isinstance(usage, Mapping) else getattr(usage, name, None)
 
 
-def _priced(known: Price | None, prompt: int, completion: int) -> float | None:
+def priced(known: Price | None, prompt: int, completion: int) -> float | None:
     return None if known is None else prompt * known.input + completion * known.output
