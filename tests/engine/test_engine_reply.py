@@ -147,8 +147,11 @@ def test_any_well_formed_reply_parses_back_to_its_fields(thought, action, dialog
 def test_anything_said_inside_a_closed_dialogue_stays_dialogue(text):
     reply = parse_reply(f"<thought>t</thought><dialogue>{text}</dialogue>")
     lowered = text.lower().replace(" ", "")
-    # Tags and brackets may be private markers (moved to the thought); those have their tests.
-    if not any(tag in lowered for tag in ("<", "(", "（", "【", "[")) and not has_private(text):
+    # Tags and brackets may be private markers (moved to the thought), and a leading *gesture*
+    # is the line's action ("*leans back* Well…"); those have their tests.
+    if not any(tag in lowered for tag in ("<", "(", "（", "【", "[", "*")) and not has_private(
+        text
+    ):
         said = clean_text(text)
         clean = "\n".join(line.rstrip() for line in said.strip().split("\n")).strip()
         assert reply.thought == "t"
