@@ -471,7 +471,7 @@ TEXT: dict[str, str] = {
     "cli.arg.unpick.by": "remove only this person's vote",
     "cli.help.picks": "list the line bin, with votes and notes",
     "cli.help.line_note": "leave the room's note on a line (line-notes.md; never in any prompt)",
-    "cli.arg.line_note.by": "who wrote the note (default: your user name)",
+    "cli.arg.line_note.by": "who wrote the note (default: console)",
     "cli.help.notes": "list the notes on a take's lines",
     "cli.arg.notes.take": "which take (default: the working one)",
     "cli.help.export": "write a take as screenplay.fountain, screenplay.fdx, screenplay.md and storyboard.csv",

@@ -470,7 +470,7 @@ TEXT: dict[str, str] = {
     "cli.arg.unpick.by": "只移除這個人的一票",
     "cli.help.picks": "列出台詞箱，附票數與註記",
     "cli.help.line_note": "在一句台詞上留下編劇室的筆記（line-notes.md；不進任何提示詞）",
-    "cli.arg.line_note.by": "誰寫的（預設：你的使用者名稱）",
+    "cli.arg.line_note.by": "誰寫的（預設：console）",
     "cli.help.notes": "列出一條裡台詞上的筆記",
     "cli.arg.notes.take": "哪一條（預設：正在排的這條）",
     "cli.help.export": "把一條寫成 screenplay.fountain、screenplay.fdx、screenplay.md 和 storyboard.csv",

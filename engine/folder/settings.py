@@ -12,7 +12,7 @@ from __future__ import annotations
 import difflib
 import unicodedata
 from collections.abc import Mapping
-from typing import Annotated, Any, get_args
+from typing import Annotated, Any, Literal, get_args
 from urllib.parse import urlsplit
 
 from pydantic import (
