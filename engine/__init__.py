@@ -98,6 +98,7 @@ if _TYPE_CHECKING:  # what the names are, for the type checker; at run time they
         WaitingForPlayer,
     )
     from engine.folder.checkup import SceneWarning
+    from engine.folder.line_notes import LINE_NOTE_MOST_CHARS
     from engine.folder.names import MAX_CAST, check_name, is_everyone, split_cast
     from engine.folder.numbers import shown_number, whole_number
     from engine.folder.relocate import move_scene
@@ -160,6 +161,7 @@ _HOME: dict[str, str] = {
     "EventHub": "engine.events",
     "ImportAsk": "engine.continuity.importing",
     "ImportResult": "engine.continuity.importing",
+    "LINE_NOTE_MOST_CHARS": "engine.folder.line_notes",
     "LastTurn": "engine.rehearsal.view",
     "LiteLLMModels": "engine.door.llm",
     "MAX_CAST": "engine.folder.names",
@@ -265,6 +267,7 @@ __all__ = [
     "EventHub",
     "ImportAsk",
     "ImportResult",
+    "LINE_NOTE_MOST_CHARS",
     "LastTurn",
     "LiteLLMModels",
     "MAX_CAST",
