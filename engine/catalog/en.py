@@ -526,7 +526,7 @@ TEXT: dict[str, str] = {
     "cli.vote_removed": "Removed {by}'s vote; {left} left.",
     "cli.no_picks": "Nothing picked yet (pick a line with: {me} pick SCENE_DIR TURN).",
     "cli.line_noted": "📌 Noted on turn {turn} ({actor}): {text} — {by}",
-    "cli.no_line_notes": "No notes on the lines of take {take} (note one with: {me} line-note SCENE_DIR TURN \"text\").",
+    "cli.no_line_notes": 'No notes on the lines of take {take} (note one with: {me} line-note SCENE_DIR TURN "text").',
     "cli.line_note_row": "turn {turn} · {actor}: {said}",
     "cli.line_note_note": "  📌 {text} — {by}",
     "cli.autosaved": "(the unsaved work was saved first as take_{take})",

@@ -525,7 +525,7 @@ TEXT: dict[str, str] = {
     "cli.vote_removed": "已移除 {by} 的一票；剩 {left} 票。",
     "cli.no_picks": "還沒有選任何台詞（選一句：{me} pick SCENE_DIR TURN）。",
     "cli.line_noted": "📌 已記在第 {turn} 回合（{actor}）：{text} — {by}",
-    "cli.no_line_notes": "第 {take} 條的台詞上還沒有筆記（留一則：{me} line-note SCENE_DIR TURN \"筆記\"）。",
+    "cli.no_line_notes": '第 {take} 條的台詞上還沒有筆記（留一則：{me} line-note SCENE_DIR TURN "筆記"）。',
     "cli.line_note_row": "第 {turn} 回合 · {actor}：{said}",
     "cli.line_note_note": "  📌 {text} — {by}",
     "cli.autosaved": "（未存的進度已先存為 take_{take}）",

@@ -231,7 +231,9 @@ def _xml(text: str) -> str:
 
 def _paragraph(kind: str, text: str, notes: Sequence[str] = ()) -> str:
     inside = "".join(f"\n      {note}" for note in notes)
-    return f'    <Paragraph Type="{kind}">\n      <Text>{_xml(text)}</Text>{inside}\n    </Paragraph>'
+    return (
+        f'    <Paragraph Type="{kind}">\n      <Text>{_xml(text)}</Text>{inside}\n    </Paragraph>'
+    )
 
 
 def _script_notes(line: ExportLine, first_id: int) -> list[str]:

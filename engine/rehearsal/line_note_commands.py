@@ -64,7 +64,9 @@ class LineNotes:
         if not text:
             raise BadRequest("error.line_note_empty")
         if len(text) > LINE_NOTE_MOST_CHARS:
-            raise BadRequest("error.line_note_too_long", most=LINE_NOTE_MOST_CHARS, length=len(text))
+            raise BadRequest(
+                "error.line_note_too_long", most=LINE_NOTE_MOST_CHARS, length=len(text)
+            )
         if not name:
             raise BadRequest("error.line_note_needs_author")
         store = self.scene.store

@@ -74,7 +74,9 @@ async def test_three_members_note_two_lines_and_the_room_can_read_them(tmp_path)
         await r.drain()
         assert r.everything_public() == public_before  # every answer was private
 
-        handle = await r.slash("report", {}, user="alice", channel=thread)  # /report: under the line
+        handle = await r.slash(
+            "report", {}, user="alice", channel=thread
+        )  # /report: under the line
         await r.answer(handle)
         [report] = [
             r.fake.attachments_data[int(a["id"])].decode("utf-8")

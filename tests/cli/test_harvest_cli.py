@@ -146,4 +146,6 @@ def test_notes_on_lines_from_the_command_line(wake: Path) -> None:
 def test_a_take_without_notes_says_how_to_leave_one(wake: Path) -> None:
     listed = circus("notes", str(wake), cwd=wake.parent)
     assert listed.returncode == 0
-    assert listed.stdout.startswith("No notes on the lines of take 1 (note one with: circus line-note")
+    assert listed.stdout.startswith(
+        "No notes on the lines of take 1 (note one with: circus line-note"
+    )

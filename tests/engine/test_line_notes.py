@@ -17,7 +17,6 @@ from scenekit import CAST
 from trustkit import attack
 
 from engine import Actor, Rehearsal
-from engine.providers.scripted import ScriptedRequest
 from engine.errors import BadRequest, TurnNotFound
 from engine.folder.line_notes import (
     LineNote,
@@ -26,6 +25,7 @@ from engine.folder.line_notes import (
     empty_line_notes,
     parse_line_notes,
 )
+from engine.providers.scripted import ScriptedRequest
 from engine.script.fdx import parse_fdx
 
 ANA, BO, CY = "ANA-NOTE this is the beat", "BO-NOTE too on the nose", "CY-NOTE cut the bang"
@@ -63,7 +63,16 @@ def test_the_file_reads_back_as_notes_and_skips_what_is_not_one(text, found) -> 
 
 @pytest.mark.parametrize(
     "text",
-    ["## Turn 1", "\n## 林小姐", "- Ana (t)", "> quote", "1. list", "# title", "\\", "text — Bo (now)"],
+    [
+        "## Turn 1",
+        "\n## 林小姐",
+        "- Ana (t)",
+        "> quote",
+        "1. list",
+        "# title",
+        "\\",
+        "text — Bo (now)",
+    ],
 )
 def test_any_note_text_round_trips_on_one_line_and_makes_no_heading(text) -> None:
     written = add_line_note(empty_line_notes("Notes on lines"), note(1, " ".join(text.split())))
@@ -175,7 +184,9 @@ async def test_fdx_carries_script_notes_inside_the_lines_paragraph(tmp_path, scr
     data = (rehearsal.root / "exports" / "take_1" / "screenplay.fdx").read_text("utf-8")
     root = ET.fromstring(data.encode("utf-8"))  # well-formed
     noted = {
-        p.get("Type"): [(n.get("Author"), n.findtext("Paragraph/Text")) for n in p.iter("ScriptNote")]
+        p.get("Type"): [
+            (n.get("Author"), n.findtext("Paragraph/Text")) for n in p.iter("ScriptNote")
+        ]
         for p in root.find("Content").findall("Paragraph")
         if p.find("ScriptNote") is not None
     }
