@@ -86,6 +86,8 @@ class Takes:
         state = await scene.state()
         current = await scene.current_take()
         autosaved, saved_as = await self._keep_working_take(len(state.turns))
+        if saved_as is not None:
+            await self._notes_go_with(saved_as)
         files = await self.harvest.before_replay(
             current, saved_as, number, until, await scene.current_take()
         )
@@ -99,6 +101,15 @@ class Takes:
         await store.commit_rewrites(files)
         await record_parent(store, await scene.current_take(), number, until)  # the tree
         return autosaved
+
+    async def _notes_go_with(self, saved_as: int) -> None:
+        """The working take is take `saved_as` already (lock held): notes written on its lines
+        since it was saved go into that take's line-notes.md, as its picks go to it."""
+        store = self.scene.store
+        working = await store.read(LINE_NOTES)
+        target = f"{take_dir(saved_as)}/{LINE_NOTES}"
+        if working is not None and working != await store.read(target):
+            await store.write_atomic(target, working)
 
     async def _keep_working_take(self, turns: int) -> tuple[int | None, int | None]:
         """(autosaved, saved_as) before a replay (lock held): the working take is saved first

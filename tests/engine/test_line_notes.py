@@ -176,6 +176,10 @@ async def test_fountain_carries_notes_after_their_line_which_readers_take_as_not
     parsed = FountainParser().parse(text).elements  # fountain-py: notes are NOTE elements
     notes = [e.text.strip("[]") for e in parsed if e.type == ElementType.NOTE]
     assert [n for n in notes if "-NOTE" in n] == [f"{ANA} — Ana", f"{BO} — Bo", f"{CY} — Cy"]
+    await rehearsal.harvest.pick(2, by="Ana")  # a picked line brings its notes along
+    await rehearsal.harvest.export(picks=True, formats="fountain")
+    picked = (rehearsal.root / "exports" / "picks" / "screenplay.fountain").read_text("utf-8")
+    assert f"[[{CY} — Cy]]" in picked and ANA not in picked
 
 
 async def test_fdx_carries_script_notes_inside_the_lines_paragraph(tmp_path, scripted) -> None:
@@ -229,7 +233,8 @@ async def test_notes_follow_the_line_through_take_save_and_replay(tmp_path, scri
     await rehearsal.takes.replay(1, until=2)
     kept = await rehearsal.line_notes.list()
     assert [(n.turn, len(n.notes)) for n in kept] == [(1, 2), (2, 1)]
-    assert [n.turn for n in await rehearsal.line_notes.list(1)] == [1, 2, 4]
+    # the working take was take 1: the note written on it since the save went with take 1
+    assert [n.turn for n in await rehearsal.line_notes.list(1)] == [1, 2, 3, 4]
     # a line of take 1 the replay dropped is no longer the working take's: refused, named
     with pytest.raises(BadRequest) as refused:
         await rehearsal.line_notes.add(4, "late", "Ana", take=1)
