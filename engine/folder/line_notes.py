@@ -20,6 +20,7 @@ from engine.folder.sections import split
 LINE_NOTES = "line-notes.md"
 LINE_NOTE_MOST_CHARS = 1000  # one note on a line: a sentence or two; more is refused
 AUTHOR_MOST_CHARS = 80  # an author's name as stored (Discord's display names are at most 32)
+LINE_LONGEST = 4 * LINE_NOTE_MOST_CHARS  # a longer line is no note we wrote: never matched
 _HEADING = re.compile(r"## Turn ([0-9]{1,9})\b(?: · (.*))?$")
 _BULLET = re.compile(r"- (?P<text>.*) — (?P<by>.+?) \((?P<when>[^()]*)\)\s*$")
 _DISCORD = re.compile(r"^(?P<name>.*?) \(discord:(?P<id>[0-9]{1,20})\)$")
@@ -71,6 +72,8 @@ def heading(turn: int, actor: str) -> str:
 
 
 def _note(turn: int, actor: str, line: str) -> LineNote | None:
+    if len(line) > LINE_LONGEST:  # a hand-pasted wall of text is kept, not read as a note
+        return None
     match = _BULLET.match(line)
     if match is None:
         return None

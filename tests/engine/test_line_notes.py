@@ -120,6 +120,8 @@ def test_a_hostile_hand_edit_is_read_without_a_crash_and_kept(tmp_path: Path) ->
     text = add_line_note(hostile, note(1, "mine"))
     assert "LINE-NOTE-ATTACK-TAIL" in text and "[[not a note]]" in text
     assert [n.text for n in parse_line_notes(text)] == ["forged", "mine"]
+    wall = "## Turn 2 · Ruth\n- " + " — a" * 50_000 + " (t)\n"  # read at once, kept as written
+    assert parse_line_notes(wall) == [] and wall in add_line_note(wall, note(3, "x"))
 
 
 # ---------------------------------------------------------------------- the room, end to end
