@@ -283,7 +283,7 @@ COMMAND_MODULES: tuple[Callable[[app_commands.CommandTree], None], ...] = (
     cast.setup,
     continuity.setup,  # /scene next, /secrets, the tree in /take list
     scripts.setup,  # /scene import
-    menus.setup,  # ⭐ Pick line, 🎬 Cue this actor, 💭 Thought (message menus)
+    menus.setup,  # ⭐ Pick line, 🎬 Cue this actor, 💭 Thought, 📌 Note on this line (menus)
 )
 
 

@@ -189,6 +189,12 @@ COMMANDS: tuple[Command, ...] = (
         SCENE, TURN, TAKE, arg("--by", metavar="NAME", help="cli.arg.unpick.by"),
     ), "commands.cmd_unpick"),
     Command("picks", "cli.help.picks", (SCENE,), "commands.cmd_picks"),
+    Command("line-note", "cli.help.line_note", (
+        SCENE, TURN, TEXT, arg("--by", metavar="NAME", help="cli.arg.line_note.by"),
+    ), "commands.cmd_line_note"),
+    Command("notes", "cli.help.notes", (
+        SCENE, arg("--take", default="current", metavar="N", help="cli.arg.notes.take"),
+    ), "commands.cmd_notes"),
     Command("export", "cli.help.export", (
         SCENE, TAKE,
         arg("--picks", action="store_true", help="cli.arg.export.picks"),

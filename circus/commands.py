@@ -144,6 +144,28 @@ async def cmd_picks(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+async def cmd_line_note(args: argparse.Namespace) -> int:
+    from engine import CONSOLE  # who types at this terminal, as the console names them
+
+    rehearsal = await open_scene(args.scene, args.config)
+    note = await rehearsal.line_notes.add(args.turn, " ".join(args.text), args.by or CONSOLE)
+    print(t("cli.line_noted", turn=note.turn, actor=note.actor, text=note.text, by=note.by))
+    return EXIT_OK
+
+
+async def cmd_notes(args: argparse.Namespace) -> int:
+    from circus.harvest_text import noted_lines
+
+    rehearsal = await open_scene(args.scene, args.config)
+    noted = await rehearsal.line_notes.list(args.take)
+    if not noted:
+        number = await rehearsal.harvest.take_view(args.take)
+        print(t("cli.no_line_notes", take=number.number, me=me()))
+    for line in noted_lines(noted):
+        print(line)
+    return EXIT_OK
+
+
 async def cmd_export(args: argparse.Namespace) -> int:
     from pathlib import Path
 

@@ -1,4 +1,5 @@
-"""How the terminal shows the harvest: one line per pick (take, turn, actor, line, votes, note).
+"""How the terminal shows the harvest: one line per pick (take, turn, actor, line, votes, note),
+and each noted line with its notes under it.
 
 The catalog's words only; the engine's Pick is read by attribute, never imported at the top.
 """
@@ -10,7 +11,9 @@ from typing import TYPE_CHECKING
 from circus.words import t
 
 if TYPE_CHECKING:  # hints only: nothing is imported at run time
-    from engine import Pick
+    from collections.abc import Sequence
+
+    from engine import NotedLine, Pick
 
 
 def _flat(text: str, limit: int = 70) -> str:
@@ -32,3 +35,13 @@ def pick_line(pick: Pick) -> str:
         voters=voters,
         note=note,
     )
+
+
+def noted_lines(noted: Sequence[NotedLine]) -> list[str]:
+    """`circus notes`: each noted turn (turn, actor, the line's first words), its notes under it."""
+    out: list[str] = []
+    for line in noted:
+        said = _flat(line.line, 50) or "—"
+        out.append(t("cli.line_note_row", turn=line.turn, actor=line.actor, said=said))
+        out += [t("cli.line_note_note", text=n.text, by=n.by) for n in line.notes]
+    return out

@@ -8,7 +8,7 @@ other way in):
   small frozen order — `start_run(Run(turns, start))`, `Cue(actor, direction)`, `Resume(turns)`,
   `Replay(turns)` — or with `run`/`cue`/`resume`, which wait for it; `cut` stops it. The rest is
   on its command groups (`takes.save()`, `cast.add()`, `souls.set()`, `stage`, `notes`,
-  `spend`, `harvest`; `read.read(ReadOrder(…))`, a table read of a take, → `ReadResult`).
+  `line_notes` (the room's notes on lines: `add`, and `list` → `NotedLine`s), `spend`, `harvest`; `read.read(ReadOrder(…))`, a table read of a take, → `ReadResult`).
   `models` is the model door (`LiteLLMModels` by default; tests pass a
   scripted one), `config` the operator's `Config`, read once from the environment. An `Actor`
   is a cast member already resolved (`rehearsal.resolve_actor`). `new_scene` and the
@@ -98,6 +98,7 @@ if _TYPE_CHECKING:  # what the names are, for the type checker; at run time they
         WaitingForPlayer,
     )
     from engine.folder.checkup import SceneWarning
+    from engine.folder.line_notes import LINE_NOTE_MOST_CHARS
     from engine.folder.names import MAX_CAST, check_name, is_everyone, split_cast
     from engine.folder.numbers import shown_number, whole_number
     from engine.folder.relocate import move_scene
@@ -122,6 +123,7 @@ if _TYPE_CHECKING:  # what the names are, for the type checker; at run time they
     from engine.providers.embedded import available as embedded_available
     from engine.rehearsal.facade import Rehearsal, RunResult
     from engine.rehearsal.harvest import Spliced
+    from engine.rehearsal.line_note_commands import NotedLine
     from engine.rehearsal.orders import Cue, Order, Replay, Resume, Run
     from engine.rehearsal.read_commands import ReadOrder, ReadResult
     from engine.rehearsal.results import ReplayResult, Status
@@ -159,6 +161,7 @@ _HOME: dict[str, str] = {
     "EventHub": "engine.events",
     "ImportAsk": "engine.continuity.importing",
     "ImportResult": "engine.continuity.importing",
+    "LINE_NOTE_MOST_CHARS": "engine.folder.line_notes",
     "LastTurn": "engine.rehearsal.view",
     "LiteLLMModels": "engine.door.llm",
     "MAX_CAST": "engine.folder.names",
@@ -169,6 +172,7 @@ _HOME: dict[str, str] = {
     "Models": "engine.door.llm",
     "NextResult": "engine.continuity.next_scene",
     "NotPlaying": "engine.errors",
+    "NotedLine": "engine.rehearsal.line_note_commands",
     "Order": "engine.rehearsal.orders",
     "Pick": "engine.harvest.picks",
     "ReadOrder": "engine.rehearsal.read_commands",
@@ -263,6 +267,7 @@ __all__ = [
     "EventHub",
     "ImportAsk",
     "ImportResult",
+    "LINE_NOTE_MOST_CHARS",
     "LastTurn",
     "LiteLLMModels",
     "MAX_CAST",
@@ -273,6 +278,7 @@ __all__ = [
     "Models",
     "NextResult",
     "NotPlaying",
+    "NotedLine",
     "Order",
     "Pick",
     "ReadOrder",

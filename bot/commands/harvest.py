@@ -1,9 +1,9 @@
-"""Panning for gold in a scene thread: /picks, /take compare, /export, /report and /read.
+"""Panning for gold in a scene thread: /picks, /notes, /take compare, /export, /report and /read.
 
 Invariants: every answer is private. What only directors may see stays behind the director
 check (bot.interaction.gate.directors_only): an export with the actors' thoughts and a take's report (it
-counts the stage manager's choices and the models' costs); the line bin, a comparison of takes and a frontstage export hold only
-what the thread already showed, so anyone in the thread may ask for them. Exports are written
+counts the stage manager's choices and the models' costs); the line bin, the room's notes on lines, a comparison of takes
+and a frontstage export hold only what the thread already showed or the room wrote, so anyone in the thread may ask for them. Exports are written
 into a private temporary folder and attached; nothing is left behind in the scene folder.
 (⭐ votes are bot.thread.votes; the report's embed and its DM to directors are bot.thread.reports.)
 /read is the one harvest that is posted in the thread for the room to hear: its progress line
@@ -37,7 +37,7 @@ from bot.interaction.gate import (
 from bot.interaction.replies import defer, reply
 from bot.thread.reports import report_message
 from bot.thread.scene import SceneThread
-from engine import Pick, ReadOrder, ReadResult, render_picks, whole_number
+from engine import NotedLine, Pick, ReadOrder, ReadResult, render_picks, whole_number
 
 FORMATS = ("fountain", "fdx", "md", "csv")
 READ_EDIT_SECONDS = 2.0  # the progress line of a /read is edited at most this often
@@ -131,6 +131,43 @@ async def show_picks(interaction: discord.Interaction, scene_thread: SceneThread
         interaction,
         t("picks_file", scene_thread.lang, count=len(found)),
         file=text_file("picks.md", bin_md),
+    )
+
+
+def render_noted(noted: list[NotedLine], lang: str, width: int = 60) -> str:
+    """The /notes list: each noted line (turn, actor, its first words), its notes under it."""
+    out = []
+    for line in noted:
+        said = " ".join(line.line.split())
+        said = said if len(said) <= width else said[: width - 1] + "…"
+        shown = discord.utils.escape_markdown(said) or "—"
+        out.append(t("line_notes_line", lang, turn=line.turn, actor=line.actor, line=shown))
+        for note in line.notes:
+            text, by = (discord.utils.escape_markdown(x) for x in (note.text, note.by))
+            out.append(t("line_notes_note", lang, text=text, by=by))
+    return "\n".join(out)
+
+
+async def show_line_notes(
+    interaction: discord.Interaction, scene_thread: SceneThread, take: str
+) -> None:
+    """/notes: the room's notes on a take's lines, inline if they fit, else attached."""
+    ref = take_of(take)
+    await defer(interaction)
+    lang, number = scene_thread.lang, await take_number(scene_thread, ref)
+    noted = await scene_thread.rehearsal.line_notes.list(ref)
+    if not noted:
+        await reply(interaction, t("line_notes_none", lang, take=number))
+        return
+    lines = render_noted(noted, lang)
+    text = t("line_notes_list", lang, take=number, count=len(noted), lines=lines)
+    if len(text) <= INLINE_LIMIT:
+        await reply(interaction, text)
+        return
+    await reply(
+        interaction,
+        t("line_notes_file", lang, take=number, count=len(noted)),
+        file=text_file("line-notes.md", lines),
     )
 
 
@@ -309,6 +346,13 @@ async def picks(interaction: discord.Interaction) -> None:
     await show_picks(interaction, scene_of(interaction))
 
 
+@app_commands.command(name="notes", description=words("cmd.notes.description"))
+@app_commands.autocomplete(take=take_choices)
+@app_commands.describe(take=words("cmd.notes.take"))
+async def notes(interaction: discord.Interaction, take: str = "current") -> None:
+    await show_line_notes(interaction, scene_of(interaction), take)
+
+
 @app_commands.command(name="compare", description=words("cmd.take_compare.description"))
 @app_commands.autocomplete(a=take_choices, b=take_choices)
 @app_commands.describe(
@@ -395,5 +439,5 @@ def setup(tree: app_commands.CommandTree) -> None:
     )
     take_group.add_command(take_compare)
     command: app_commands.Command[Any, Any, Any] | app_commands.Group
-    for command in (picks, export, report, read):
+    for command in (picks, notes, export, report, read):
         tree.add_command(command)

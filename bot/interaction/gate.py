@@ -101,6 +101,24 @@ def directors_only_if(option: str, refusal: str = "not_director") -> Callable[[T
     return app_commands.check(predicate)
 
 
+async def may_note_lines(interaction: discord.Interaction, scene_thread: SceneThread) -> bool:
+    """Who may leave a note on a line of this scene (📌 Note on this line): anyone who may see
+    its thread, unless the scene's context.md says `line_notes: crew`; then only its crew —
+    its directors (`may_direct`) and, once the scene has them, its captains, whose test joins
+    this one function (every way to note a line asks here)."""
+    if (await scene_thread.rehearsal.view()).line_notes != "crew":
+        return True
+    return may_direct(interaction, scene_thread)
+
+
+def crew_refusal(interaction: discord.Interaction, scene_thread: SceneThread) -> BotProblem:
+    """The private refusal for a member who may not note a line here (it names the directors)."""
+    mentions = ", ".join(f"<@{d}>" for d in scene_thread.binding.directors)
+    return BotProblem(
+        "menu.line_notes_crew", directors=mentions or t("nobody", language(interaction))
+    )
+
+
 async def is_reader(interaction: discord.Interaction) -> bool:
     """A check for /read: a director, or anyone in the thread when the scene's context.md says
     `spectators_read: true`; refused naming the directors otherwise."""

@@ -12,7 +12,7 @@ from __future__ import annotations
 import difflib
 import unicodedata
 from collections.abc import Mapping
-from typing import Annotated, Any, get_args
+from typing import Annotated, Any, Literal, get_args
 from urllib.parse import urlsplit
 
 from pydantic import (
@@ -215,6 +215,7 @@ class ContextSettings(_Settings):
     thoughts_voice: VoiceValue | None = None
     read_model: ModelName | None = None
     spectators_read: bool | None = None
+    line_notes: Literal["everyone", "crew"] | None = None  # who may note a line (Discord)
 
 
 _MODEL_HELP = Phrase("error.setting.help.model")
@@ -243,6 +244,7 @@ HELP: dict[str, Phrase] = {
     "thoughts_voice": Phrase("error.setting.help.voice"),
     "read_model": _MODEL_HELP,
     "spectators_read": Phrase("error.setting.help.opening"),
+    "line_notes": Phrase("error.setting.help.line_notes"),
 }
 
 

@@ -5,8 +5,9 @@ Fountain output parses back (screenplain is the judge) into exactly the take's s
 action is forced (`!`), every cue that is not all-Latin is forced (`@`), stars are escaped,
 and every `[[`, `]]` and `*/` and each parenthetical the actors did not mean is broken by an
 invisible joiner (readers that take a note for a comment then lose nothing), blank lines
-inside a line are kept with two spaces, and thoughts or take references are `[[notes]]` of
-their own, which parsers drop. Fountain has no escape for `_`: a pair of underscores reads as
+inside a line are kept with two spaces, and thoughts, take references and the room's notes on
+a line (`[[note — author]]`, after it; Final Draft: a `<ScriptNote>` inside the line's
+paragraph) are notes of their own, which parsers drop. Fountain has no escape for `_`: a pair of underscores reads as
 underlining. Every storyboard cell that a spreadsheet could run as a formula starts with `'`.
 The storyboard's shot sizes and durations come from plain rules (no model): see `shot_size`
 and `duration`.
@@ -19,7 +20,7 @@ import io
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from xml.sax.saxutils import escape
+from xml.sax.saxutils import escape, quoteattr
 
 from engine.catalog import CATALOGS, lang_of, say
 from engine.folder.stage import ENTER, EVENT, EXIT, StageBlock
@@ -72,6 +73,7 @@ class ExportLine:
     cue: str = ""
     thought: str = ""
     take: int | None = None
+    notes: tuple[tuple[str, str], ...] = ()  # the room's notes on the line: (text, author)
 
 
 @dataclass(frozen=True)
@@ -214,6 +216,8 @@ def to_fountain(meta: ScriptMeta, lines: Sequence[ExportLine], thoughts: bool = 
             out.append("")
         if notes:
             out += [notes, ""]
+        for text, author in line.notes:  # the room's notes, after the line they are on
+            out += [_note(f"{text} — {author}"), ""]
     return "\n".join(out)
 
 
@@ -225,8 +229,21 @@ def _xml(text: str) -> str:
     return escape(_NOT_XML.sub("", text))
 
 
-def _paragraph(kind: str, text: str) -> str:
-    return f'    <Paragraph Type="{kind}">\n      <Text>{_xml(text)}</Text>\n    </Paragraph>'
+def _paragraph(kind: str, text: str, notes: Sequence[str] = ()) -> str:
+    inside = "".join(f"\n      {note}" for note in notes)
+    return (
+        f'    <Paragraph Type="{kind}">\n      <Text>{_xml(text)}</Text>{inside}\n    </Paragraph>'
+    )
+
+
+def _script_notes(line: ExportLine, first_id: int) -> list[str]:
+    """The room's notes on a line as Final Draft's `<ScriptNote>`s (numbered from `first_id`),
+    each holding its text in a paragraph of its own and its author in `Author`."""
+    return [
+        f'<ScriptNote ID="{first_id + i}" Author={quoteattr(_NOT_XML.sub("", author))}>'
+        f"<Paragraph><Text>{_xml(text)}</Text></Paragraph></ScriptNote>"
+        for i, (text, author) in enumerate(line.notes)
+    ]
 
 
 def to_fdx(meta: ScriptMeta, lines: Sequence[ExportLine]) -> str:
@@ -236,19 +253,22 @@ def to_fdx(meta: ScriptMeta, lines: Sequence[ExportLine]) -> str:
         "  <Content>",
         _paragraph("Scene Heading", meta.scene),
     ]
+    noted = 0
     for line in lines:
         ref = _ref(meta, line)
         if ref:
             out.append(f"    <!-- {_xml(ref).replace('--', '—')} -->")
         action, dialogue = line.action.strip(), line.dialogue.strip()
         parenthetical = is_parenthetical(line)
+        notes = _script_notes(line, noted + 1)  # inside the line's own paragraph
+        noted += len(notes)
         if action and not parenthetical:
-            out.append(_paragraph("Action", action))
+            out.append(_paragraph("Action", action, () if dialogue else notes))
         if dialogue:
             out.append(_paragraph("Character", line.actor))
             if parenthetical:
                 out.append(_paragraph("Parenthetical", f"({action})"))
-            out.append(_paragraph("Dialogue", dialogue))
+            out.append(_paragraph("Dialogue", dialogue, notes))
     out += [
         "  </Content>",
         "  <TitlePage>",

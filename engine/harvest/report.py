@@ -17,6 +17,7 @@ from difflib import SequenceMatcher
 from functools import lru_cache
 
 from engine.catalog import CATALOGS, lang_of, say
+from engine.folder.line_notes import LineNote, note_line, notes_by_turn
 from engine.folder.turns import ANY, Turn
 from engine.harvest.picks import Pick
 from engine.harvest.textstats import count_words, ngrams, tokens
@@ -48,6 +49,7 @@ class ReportInput:
     picks: Sequence[Pick]
     aliases: Mapping[str, Sequence[str]]
     language: str = "zh"
+    line_notes: Sequence[LineNote] = ()  # the room's notes on lines (engine.folder.line_notes)
 
 
 @dataclass(frozen=True)
@@ -329,6 +331,7 @@ def build_report(data: ReportInput) -> str:
     out += _chosen(data, t, actors)
     out += _models(data, t)
     out += _picks(data, t)
+    out += _line_notes(data, t)
     out += _voices(t, turns, actors)
     out += _cue_graph(data, t, actors)
     return "\n".join(out) + "\n"
@@ -464,6 +467,21 @@ def _picks(data: ReportInput, t: Say) -> list[str]:
         out.append(
             f"- {t('turn', turn=p.turn)} · {p.actor}: “{line}” — ⭐ {len(p.votes)} ({voters}){note}"
         )
+    return out
+
+
+def _line_notes(data: ReportInput, t: Say) -> list[str]:
+    """The room's notes, each under its line (nothing when nobody noted a line)."""
+    if not data.line_notes:
+        return []
+    turns = {turn.number: turn for turn in data.turns}
+    out = ["", t("line_notes"), ""]
+    for number, notes in notes_by_turn(data.line_notes).items():
+        turn = turns.get(number)
+        actor = turn.actor if turn else notes[0].actor
+        said = _one_line(turn.dialogue or turn.action) if turn else "—"
+        out.append(f"- {t('turn', turn=number)} · {actor}: “{said}”")
+        out += [f"  {note_line(note)}" for note in notes]
     return out
 
 

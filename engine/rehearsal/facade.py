@@ -3,7 +3,7 @@ the parts and hands each what it uses.
 
 Parts: the scene on disk (engine.rehearsal.scene_access), the run's slot (engine.rehearsal.run_slot), its spend
 (engine.rehearsal.spending), the run loop (engine.rehearsal.run_loop) and the command groups — `takes`, `souls`,
-`cast`, `stage`, `notes`, `spend`, `harvest`. No part inherits from another; what two groups
+`cast`, `stage`, `notes`, `line_notes`, `spend`, `harvest`. No part inherits from another; what two groups
 share is a function or a part both are handed. The folder is the state: a new Rehearsal on the
 same folder continues exactly where the last one stopped.
 """
@@ -24,6 +24,7 @@ from engine.folder.scene import SceneState
 from engine.folder.turns import Turn
 from engine.rehearsal.cast_commands import Cast
 from engine.rehearsal.harvest import Harvest
+from engine.rehearsal.line_note_commands import LineNotes
 from engine.rehearsal.note_commands import Notes
 from engine.rehearsal.orders import Order
 from engine.rehearsal.results import Status, status_of
@@ -73,6 +74,7 @@ class Rehearsal:
         self.cast = Cast(self.scene, self.slot, self.config)
         self.stage = Stage(self.scene, self.slot)
         self.harvest = Harvest(self.scene)
+        self.line_notes = LineNotes(self.scene, self.harvest)
         self.takes = Takes(self.scene, self.slot, self.harvest)
         self.recovered = self.files.store.recover_if_idle(self.name)
 

@@ -30,6 +30,7 @@ from engine.errors import (
     UnknownFormat,
 )
 from engine.folder import frontmatter
+from engine.folder.line_notes import LINE_NOTES, LineNote, notes_by_turn, parse_line_notes
 from engine.folder.numbers import whole_number
 from engine.folder.scene import CONTEXT, TRANSCRIPT, USAGE_LOG, backstage_path
 from engine.folder.stage import Item, StageBlock, merge, parse_blocks
@@ -155,6 +156,15 @@ class Harvest:
         except BadSceneFile:  # a take's old context.md is only read for its public text
             body = context_text
         return body.strip()
+
+    async def _line_notes(self, view: TakeView) -> list[LineNote]:
+        """The room's notes on the take's lines (its own line-notes.md)."""
+        return parse_line_notes(await self.scene.store.read(view.folder + LINE_NOTES) or "")
+
+    async def _noted(self, view: TakeView) -> dict[int, tuple[tuple[str, str], ...]]:
+        """Each noted turn's notes as an export writes them: (text, author)."""
+        grouped = notes_by_turn(await self._line_notes(view))
+        return {turn: tuple((n.text, n.by) for n in notes) for turn, notes in grouped.items()}
 
     async def _thoughts(self, view: TakeView) -> dict[int, str]:
         out: dict[int, str] = {}
@@ -287,6 +297,7 @@ class Harvest:
             turns=view.turns,
             rows=view.rows,
             picks=tuple(p for p in await self.picks() if p.take == view.number),
+            line_notes=tuple(await self._line_notes(view)),
             aliases=state.aliases(),
             language=state.language,
         )
@@ -422,19 +433,22 @@ class Harvest:
             raise BadRequest("error.nothing_picked")
         lines: list[ExportLine] = []
         views: dict[int, TakeView | None] = {}
+        noted: dict[int, dict[int, tuple[tuple[str, str], ...]]] = {}
         for p in chosen:
             if p.take not in views:
                 try:
                     views[p.take] = await self._view(p.take)
                 except TakeNotFound:
                     views[p.take] = None
+                found = views[p.take]
+                noted[p.take] = await self._noted(found) if found is not None else {}
             view = views[p.take]
             turn = view.turn(p.turn) if view else None
             thought = (await self._thoughts(view)).get(p.turn, "") if view and thoughts else ""
             lines.append(
                 ExportLine(
                     p.turn, p.actor, p.action, p.dialogue, turn.cue if turn else "",
-                    thought, take=p.take,
+                    thought, take=p.take, notes=noted[p.take].get(p.turn, ()),
                 )
             )  # fmt: skip
         return lines
@@ -442,9 +456,10 @@ class Harvest:
     async def _take_lines(self, view: TakeView, thoughts: bool, language: str) -> list[ExportLine]:
         """A take's turns and stage directions, in the order they happened."""
         found = await self._thoughts(view) if thoughts else {}
+        noted = await self._noted(view)
         keyed = [
             ((t.number, 0), ExportLine(t.number, t.actor, t.action, t.dialogue, t.cue,
-                                       found.get(t.number, "")))
+                                       found.get(t.number, ""), notes=noted.get(t.number, ())))
             for t in view.turns
         ]  # fmt: skip
         keyed += [

@@ -4,15 +4,19 @@ A command group of Rehearsal over the scene on disk (engine.rehearsal.scene_acce
 change takes the cross-process run lock, so a take or a replay never sees another process's
 half-made turn; what a saved take carries beside its logs (its rows, its report) and what a
 replay moves or carries over come from the harvest part it is handed (engine.rehearsal.harvest).
+A replay keeps the source take's line notes on the turns it keeps, under their file's lock.
 """
 
 from __future__ import annotations
 
+from engine.catalog import say
 from engine.errors import BadRequest
 from engine.events import TakeSaved
+from engine.folder.line_notes import LINE_NOTES, cut_line_notes, empty_line_notes
 from engine.folder.scene import STAGE_MANAGER_LOG, TRANSCRIPT, backstage_path
 from engine.folder.turns import parse_transcript
 from engine.rehearsal.harvest import Harvest
+from engine.rehearsal.line_note_commands import LOCK as LINE_NOTES_LOCK
 from engine.rehearsal.results import ReplayResult
 from engine.rehearsal.run_slot import RunSlot
 from engine.rehearsal.scene_access import SceneAccess
@@ -61,27 +65,51 @@ class Takes:
         self.slot.refuse_if_running()
         scene, store = self.scene, self.scene.store
         number = await resolve_take(store, ref)
-        source = take_dir(number)
-        take_text = await store.read(f"{source}/{TRANSCRIPT}") or ""
+        take_text = await store.read(f"{take_dir(number)}/{TRANSCRIPT}") or ""
         last = max((t.number for t in parse_transcript(take_text)), default=0)
         if until is None:
             until = last
         if not isinstance(until, int) or until < 0 or until > last:
             raise BadRequest("error.until_range", take=number, last=last)
         with store.held(scene.name):  # no run may start (here or in another process) mid-replay
-            scene.files.forget()
-            state = await scene.state()
-            current = await scene.current_take()
-            autosaved, saved_as = await self._keep_working_take(len(state.turns))
-            files = await self.harvest.before_replay(
-                current, saved_as, number, until, await scene.current_take()
-            )
-            files[TRANSCRIPT] = cut_log(take_text, until)
-            for rel in [backstage_path(a) for a in state.cast] + [STAGE_MANAGER_LOG]:
-                files[rel] = cut_log(await store.read(f"{source}/{rel}") or "", until)
-            await store.commit_rewrites(files)
-            await record_parent(store, await scene.current_take(), number, until)  # the tree
+            async with store.file_lock(LINE_NOTES_LOCK):  # nor a note land on a dropped turn
+                autosaved = await self._replay_locked(number, until, take_text)
         return ReplayResult(await scene.current_take(), number, until, autosaved)
+
+    async def _replay_locked(self, number: int, until: int, take_text: str) -> int | None:
+        """The replay's rewrite, both locks held: the working take is saved first unless it is
+        one already (returns the number it was saved as), then the source take's logs, rows and
+        line notes, cut at turn `until`, replace the working take's in one step."""
+        scene, store = self.scene, self.scene.store
+        source = take_dir(number)
+        scene.files.forget()
+        state = await scene.state()
+        current = await scene.current_take()
+        autosaved, saved_as = await self._keep_working_take(len(state.turns))
+        if saved_as is not None:
+            await self._notes_go_with(saved_as)
+        files = await self.harvest.before_replay(
+            current, saved_as, number, until, await scene.current_take()
+        )
+        files[TRANSCRIPT] = cut_log(take_text, until)
+        for rel in [backstage_path(a) for a in state.cast] + [STAGE_MANAGER_LOG]:
+            files[rel] = cut_log(await store.read(f"{source}/{rel}") or "", until)
+        kept = await store.read(f"{source}/{LINE_NOTES}")
+        if kept is not None or await store.read(LINE_NOTES) is not None:
+            title = empty_line_notes(say("line_notes.title", state.language))
+            files[LINE_NOTES] = cut_line_notes(kept, until) if kept is not None else title
+        await store.commit_rewrites(files)
+        await record_parent(store, await scene.current_take(), number, until)  # the tree
+        return autosaved
+
+    async def _notes_go_with(self, saved_as: int) -> None:
+        """The working take is take `saved_as` already (lock held): notes written on its lines
+        since it was saved go into that take's line-notes.md, as its picks go to it."""
+        store = self.scene.store
+        working = await store.read(LINE_NOTES)
+        target = f"{take_dir(saved_as)}/{LINE_NOTES}"
+        if working is not None and working != await store.read(target):
+            await store.write_atomic(target, working)
 
     async def _keep_working_take(self, turns: int) -> tuple[int | None, int | None]:
         """(autosaved, saved_as) before a replay (lock held): the working take is saved first

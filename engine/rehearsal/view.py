@@ -47,6 +47,7 @@ class SceneView:
     last_turn: LastTurn | None
     unknown_note_sections: tuple[str, ...]  # director_notes.md headings naming nobody in the cast
     spectators_read: bool = False  # context.md `spectators_read:`: anyone in the thread may /read
+    line_notes: str = "everyone"  # context.md `line_notes:`: who may note a line (or "crew")
 
 
 def view_of(state: SceneState, config: Config) -> SceneView:
@@ -73,6 +74,7 @@ def view_of(state: SceneState, config: Config) -> SceneView:
         ),
         unknown_note_sections=tuple(state.whispers.unknown_sections),
         spectators_read=state.settings.get("spectators_read") is True,
+        line_notes="crew" if state.settings.get("line_notes") == "crew" else "everyone",
     )
 
 

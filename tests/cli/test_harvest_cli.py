@@ -114,3 +114,38 @@ def test_console_pick_and_picks(wake: Path) -> None:
     assert "Unpicked turn 1." in out
     assert "Shared opening: 3 turns (1–3)." in out and "The takes are identical." in out
     assert "## take_1 · turn 1" not in (wake / "picks.md").read_text(encoding="utf-8")
+
+
+def test_notes_on_lines_from_the_command_line(wake: Path) -> None:
+    cwd, s = wake.parent, str(wake)
+    first, second, _ = turns_of(wake)
+    for turn, text, by in (("1", "the beat", "ana"), ("1", "too on the", "bo"), ("2", "cut", "")):
+        extra = ["--by", by] if by else []
+        noted = circus("line-note", s, turn, *text.split(), *extra, cwd=cwd)
+        assert noted.returncode == 0, noted.stderr
+        assert noted.stdout.startswith(f"📌 Noted on turn {turn} (")
+    text = (wake / "line-notes.md").read_text(encoding="utf-8")
+    assert f"## Turn 1 · {first.actor}\n- the beat — ana (" in text
+    assert "- cut — console (" in text  # the terminal's writer, as the console names them
+
+    listed = circus("notes", s, cwd=cwd).stdout.splitlines()
+    assert listed[0].startswith(f"turn 1 · {first.actor}: {first.dialogue[:20]}")
+    assert listed[1:3] == ["  📌 the beat — ana", "  📌 too on the — bo"]
+    assert listed[3].startswith(f"turn 2 · {second.actor}: ") and listed[4] == "  📌 cut — console"
+    assert "the beat — ana" in circus("report", s, cwd=cwd).stdout
+
+    before = listing(wake)
+    missing = circus("line-note", s, "9", "late", cwd=cwd)
+    assert missing.returncode == 2 and "turns 1–3" in missing.stderr and "9" in missing.stderr
+    assert listing(wake) == before
+    assert circus("take", s, "save", cwd=cwd).returncode == 0  # the take keeps its notes
+    assert circus("notes", s, "--take", "1", cwd=cwd).stdout.splitlines() == listed
+    assert circus("notes", s, "--take", "9", cwd=cwd).returncode == 2
+
+
+def test_a_take_without_notes_says_how_to_leave_one(wake: Path) -> None:
+    listed = circus("notes", str(wake), cwd=wake.parent)
+    assert listed.returncode == 0
+    assert listed.stdout.startswith(
+        "No notes on the lines of take 1 (note one with: circus line-note"
+    )
