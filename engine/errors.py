@@ -328,3 +328,11 @@ class UnknownVoice(CircusError):
     def __init__(self, voice: str, engine: str) -> None:
         self.voice, self.engine = voice, engine
         super().__init__("error.voice.unknown", voice=voice[:64], engine=engine)
+
+
+class NotYourCharacter(CircusError):
+    """A captain reached past their own character: another actor, everyone, or a cue the scene
+    keeps for its directors (`why`: not_yours, everyone, no_cue)."""
+
+    def __init__(self, why: str, /, **values: object) -> None:
+        super().__init__(f"error.captain.{why}", **values)

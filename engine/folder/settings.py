@@ -215,6 +215,7 @@ class ContextSettings(_Settings):
     thoughts_voice: VoiceValue | None = None
     read_model: ModelName | None = None
     spectators_read: bool | None = None
+    captains_cue: bool | None = None  # a captain may /cue their own character (default: no)
 
 
 _MODEL_HELP = Phrase("error.setting.help.model")
@@ -243,6 +244,7 @@ HELP: dict[str, Phrase] = {
     "thoughts_voice": Phrase("error.setting.help.voice"),
     "read_model": _MODEL_HELP,
     "spectators_read": Phrase("error.setting.help.opening"),
+    "captains_cue": Phrase("error.setting.help.opening"),
 }
 
 

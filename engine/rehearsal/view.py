@@ -8,7 +8,7 @@ scene nor see it change under it. Writes go through `Rehearsal` commands only.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
 
@@ -47,6 +47,12 @@ class SceneView:
     last_turn: LastTurn | None
     unknown_note_sections: tuple[str, ...]  # director_notes.md headings naming nobody in the cast
     spectators_read: bool = False  # context.md `spectators_read:`: anyone in the thread may /read
+    # actor -> the writers who captain them (.circus/captains.json); `captains_cue:` in
+    # context.md lets them cue their own character
+    captains: Mapping[str, tuple[str, ...]] = field(
+        default_factory=lambda: MappingProxyType({})
+    )
+    captains_cue: bool = False
 
 
 def view_of(state: SceneState, config: Config) -> SceneView:
@@ -73,6 +79,8 @@ def view_of(state: SceneState, config: Config) -> SceneView:
         ),
         unknown_note_sections=tuple(state.whispers.unknown_sections),
         spectators_read=state.settings.get("spectators_read") is True,
+        captains=MappingProxyType(dict(state.captains)),
+        captains_cue=state.settings.get("captains_cue") is True,
     )
 
 
