@@ -78,6 +78,7 @@ if _TYPE_CHECKING:  # what the names are, for the type checker; at run time they
         CircusError,
         ModelError,
         NotPlaying,
+        NotYourCharacter,
         SceneBusy,
         SceneNotFound,
         UnknownActor,
@@ -124,10 +125,12 @@ if _TYPE_CHECKING:  # what the names are, for the type checker; at run time they
     from engine.rehearsal.harvest import Spliced
     from engine.rehearsal.orders import Cue, Order, Replay, Resume, Run
     from engine.rehearsal.read_commands import ReadOrder, ReadResult
+    from engine.rehearsal.room_commands import author_of, captained_by
     from engine.rehearsal.results import ReplayResult, Status
     from engine.rehearsal.stage_commands import CONSOLE
     from engine.rehearsal.view import Actor, LastTurn, SceneView, load_view
     from engine.reply.marks import TurnMarks, turn_marks
+    from engine.vocabulary import Author
     from engine.script.elements import MAX_BYTES as MAX_SCRIPT_BYTES
     from engine.script.reading import TYPES as SCRIPT_TYPES
     from engine.spend.ledger import ledger_accounts, move_ledger
@@ -139,6 +142,7 @@ if _TYPE_CHECKING:  # what the names are, for the type checker; at run time they
 # not for the whole engine (tests/house/test_seams.py checks that every name is found).
 _HOME: dict[str, str] = {
     "Actor": "engine.rehearsal.view",
+    "Author": "engine.vocabulary",
     "AmbiguousActor": "engine.errors",
     "BadName": "engine.errors",
     "BadSceneFile": "engine.errors",
@@ -169,6 +173,7 @@ _HOME: dict[str, str] = {
     "Models": "engine.door.llm",
     "NextResult": "engine.continuity.next_scene",
     "NotPlaying": "engine.errors",
+    "NotYourCharacter": "engine.errors",
     "Order": "engine.rehearsal.orders",
     "Pick": "engine.harvest.picks",
     "ReadOrder": "engine.rehearsal.read_commands",
@@ -200,6 +205,8 @@ _HOME: dict[str, str] = {
     "UnknownActor": "engine.errors",
     "WaitingForPlayer": "engine.events",
     "check_model": "engine.probe.check",
+    "author_of": "engine.rehearsal.room_commands",
+    "captained_by": "engine.rehearsal.room_commands",
     "check_name": "engine.folder.names",
     "discord_trace": "engine.door.metrics",
     "dropped_warning": "engine.folder.whispers",
@@ -244,6 +251,7 @@ _HOME: dict[str, str] = {
 __all__ = [
     "Actor",
     "AmbiguousActor",
+    "Author",
     "BadName",
     "BadSceneFile",
     "BadScript",
@@ -273,6 +281,7 @@ __all__ = [
     "Models",
     "NextResult",
     "NotPlaying",
+    "NotYourCharacter",
     "Order",
     "Pick",
     "ReadOrder",
@@ -303,6 +312,8 @@ __all__ = [
     "TurnStarted",
     "UnknownActor",
     "WaitingForPlayer",
+    "author_of",
+    "captained_by",
     "check_model",
     "check_name",
     "discord_trace",

@@ -331,8 +331,6 @@ class UnknownVoice(CircusError):
 
 
 class NotYourCharacter(CircusError):
-    """A captain reached past their own character: another actor, everyone, or a cue the scene
-    keeps for its directors (`why`: not_yours, everyone, no_cue)."""
-
-    def __init__(self, why: str, /, **values: object) -> None:
-        super().__init__(f"error.captain.{why}", **values)
+    """A captain reached past their own character: another actor (error.captain.not_yours),
+    everyone (error.captain.everyone), or a cue the scene keeps for its directors
+    (error.captain.no_cue)."""

@@ -58,11 +58,11 @@ def author_of(
         return Author(author_name(name), writer, "director")
     yours = ", ".join(sorted(mine))
     if target is None:
-        raise NotYourCharacter("everyone", yours=yours)
+        raise NotYourCharacter("error.captain.everyone", yours=yours)
     if target not in mine:
-        raise NotYourCharacter("not_yours", yours=yours, actor=target)
+        raise NotYourCharacter("error.captain.not_yours", yours=yours, actor=target)
     if cue and not captains_cue:
-        raise NotYourCharacter("no_cue")
+        raise NotYourCharacter("error.captain.no_cue")
     return Author(author_name(name), writer, "captain")
 
 
