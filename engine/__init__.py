@@ -8,7 +8,8 @@ other way in):
   small frozen order — `start_run(Run(turns, start))`, `Cue(actor, direction)`, `Resume(turns)`,
   `Replay(turns)` — or with `run`/`cue`/`resume`, which wait for it; `cut` stops it. The rest is
   on its command groups (`takes.save()`, `cast.add()`, `souls.set()`, `stage`, `notes`,
-  `spend`, `harvest`; `read.read(ReadOrder(…))`, a table read of a take, → `ReadResult`).
+  `room` (who captains whom; `author_of` and `captained_by` decide a captain's reach, an
+  `Author` names who wrote a note or cue), `spend`, `harvest`; `read.read(ReadOrder(…))`, a table read of a take, → `ReadResult`).
   `models` is the model door (`LiteLLMModels` by default; tests pass a
   scripted one), `config` the operator's `Config`, read once from the environment. An `Actor`
   is a cast member already resolved (`rehearsal.resolve_actor`). `new_scene` and the
@@ -78,7 +79,6 @@ if _TYPE_CHECKING:  # what the names are, for the type checker; at run time they
         CircusError,
         ModelError,
         NotPlaying,
-        NotYourCharacter,
         SceneBusy,
         SceneNotFound,
         UnknownActor,
@@ -173,7 +173,6 @@ _HOME: dict[str, str] = {
     "Models": "engine.door.llm",
     "NextResult": "engine.continuity.next_scene",
     "NotPlaying": "engine.errors",
-    "NotYourCharacter": "engine.errors",
     "Order": "engine.rehearsal.orders",
     "Pick": "engine.harvest.picks",
     "ReadOrder": "engine.rehearsal.read_commands",
@@ -281,7 +280,6 @@ __all__ = [
     "Models",
     "NextResult",
     "NotPlaying",
-    "NotYourCharacter",
     "Order",
     "Pick",
     "ReadOrder",

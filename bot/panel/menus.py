@@ -2,9 +2,9 @@
 
 Invariants: a menu works only on a message the scene remembered as one of its actors' lines
 (bot.thread.votes: message → take and turn); on anything else it answers privately what it works on.
-"💭 Thought" and "🎬 Cue this actor" are for the scene's directors (the `directors_only` check
-of the slash commands, before anything is read); a thought is only ever answered privately, to
-a director. "⭐ Pick line" is one vote per member, the same as a ⭐ reaction.
+"🎬 Cue this actor" takes /cue's own gate; "💭 Thought" is for the scene's directors and
+captains (`room_only`, before anything is read), and shows a line's thought only to whoever
+`private_actors` lets read that character's — privately. "⭐ Pick line" is one vote per member, the same as a ⭐ reaction.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from discord import app_commands
 
 from bot.errors import BotProblem
 from bot.i18n import t, words
-from bot.interaction.gate import directors_only, may_direct, scene_of
+from bot.interaction.gate import may_direct, may_read, private_actors, refuse, room_only, scene_of
 from bot.interaction.replies import defer, reply
 from bot.panel.controls import CueForm, checked
 from bot.thread.scene import SceneThread
@@ -53,8 +53,11 @@ async def cue_actor(interaction: discord.Interaction, message: discord.Message) 
 
 async def thought(interaction: discord.Interaction, message: discord.Message) -> None:
     scene_thread = scene_of(interaction)
+    private = await private_actors(interaction, scene_thread)
     await defer(interaction)
     take, turn, actor, text = await line_of(scene_thread, message)
+    if not may_read(private, actor):  # a captain, on another character's line
+        raise refuse(interaction, scene_thread)
     values = dict(take=take, turn=turn, actor=actor, thought=text)
     await reply(
         interaction,
@@ -67,4 +70,4 @@ def setup(tree: app_commands.CommandTree) -> None:
     tree.add_command(app_commands.ContextMenu(name=words("cmd.menu.pick"), callback=pick_line))
     tree.add_command(app_commands.ContextMenu(name=words("cmd.menu.cue"), callback=cue_actor))
     menu = app_commands.ContextMenu(name=words("cmd.menu.thought"), callback=thought)
-    tree.add_command(directors_only(menu))
+    tree.add_command(room_only(menu))
