@@ -1173,4 +1173,5 @@ TEXT: dict[str, str] = {
     "cli.captain.added": "{name} captains {actor} from the next turn.",
     "cli.captain.removed": "{name} no longer captains {actor}.",
     "cli.captain.not": "{name} does not captain {actor}.",
+    "lead.unnamed": "a {role} ({kind})",
 }

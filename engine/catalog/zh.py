@@ -1172,4 +1172,5 @@ TEXT: dict[str, str] = {
     "cli.captain.added": "從下一回合起 {name} 是 {actor} 的隊長。",
     "cli.captain.removed": "{name} 不再是 {actor} 的隊長。",
     "cli.captain.not": "{name} 不是 {actor} 的隊長。",
+    "lead.unnamed": "{role}（{kind}）",
 }

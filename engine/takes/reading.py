@@ -207,7 +207,9 @@ def lead_text(lead: Lead, language: str) -> str:
     mark = lead.mark
     role = say(ROLE_WORDS[mark.role], language)
     kind = say(KIND_WORDS[mark.kind], language)
-    return say("lead.who", language, who=mark.name or role, role=role, kind=kind)
+    if not mark.name:
+        return say("lead.unnamed", language, role=role, kind=kind)
+    return say("lead.who", language, who=mark.name, role=role, kind=kind)
 
 
 def _turn_text(turn: Turn) -> str:
