@@ -93,14 +93,14 @@ async def cmd_captain(args: argparse.Namespace) -> int:
         return EXIT_OK
     if not args.actor or not args.name:
         raise UsageError(t("cli.captain.usage"))
-    actor = await rehearsal.resolve_actor(args.actor)
+    cast_member = await rehearsal.resolve_actor(args.actor)
     if args.action == "add":
-        name = await rehearsal.room.add(actor, args.name)
+        name = await rehearsal.room.add(cast_member, args.name)
         print(t("cli.captain.added", name=args.name, actor=name))
-    elif await rehearsal.room.remove(actor, args.name):
-        print(t("cli.captain.removed", name=args.name, actor=actor.name))
+    elif await rehearsal.room.remove(cast_member, args.name):
+        print(t("cli.captain.removed", name=args.name, actor=cast_member.name))
     else:
-        print(t("cli.captain.not", name=args.name, actor=actor.name))
+        print(t("cli.captain.not", name=args.name, actor=cast_member.name))
     return EXIT_OK
 
 

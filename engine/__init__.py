@@ -125,17 +125,17 @@ if _TYPE_CHECKING:  # what the names are, for the type checker; at run time they
     from engine.rehearsal.harvest import Spliced
     from engine.rehearsal.orders import Cue, Order, Replay, Resume, Run
     from engine.rehearsal.read_commands import ReadOrder, ReadResult
-    from engine.rehearsal.room_commands import author_of, captained_by
     from engine.rehearsal.results import ReplayResult, Status
+    from engine.rehearsal.room_commands import author_of, captained_by
     from engine.rehearsal.stage_commands import CONSOLE
     from engine.rehearsal.view import Actor, LastTurn, SceneView, load_view
     from engine.reply.marks import TurnMarks, turn_marks
-    from engine.vocabulary import Author
     from engine.script.elements import MAX_BYTES as MAX_SCRIPT_BYTES
     from engine.script.reading import TYPES as SCRIPT_TYPES
     from engine.spend.ledger import ledger_accounts, move_ledger
     from engine.takes.folders import TakeInfo
     from engine.takes.reading import parent_take, secrets_lines, tree_lines_of
+    from engine.vocabulary import Author
 
 # Where each name of the face lives, "module" or "module:attribute". A name is imported on its
 # first use (PEP 562), so a command that only reads a scene folder pays for what it touches,

@@ -31,8 +31,6 @@ from bot.render import player
 from bot.thread.scene import SceneThread
 from engine import Actor
 
-NONE = discord.AllowedMentions.none()
-
 
 # ---------------------------------------------------------------------- the bodies
 async def add_captain(
@@ -101,9 +99,7 @@ async def show_backstage(
 # ---------------------------------------------------------------------- the commands
 class CaptainGroup(DirectorsGroup, name="captain", description=words("cmd.captain.description")):
     @app_commands.command(name="add", description=words("cmd.captain_add.description"))
-    @app_commands.describe(
-        actor=words("cmd.captain_add.actor"), user=words("cmd.captain_add.user")
-    )
+    @app_commands.describe(actor=words("cmd.captain_add.actor"), user=words("cmd.captain_add.user"))
     async def add(
         self, interaction: discord.Interaction, actor: ActorArg, user: discord.User
     ) -> None:

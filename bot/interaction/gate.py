@@ -151,11 +151,11 @@ async def private_actors(interaction: discord.Interaction, scene_thread: SceneTh
 
 def only_of(private: Private) -> frozenset[str] | None:
     """`private_actors` as the engine's `only` (None: every character)."""
-    return None if private is ALL else private  # type: ignore[return-value]
+    return None if isinstance(private, Everyone) else private
 
 
 def may_read(private: Private, actor: str) -> bool:
-    return private is ALL or actor in private  # type: ignore[operator]
+    return isinstance(private, Everyone) or actor in private
 
 
 async def is_room(interaction: discord.Interaction) -> bool:

@@ -71,9 +71,7 @@ def empty_notes(cast: Iterable[str], language: str = "zh") -> str:
     return "\n".join(parts)
 
 
-def add_note(
-    text: str, note: str, actor: str | None, language: str = "zh", mark: str = ""
-) -> str:
+def add_note(text: str, note: str, actor: str | None, language: str = "zh", mark: str = "") -> str:
     """Return the file's text with `note` appended as a bullet under the right section, ended
     by `mark` (its author's comment, engine.folder.attribution.note_mark) when given."""
     bullet = "- " + note.strip().replace("\n", "\n  ") + (f" {mark}" if mark else "")

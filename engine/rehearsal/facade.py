@@ -27,8 +27,8 @@ from engine.rehearsal.harvest import Harvest
 from engine.rehearsal.note_commands import Notes
 from engine.rehearsal.orders import Cue, Order
 from engine.rehearsal.results import Status, status_of
-from engine.rehearsal.run_loop import RunLoop, RunResult
 from engine.rehearsal.room_commands import Room
+from engine.rehearsal.run_loop import RunLoop, RunResult
 from engine.rehearsal.run_slot import RunSlot
 from engine.rehearsal.scene_access import SceneAccess
 from engine.rehearsal.soul_commands import Souls
@@ -133,7 +133,9 @@ class Rehearsal:
         """Back to RUN mode from where the scene stopped."""
         return await self.run_loop.resume(turns)
 
-    async def cue(self, actor: Actor, direction: str = "", *, by: Author | None = None) -> RunResult:
+    async def cue(
+        self, actor: Actor, direction: str = "", *, by: Author | None = None
+    ) -> RunResult:
         """CUE mode: one turn by `actor`; `direction` is private to them for this turn; `by`:
         who cued (directions.md keeps it)."""
         return await (await self.run_loop.start_run(Cue(actor, direction, by)))

@@ -293,9 +293,7 @@ class Harvest:
         text = await asyncio.to_thread(build_report, data)
         return text + await report_sections(self.scene.root, view.number, view.saved, only)
 
-    async def report(
-        self, take: TakeRef = "current", *, only: frozenset[str] | None = None
-    ) -> str:
+    async def report(self, take: TakeRef = "current", *, only: frozenset[str] | None = None) -> str:
         """The take report (markdown); a saved take's whole report is also written to its
         report.md. `only`: the actors whose secrets a captain may read (None: everyone's)."""
         view = await self._view(take)

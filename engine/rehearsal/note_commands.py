@@ -37,9 +37,7 @@ class Notes:
     def __init__(self, scene: SceneAccess, config: Config) -> None:
         self.scene, self.config = scene, config
 
-    async def note(
-        self, text: str, actor: Actor | None = None, *, by: Author | None = None
-    ) -> int:
+    async def note(self, text: str, actor: Actor | None = None, *, by: Author | None = None) -> int:
         """Whisper to everyone (actor None) or to one actor; used from the next turn, and
         attributed to `by` (None: the scene's director, unnamed). Returns how many of that
         section's oldest notes no longer fit in a prompt (the frontend warns: they stay in

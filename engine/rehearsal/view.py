@@ -49,9 +49,7 @@ class SceneView:
     spectators_read: bool = False  # context.md `spectators_read:`: anyone in the thread may /read
     # actor -> the writers who captain them (.circus/captains.json); `captains_cue:` in
     # context.md lets them cue their own character
-    captains: Mapping[str, tuple[str, ...]] = field(
-        default_factory=lambda: MappingProxyType({})
-    )
+    captains: Mapping[str, tuple[str, ...]] = field(default_factory=lambda: MappingProxyType({}))
     captains_cue: bool = False
 
 

@@ -177,9 +177,7 @@ async def test_four_writers_a_captain_reads_their_character_alone(tmp_path, scri
             assert f"{MIND[actor]}-" in shown
             seen[user].append(shown)
             other = next(a for a in MIND if a != actor)
-            theirs = await r.fake.message_command(
-                "💭 Thought", int(posts[other]["id"]), user=user
-            )
+            theirs = await r.fake.message_command("💭 Thought", int(posts[other]["id"]), user=user)
             await theirs.response(timeout=60)
             refused = await r.answer(theirs)
             assert MIND[other] not in refused
@@ -264,4 +262,3 @@ async def test_a_display_name_cannot_break_out_of_its_attribution(tmp_path, scri
         await finished(r, thread)
         prompt = next(c.prompt for c in scripted.calls if c.shape.speaker == "林小姐")
         assert "NOTE-X" in prompt and "LEAK" not in prompt and "<!--" not in prompt
-

@@ -43,8 +43,15 @@ LAST_BEFORE = [
     ([note(1, 2, None), note(1, 3, "A", "captain")], 1, 5, "A", "captain", "the later one"),
     ([note(1, 3, "A", "captain"), note(1, 3, None)], 1, 5, "A", "director", "file order ties"),
     (
-        [note(1, 3, "A", "captain", "2025-01-01T00:00:02Z"), note(1, 3, None, at="2025-01-01T00:00:01Z")],
-        1, 5, "A", "captain", "same turn: the later time",
+        [
+            note(1, 3, "A", "captain", "2025-01-01T00:00:02Z"),
+            note(1, 3, None, at="2025-01-01T00:00:01Z"),
+        ],
+        1,
+        5,
+        "A",
+        "captain",
+        "same turn: the later time",
     ),
     ([note(1, 4, "A", "captain"), cue(1, 5, "A")], 1, 5, "A", "director", "the cue for the turn"),
     ([cue(1, 4, "A", "captain"), note(1, 4, None)], 1, 5, "A", "director", "a note after a cue"),
@@ -114,7 +121,9 @@ def test_who_a_note_is_from_and_how_far_a_captain_reaches(
     captains, writer, target, director, cue, lets, out
 ):
     try:
-        got = author_of(captains, writer, "N", target, director=director, cue=cue, captains_cue=lets)
+        got = author_of(
+            captains, writer, "N", target, director=director, cue=cue, captains_cue=lets
+        )
     except CircusError as exc:
         assert exc.message_key == out
     else:
