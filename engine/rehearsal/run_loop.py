@@ -383,7 +383,7 @@ class RunLoop:
         entry = say("directions.entry", state.language, take=take, turn=number, actor=actor)
         mark = cue_mark(self._cue_by, take, number, actor, utcnow())
         body = f"\n{direction}\n" if direction else ""
-        await store.append_line(DIRECTIONS, f"{head}\n{entry}\n{mark}\n{body}")
+        await store.append_line(DIRECTIONS, f"{head}\n{entry}\n{body}{mark}\n")
 
     async def _wait_for_player(
         self, take: int, number: int, actor: str, player: str
