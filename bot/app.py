@@ -24,7 +24,7 @@ import yarl
 from discord import app_commands
 
 from bot.binding import Binding, binding_or_none, write_binding
-from bot.commands import cast, continuity, directing, harvest, scenes, scripts, stagecraft
+from bot.commands import cast, continuity, directing, harvest, room, scenes, scripts, stagecraft
 from bot.i18n import CommandTranslator
 from bot.interaction.edge import on_tree_error
 from bot.panel import menus
@@ -283,6 +283,7 @@ COMMAND_MODULES: tuple[Callable[[app_commands.CommandTree], None], ...] = (
     cast.setup,
     continuity.setup,  # /scene next, /secrets, the tree in /take list
     scripts.setup,  # /scene import
+    room.setup,  # /captain, /backstage
     menus.setup,  # ⭐ Pick line, 🎬 Cue this actor, 💭 Thought, 📌 Note on this line (menus)
 )
 

@@ -322,3 +322,11 @@ def scrub(text: str, scenes_dir: Path) -> str:
         text = re.sub(prefix + r"[^/\n]+/", "", text)
         text = re.sub(prefix, "", text)
     return text
+
+
+def player(who: str) -> str:
+    """`discord:<id>` (a player, a captain) as a mention (replies never ping), a console
+    name as is."""
+    if who.startswith("discord:") and whole_number(who[8:], 20) is not None:
+        return f"<@{who[8:]}>"
+    return who

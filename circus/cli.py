@@ -163,7 +163,14 @@ COMMANDS: tuple[Command, ...] = (
     ), "commands.cmd_cue"),
     Command("note", "cli.help.note", (
         SCENE, arg("--to", metavar="ACTOR", help="cli.arg.note.to"), TEXT,
+        arg("--by", metavar="NAME", help="cli.arg.note.by"),
     ), "commands.cmd_note"),
+    Command("captain", "cli.help.captain", (
+        SCENE,
+        arg("action", choices=["add", "remove", "list"], metavar="add|remove|list"),
+        arg("actor", nargs="?", metavar="ACTOR", help="cli.arg.captain.actor"),
+        arg("name", nargs="?", metavar="NAME", help="cli.arg.captain.name"),
+    ), "commands.cmd_captain"),
     Command("resume", "cli.help.resume", (SCENE, TURNS, BACKSTAGE), "commands.cmd_resume"),
     Command("take", "cli.help.take", (
         SCENE,

@@ -70,12 +70,37 @@ async def cmd_cue(args: argparse.Namespace) -> int:
 async def cmd_note(args: argparse.Namespace) -> int:
     rehearsal = await open_scene(args.scene, args.config)
     actor = await rehearsal.resolve_actor(args.to) if args.to else None
-    dropped = await rehearsal.notes.note(" ".join(args.text), actor)
+    # --by NAME: a captain of the actor is named as such; a captain of another is refused.
+    by = await rehearsal.room.author(args.by, actor) if args.by else None
+    dropped = await rehearsal.notes.note(" ".join(args.text), actor, by=by)
     print(t("cli.noted_for_actor", actor=actor) if actor else t("cli.noted_for_all"))
     if dropped:
         from engine import dropped_warning
 
         print_error(dropped_warning(str(actor or ""), dropped, LANGUAGE))  # as every error here
+    return EXIT_OK
+
+
+async def cmd_captain(args: argparse.Namespace) -> int:
+    """`circus captain SCENE add|remove ACTOR NAME`, `circus captain SCENE list`."""
+    rehearsal = await open_scene(args.scene, args.config)
+    if args.action == "list":
+        captains = await rehearsal.room.captains()
+        for actor, writers in captains.items():
+            print(t("cli.captain.line", actor=actor, names=", ".join(writers)))
+        if not captains:
+            print(t("cli.captain.none"))
+        return EXIT_OK
+    if not args.actor or not args.name:
+        raise UsageError(t("cli.captain.usage"))
+    cast_member = await rehearsal.resolve_actor(args.actor)
+    if args.action == "add":
+        name = await rehearsal.room.add(cast_member, args.name)
+        print(t("cli.captain.added", name=args.name, actor=name))
+    elif await rehearsal.room.remove(cast_member, args.name):
+        print(t("cli.captain.removed", name=args.name, actor=cast_member.name))
+    else:
+        print(t("cli.captain.not", name=args.name, actor=cast_member.name))
     return EXIT_OK
 
 

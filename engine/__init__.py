@@ -8,7 +8,9 @@ other way in):
   small frozen order — `start_run(Run(turns, start))`, `Cue(actor, direction)`, `Resume(turns)`,
   `Replay(turns)` — or with `run`/`cue`/`resume`, which wait for it; `cut` stops it. The rest is
   on its command groups (`takes.save()`, `cast.add()`, `souls.set()`, `stage`, `notes`,
-  `line_notes` (the room's notes on lines: `add`, and `list` → `NotedLine`s), `spend`, `harvest`; `read.read(ReadOrder(…))`, a table read of a take, → `ReadResult`).
+  `line_notes` (the room's notes on lines: `add`, and `list` → `NotedLine`s),
+  `room` (who captains whom; `author_of` and `captained_by` decide a captain's reach, an
+  `Author` names who wrote a note or cue), `spend`, `harvest`; `read.read(ReadOrder(…))`, a table read of a take, → `ReadResult`).
   `models` is the model door (`LiteLLMModels` by default; tests pass a
   scripted one), `config` the operator's `Config`, read once from the environment. An `Actor`
   is a cast member already resolved (`rehearsal.resolve_actor`). `new_scene` and the
@@ -127,6 +129,7 @@ if _TYPE_CHECKING:  # what the names are, for the type checker; at run time they
     from engine.rehearsal.orders import Cue, Order, Replay, Resume, Run
     from engine.rehearsal.read_commands import ReadOrder, ReadResult
     from engine.rehearsal.results import ReplayResult, Status
+    from engine.rehearsal.room_commands import author_of, captained_by
     from engine.rehearsal.stage_commands import CONSOLE
     from engine.rehearsal.view import Actor, LastTurn, SceneView, load_view
     from engine.reply.marks import TurnMarks, turn_marks
@@ -135,12 +138,14 @@ if _TYPE_CHECKING:  # what the names are, for the type checker; at run time they
     from engine.spend.ledger import ledger_accounts, move_ledger
     from engine.takes.folders import TakeInfo
     from engine.takes.reading import parent_take, secrets_lines, tree_lines_of
+    from engine.vocabulary import Author
 
 # Where each name of the face lives, "module" or "module:attribute". A name is imported on its
 # first use (PEP 562), so a command that only reads a scene folder pays for what it touches,
 # not for the whole engine (tests/house/test_seams.py checks that every name is found).
 _HOME: dict[str, str] = {
     "Actor": "engine.rehearsal.view",
+    "Author": "engine.vocabulary",
     "AmbiguousActor": "engine.errors",
     "BadName": "engine.errors",
     "BadSceneFile": "engine.errors",
@@ -204,6 +209,8 @@ _HOME: dict[str, str] = {
     "UnknownActor": "engine.errors",
     "WaitingForPlayer": "engine.events",
     "check_model": "engine.probe.check",
+    "author_of": "engine.rehearsal.room_commands",
+    "captained_by": "engine.rehearsal.room_commands",
     "check_name": "engine.folder.names",
     "discord_trace": "engine.door.metrics",
     "dropped_warning": "engine.folder.whispers",
@@ -248,6 +255,7 @@ _HOME: dict[str, str] = {
 __all__ = [
     "Actor",
     "AmbiguousActor",
+    "Author",
     "BadName",
     "BadSceneFile",
     "BadScript",
@@ -309,6 +317,8 @@ __all__ = [
     "TurnStarted",
     "UnknownActor",
     "WaitingForPlayer",
+    "author_of",
+    "captained_by",
     "check_model",
     "check_name",
     "discord_trace",

@@ -328,3 +328,9 @@ class UnknownVoice(CircusError):
     def __init__(self, voice: str, engine: str) -> None:
         self.voice, self.engine = voice, engine
         super().__init__("error.voice.unknown", voice=voice[:64], engine=engine)
+
+
+class NotYourCharacter(CircusError):
+    """A captain reached past their own character: another actor (error.captain.not_yours),
+    everyone (error.captain.everyone), or a cue the scene keeps for its directors
+    (error.captain.no_cue)."""

@@ -1,11 +1,13 @@
 """The engine's closed sets of words: every string value that crosses a module boundary and may
 only be one of a few, named once here as a `Literal` so the type checker refuses any other.
 
-Pure names, no behaviour; the top of the engine, importable from every wing.
+Pure names (and `Author`, the one small value naming who wrote a note), no behaviour; the top
+of the engine, importable from every wing.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Literal
 
 # How a run began (RunStarted.mode): the director's verb.
@@ -57,3 +59,16 @@ FailureKind = Literal[
 # How a model call leaves the door (engine.door.llm): an in-process provider called directly, the
 # OpenAI-compatible wire spoken by the door itself, or litellm.
 Transport = Literal["in_process", "wire", "litellm"]
+# Who wrote a note or a cue (engine.folder.attribution): a scene's director, or a captain — a
+# writer assigned to one character (.circus/captains.json).
+AuthorRole = Literal["director", "captain"]
+
+
+@dataclass(frozen=True)
+class Author:
+    """Who wrote a whisper or a cue: `name` as people read it (a display name: untrusted, cleaned
+    where it is written), `writer` as the scene knows them (`discord:<id>`, a console name)."""
+
+    name: str
+    writer: str
+    role: AuthorRole = "director"

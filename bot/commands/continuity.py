@@ -1,6 +1,7 @@
 """`/scene next`, `/secrets` and `/take list` with the takes tree, in a scene thread.
 
-Invariants: each is for the scene's directors (`directors_only`, before anything runs) and
+Invariants: each is for the scene's directors (`directed`, before anything runs; /secrets also
+for its captains, who see their own characters' secrets alone: `room_only`, `private_actors`) and
 answers privately; `/scene next` makes the new folder through the engine (start_next: nothing
 written on a refusal), opens its thread with the old scene's directors as its directors, and
 shows each carried section only to the director who asked, with a button per actor that opens
@@ -21,7 +22,15 @@ from bot.commands.scenes import open_thread
 from bot.i18n import t, words
 from bot.interaction.edge import report
 from bot.interaction.files import MODAL_LIMIT
-from bot.interaction.gate import directed, directors_only, may_direct, refuse, scene_of
+from bot.interaction.gate import (
+    directed,
+    may_direct,
+    only_of,
+    private_actors,
+    refuse,
+    room_only,
+    scene_of,
+)
 from bot.interaction.host import host_of
 from bot.interaction.replies import defer, reply
 from bot.render import LIMIT, split_message
@@ -111,14 +120,15 @@ async def carried_of(scene_thread: SceneThread, actor: str) -> str:
 
 
 @app_commands.command(name="secrets", description=words("cmd.secrets.description"))
-@directors_only
+@room_only
 @app_commands.describe(take=words("cmd.secrets.take"))
 async def secrets(
     interaction: discord.Interaction, take: app_commands.Range[int, 1] | None = None
 ) -> None:
     scene_thread = scene_of(interaction)
+    only = only_of(await private_actors(interaction, scene_thread))  # a captain: their own
     await defer(interaction)
-    lines = await secrets_lines(scene_thread.rehearsal.root, take)
+    lines = await secrets_lines(scene_thread.rehearsal.root, take, only)
     for chunk in _chunks("\n".join(lines)):
         await reply(interaction, chunk)
 

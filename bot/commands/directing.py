@@ -22,7 +22,14 @@ from bot.i18n import t, words
 from bot.interaction.edge import describe
 from bot.interaction.files import INLINE_LIMIT, MODAL_LIMIT, soul_file, uploaded_text
 from bot.interaction.forms import DirectorsForm
-from bot.interaction.gate import DirectorsGroup, directors_only, may_direct, scene_of
+from bot.interaction.gate import (
+    DirectorsGroup,
+    author,
+    directors_only,
+    may_direct,
+    room_only,
+    scene_of,
+)
 from bot.interaction.options import ActorArg
 from bot.interaction.replies import MESSAGE_LIMIT, defer, reply
 from bot.render import render_status, render_takes, render_warnings
@@ -66,9 +73,11 @@ async def start_run(
 async def cue_actor(
     interaction: discord.Interaction, scene_thread: SceneThread, actor: Actor, direction: str | None
 ) -> None:
-    """/cue: one actor takes the next turn (with a private direction for it, if given)."""
+    """/cue: one actor takes the next turn (with a private direction for it, if given). A
+    captain may cue only their own character, and only where the scene lets captains cue."""
+    by = await author(interaction, scene_thread, actor.name, cue=True)
     await defer(interaction)
-    await scene_thread.rehearsal.start_run(Cue(actor, direction or ""))
+    await scene_thread.rehearsal.start_run(Cue(actor, direction or "", by))
     scene_thread.run_interaction = interaction
     text = t("cue_started", scene_thread.lang, actor=actor.name)
     if direction:
@@ -97,9 +106,11 @@ async def resume_run(
 async def whisper(
     interaction: discord.Interaction, scene_thread: SceneThread, text: str, actor: Actor | None
 ) -> None:
-    """/note: whisper to every actor, or to one."""
+    """/note: whisper to every actor, or to one (a captain: to their own character alone),
+    attributed to its writer in director_notes.md."""
+    by = await author(interaction, scene_thread, actor.name if actor else None)
     await defer(interaction)
-    dropped = await scene_thread.rehearsal.notes.note(text, actor)
+    dropped = await scene_thread.rehearsal.notes.note(text, actor, by=by)
     key = "note_actor" if actor else "note_all"
     said = t(key, scene_thread.lang, actor=actor.name if actor else None)
     if dropped:
@@ -259,7 +270,7 @@ async def run(
 
 
 @app_commands.command(name="cue", description=words("cmd.cue.description"))
-@directors_only
+@room_only
 @app_commands.describe(actor=words("cmd.cue.actor"), direction=words("cmd.cue.direction"))
 async def cue(
     interaction: discord.Interaction, actor: ActorArg, direction: str | None = None
@@ -281,7 +292,7 @@ async def resume(interaction: discord.Interaction, turns: Turns = DEFAULT_TURNS)
 
 
 @app_commands.command(name="note", description=words("cmd.note.description"))
-@directors_only
+@room_only
 @app_commands.describe(text=words("cmd.note.text"), actor=words("cmd.note.actor"))
 async def note(interaction: discord.Interaction, text: str, actor: ActorArg | None = None) -> None:
     await whisper(interaction, scene_of(interaction), text, actor)

@@ -1,9 +1,12 @@
 """Panning for gold in a scene thread: /picks, /notes, /take compare, /export, /report and /read.
 
 Invariants: every answer is private. What only directors may see stays behind the director
-check (bot.interaction.gate.directors_only): an export with the actors' thoughts and a take's report (it
-counts the stage manager's choices and the models' costs); the line bin, the room's notes on lines, a comparison of takes
-and a frontstage export hold only what the thread already showed or the room wrote, so anyone in the thread may ask for them. Exports are written
+check (bot.interaction.gate.directors_only_if): an export with the actors' thoughts (a captain
+is refused it too: it holds every character's); a take's report (it counts the stage manager's
+choices and the models' costs) is for directors and captains (`room_only`), a captain's with
+their own characters' secrets alone (`private_actors`); the line bin, the room's notes on lines, a
+comparison of takes and a frontstage export hold only what the thread already showed or the
+room wrote, so anyone in the thread may ask for them. Exports are written
 into a private temporary folder and attached; nothing is left behind in the scene folder.
 (⭐ votes are bot.thread.votes; the report's embed and its DM to directors are bot.thread.reports.)
 /read is the one harvest that is posted in the thread for the room to hear: its progress line
@@ -28,9 +31,11 @@ from bot.errors import BotProblem, ReplaceNeedsInto
 from bot.i18n import t, words
 from bot.interaction.files import INLINE_LIMIT, checked_script, text_file
 from bot.interaction.gate import (
-    directors_only,
     directors_only_if,
+    only_of,
+    private_actors,
     readers_only,
+    room_only,
     scene_of,
     scene_thread_or_none,
 )
@@ -249,11 +254,15 @@ async def splice_take(
 async def report_take(
     interaction: discord.Interaction, scene_thread: SceneThread, take: str
 ) -> None:
-    """/report: the take's report embed, with report.md attached (directors only)."""
+    """/report: the take's report embed, with report.md attached (directors; a captain gets
+    it with their own characters' secrets alone)."""
     ref = take_of(take)
+    only = only_of(await private_actors(interaction, scene_thread))
     await defer(interaction)
     number = await take_number(scene_thread, ref)
-    embed, enclosed = await report_message(scene_thread.rehearsal, scene_thread.lang, ref, number)
+    embed, enclosed = await report_message(
+        scene_thread.rehearsal, scene_thread.lang, ref, number, only
+    )
     await reply(
         interaction,
         t("report_done", scene_thread.lang, take=number),
@@ -407,7 +416,7 @@ async def export(
 
 
 @app_commands.command(name="report", description=words("cmd.report.description"))
-@directors_only
+@room_only
 @app_commands.autocomplete(take=take_choices)
 @app_commands.describe(take=words("cmd.report.take"))
 async def report(interaction: discord.Interaction, take: str = "current") -> None:

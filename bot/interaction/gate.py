@@ -1,13 +1,18 @@
 """Who may act in a scene thread: the scene lookup, the director test and the checks built on it.
 
 Invariant: `directors_only` (an app_commands check), `DirectorsGroup` (a group's
-`interaction_check`) and `directors_only_if` are the only gates for director commands: they run
-before any option is resolved or the engine is touched, and refuse with NotDirector (naming the
-directors) or NotInScene, which the tree's error handler (bot.interaction.edge) answers privately.
+`interaction_check`) and `directors_only_if` are the only gates for director commands, and
+`room_only` for the few a captain may use too: they run before any option is resolved or the
+engine is touched, and refuse with NotDirector (naming the directors) or NotInScene, which the
+tree's error handler (bot.interaction.edge) answers privately. `private_actors` is the one rule
+for private text — a director reads every character's, a captain their own characters', anyone
+else none — and every private path (DMs, /backstage, /report, /secrets, the 💭 menu, exports)
+asks it; `author` decides whom a note or cue may reach and who it is from.
 """
 
 from __future__ import annotations
 
+import enum
 from collections.abc import Callable
 from typing import TypeVar
 
@@ -19,6 +24,7 @@ from bot.errors import BotProblem, NotDirector, NotInScene
 from bot.i18n import lang_of, t
 from bot.interaction.host import host_of
 from bot.thread.scene import SceneThread
+from engine import Author, author_of, captained_by
 
 T = TypeVar("T")
 
@@ -104,11 +110,11 @@ def directors_only_if(option: str, refusal: str = "not_director") -> Callable[[T
 async def may_note_lines(interaction: discord.Interaction, scene_thread: SceneThread) -> bool:
     """Who may leave a note on a line of this scene (📌 Note on this line): anyone who may see
     its thread, unless the scene's context.md says `line_notes: crew`; then only its crew —
-    its directors (`may_direct`) and, once the scene has them, its captains, whose test joins
-    this one function (every way to note a line asks here)."""
+    its directors and its captains (`private_actors`: anyone who reads some character's
+    private text). Every way to note a line asks here."""
     if (await scene_thread.rehearsal.view()).line_notes != "crew":
         return True
-    return may_direct(interaction, scene_thread)
+    return bool(await private_actors(interaction, scene_thread))
 
 
 def crew_refusal(interaction: discord.Interaction, scene_thread: SceneThread) -> BotProblem:
@@ -133,3 +139,72 @@ async def is_reader(interaction: discord.Interaction) -> bool:
 
 readers_only = app_commands.check(is_reader)
 """/read and its panel button: directors, or anyone when the scene allows it."""
+
+
+# ---------------------------------------------------------------------- captains
+class Everyone(enum.Enum):
+    """Every character's private text (a director's reach)."""
+
+    ALL = "all"
+
+
+ALL = Everyone.ALL
+Private = Everyone | frozenset[str]  # whose private text a member may read
+
+
+def writer_of(user_id: int) -> str:
+    """A Discord member as the scene's captains.json names them."""
+    return f"discord:{user_id}"
+
+
+async def private_actors(interaction: discord.Interaction, scene_thread: SceneThread) -> Private:
+    """Whose private text (thoughts, souls, whispers, secrets) this member may read: a director
+    every character's (ALL); a captain their own characters'; anyone else nobody's. Read
+    afresh each time: a captain added or removed counts at once."""
+    if may_direct(interaction, scene_thread):
+        return ALL
+    captains = (await scene_thread.rehearsal.view()).captains
+    return captained_by(captains, writer_of(interaction.user.id))
+
+
+def only_of(private: Private) -> frozenset[str] | None:
+    """`private_actors` as the engine's `only` (None: every character)."""
+    return None if isinstance(private, Everyone) else private
+
+
+def may_read(private: Private, actor: str) -> bool:
+    return isinstance(private, Everyone) or actor in private
+
+
+async def is_room(interaction: discord.Interaction) -> bool:
+    """A check: True for a director or a captain of this thread's scene (what they may reach is
+    the command's to decide, through `private_actors` or `author`); refused otherwise."""
+    scene_thread = scene_of(interaction)
+    if not await private_actors(interaction, scene_thread):
+        raise refuse(interaction, scene_thread)
+    host_of(interaction).backstage.remember(interaction)
+    return True
+
+
+room_only = app_commands.check(is_room)
+"""A command the scene's directors and captains may use (/note, /cue, /report, /secrets, …)."""
+
+
+async def author(
+    interaction: discord.Interaction,
+    scene_thread: SceneThread,
+    target: str | None,
+    *,
+    cue: bool = False,
+) -> Author:
+    """Who a note (or cue) to `target` (None: everyone) is from; NotYourCharacter when a
+    captain reaches past their character, NotDirector for anyone who is neither."""
+    director = may_direct(interaction, scene_thread)
+    view = await scene_thread.rehearsal.view()
+    writer = writer_of(interaction.user.id)
+    if not director and not captained_by(view.captains, writer):
+        raise refuse(interaction, scene_thread)
+    return author_of(
+        view.captains, writer, interaction.user.display_name, target, director=director,
+        cue=cue, captains_cue=view.captains_cue,
+    )  # fmt: skip

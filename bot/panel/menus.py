@@ -3,9 +3,10 @@
 
 Invariants: a menu works only on a message the scene remembered as one of its actors' lines
 (bot.thread.votes: message → take and turn); on anything else it answers privately what it works on.
-"💭 Thought" and "🎬 Cue this actor" are for the scene's directors (the `directors_only` check
-of the slash commands, before anything is read); a thought is only ever answered privately, to
-a director. "⭐ Pick line" is one vote per member, the same as a ⭐ reaction. "📌 Note on this
+"🎬 Cue this actor" takes /cue's own gate; "💭 Thought" is for the scene's directors and
+captains (`room_only`, before anything is read), and shows a line's thought only to whoever
+`private_actors` lets read that character's — privately. "⭐ Pick line" is one vote per member,
+the same as a ⭐ reaction. "📌 Note on this
 line" opens a form for anyone `may_note_lines` lets in (asked again on submit); the note is
 stored with the member's name and id in the scene's line-notes.md, which no prompt reads.
 """
@@ -19,9 +20,12 @@ from bot.errors import BotProblem
 from bot.i18n import t, words
 from bot.interaction.gate import (
     crew_refusal,
-    directors_only,
     may_direct,
     may_note_lines,
+    may_read,
+    private_actors,
+    refuse,
+    room_only,
     scene_of,
 )
 from bot.interaction.replies import defer, reply
@@ -64,8 +68,11 @@ async def cue_actor(interaction: discord.Interaction, message: discord.Message) 
 
 async def thought(interaction: discord.Interaction, message: discord.Message) -> None:
     scene_thread = scene_of(interaction)
+    private = await private_actors(interaction, scene_thread)
     await defer(interaction)
     take, turn, actor, text = await line_of(scene_thread, message)
+    if not may_read(private, actor):  # a captain, on another character's line
+        raise refuse(interaction, scene_thread)
     values = dict(take=take, turn=turn, actor=actor, thought=text)
     await reply(
         interaction,
@@ -120,5 +127,5 @@ def setup(tree: app_commands.CommandTree) -> None:
     tree.add_command(app_commands.ContextMenu(name=words("cmd.menu.pick"), callback=pick_line))
     tree.add_command(app_commands.ContextMenu(name=words("cmd.menu.cue"), callback=cue_actor))
     menu = app_commands.ContextMenu(name=words("cmd.menu.thought"), callback=thought)
-    tree.add_command(directors_only(menu))
+    tree.add_command(room_only(menu))
     tree.add_command(app_commands.ContextMenu(name=words("cmd.menu.note_line"), callback=note_line))

@@ -82,17 +82,22 @@ class Panel:
                 mode="running",
                 on_stage=tuple(view.on_stage),
                 players=tuple((a, p) for a, p in view.players.items() if a in view.cast),
+                captains=tuple(view.captains.items()),
                 budgets=await rehearsal.spend.budgets(),
                 held_by=None,
             )
             last = view.last_turn.actor if view.last_turn else ""
-            return Snapshot(self.scene_thread.lang, status, self.progress, last)
+            return Snapshot(self.scene_thread.lang, status, self.progress, last, self._directors)
         status = self._full = await rehearsal.status()
         last = ""
         if not self.progress.last_speaker:
             view = await rehearsal.view()
             last = view.last_turn.actor if view.last_turn else ""
-        return Snapshot(self.scene_thread.lang, status, self.progress, last)
+        return Snapshot(self.scene_thread.lang, status, self.progress, last, self._directors)
+
+    @property
+    def _directors(self) -> tuple[int, ...]:
+        return tuple(self.scene_thread.binding.directors)
 
     async def _content(self) -> tuple[str, discord.ui.View]:
         snap = await self.snapshot()

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from bot.i18n import t
+from bot.render import player
 from engine import (
     BadName,
     Cut,
@@ -131,6 +132,7 @@ class Snapshot:
     status: Status
     progress: Progress = field(default_factory=Progress)
     last_speaker: str = ""  # from the scene on disk, when this run has not spoken yet
+    directors: tuple[int, ...] = ()  # who directs the scene (its thread binding)
 
     @property
     def running(self) -> bool:
@@ -138,7 +140,8 @@ class Snapshot:
 
 
 def panel_text(snap: Snapshot) -> str:
-    """The panel's lines: state, take and turn, on stage, last speaker, players, spend."""
+    """The panel's lines: state, take and turn, on stage, last speaker, players, who directs
+    and who captains whom, spend (mentions: the panel never pings)."""
     s, lang = snap.status, snap.lang
     lines = [t("panel.title", lang, scene=s.scene, take=s.take, turns=s.turns)]
     if s.running and s.held_by:
@@ -158,17 +161,27 @@ def panel_text(snap: Snapshot) -> str:
     if s.players:
         who = ", ".join(t("panel.plays", lang, actor=a, player=player(p)) for a, p in s.players)
         lines.append(who)
+    lines += room_lines(snap)
     spend = spend_line(s, lang)
     if spend:
         lines.append(spend)
     return "\n".join(lines)[:2000]
 
 
-def player(who: str) -> str:
-    """`discord:<id>` as a mention (replies never ping), a console player's name as is."""
-    if who.startswith("discord:") and whole_number(who[8:], 20) is not None:
-        return f"<@{who[8:]}>"
-    return who
+def room_lines(snap: Snapshot) -> list[str]:
+    """Who is directing, and who captains whom (nothing for a scene without captains or
+    directors known)."""
+    lang, out = snap.lang, []
+    if snap.directors:
+        names = ", ".join(f"<@{d}>" for d in snap.directors)
+        out.append(t("panel.directing", lang, names=names))
+    if snap.status.captains:
+        each = (
+            t("panel.captains", lang, actor=a, names=", ".join(player(w) for w in writers))
+            for a, writers in snap.status.captains
+        )
+        out.append(" · ".join(each))
+    return out
 
 
 def spend_line(status: Status, lang: str) -> str:

@@ -1,7 +1,8 @@
 """A take's report in Discord: a short embed with the numbers, and report.md attached.
 
-Invariant: a report reaches only a scene's directors — as the private answer to `/report`
-(a director command, bot.commands.harvest) or by DM through Backstage when a take is saved (bot.thread.scene) — because it
+Invariant: a report reaches only a scene's directors and captains — a captain's shows only
+their own characters' secrets (bot.interaction.gate.private_actors) — as the private answer to
+`/report` (bot.commands.harvest) or by DM through Backstage when a take is saved (bot.thread.scene) — because it
 counts the stage manager's choices and each model's cost per actor and call, which spectators
 never see (the thread's panel shows only the day's total spend). The embed is read from the engine's markdown (`report_numbers`, pure); the file is that markdown.
 """
@@ -98,10 +99,15 @@ def report_embed(markdown: str, scene: str, take: int, picks: int, lang: str) ->
 
 
 async def report_message(
-    rehearsal: Rehearsal, lang: str, take: int | str, number: int
+    rehearsal: Rehearsal,
+    lang: str,
+    take: int | str,
+    number: int,
+    only: frozenset[str] | None = None,
 ) -> tuple[discord.Embed, Enclosure]:
-    """The embed and the report.md file for take `take` (numbered `number`) of a scene."""
-    markdown = await rehearsal.harvest.report(take)
+    """The embed and the report.md file for take `take` (numbered `number`) of a scene;
+    `only`: a captain's characters, whose secrets alone it shows (None: a director's)."""
+    markdown = await rehearsal.harvest.report(take, only=only)
     picks = sum(1 for p in await rehearsal.harvest.picks() if p.take == number)
     embed = report_embed(markdown, rehearsal.name, number, picks, lang)
     return embed, Enclosure(REPORT_FILE, markdown.encode("utf-8"), embed)

@@ -1,6 +1,8 @@
 """A scene as it plays in its Discord thread: the engine's events rendered, in order.
 
-Invariant (the walls): an event's private fields go only to `Backstage` (directors' DMs);
+Invariant (the walls): an event's private fields go only to `Backstage` (DMs): a turn's
+thought to the directors and that actor's captains (read when the turn is rendered, so a
+captain added or removed counts from the next turn), everything else private to the directors;
 the thread receives only `render_turn_message` of a turn's frontstage fields and public status
 lines. Events are handled in the order the engine emitted them, by one queue per scene
 (bot.serial), so a scene's turns reach the webhook queue in order; the engine never waits on
@@ -61,6 +63,7 @@ from engine import (
     redact,
     say,
     watch,
+    whole_number,
 )
 
 log = logging.getLogger("circus.bot")
@@ -147,7 +150,7 @@ class SceneThread:
             if self._run_marked != self._run:  # this run's first turn: mark what came before
                 self._run_marked = self._run
                 self._write_mark(Mark(event.turn - 1))
-            self._post_turn(event)
+            self._post_turn(event, await self.thought_readers(event.actor))
             self.overhead.append(time.perf_counter() - emitted)
         elif isinstance(event, StageManagerDecided):
             self._whisper(
@@ -180,18 +183,31 @@ class SceneThread:
             await self._call_player(event)
         # NoteAdded and any other private event: nothing leaves the bot.
 
-    def _post_turn(self, event: TurnCompleted) -> None:
+    async def thought_readers(self, actor: str) -> tuple[int, ...]:
+        """Who reads `actor`'s thoughts by DM: the directors, and the actor's captains."""
+        readers = list(self.binding.directors)
+        try:
+            writers = (await self.rehearsal.room.captains()).get(actor, ())
+        except CircusError as exc:  # a torn captains.json: the directors still get it
+            log.warning("scene %s: captains unreadable: %s", self.name, exc)
+            writers = ()
+        for writer in writers:
+            user = whole_number(writer.removeprefix("discord:"), 20)
+            if writer.startswith("discord:") and user is not None and user not in readers:
+                readers.append(user)
+        return tuple(readers)
+
+    def _post_turn(self, event: TurnCompleted, readers: tuple[int, ...]) -> None:
         turn = Turn(event.turn, event.actor, event.action, event.dialogue, event.cue)
         for post in self._post_lines(turn, self._messages_of(turn)):
             self.votes.remember(post, event.take, event.turn)
         if event.played and not event.thought:  # a person's line may carry no thought
             return
         marks = turn_marks(event.repaired, event.fallback, event.cut, self.lang)
-        self._whisper(
-            thought_dm(
-                self.name, event.take, event.turn, event.actor, event.thought, self.lang, marks
-            )
+        text = thought_dm(
+            self.name, event.take, event.turn, event.actor, event.thought, self.lang, marks
         )
+        self.backstage.send(readers, self.name, self.lang, text)
 
     def _run_ended(self, event: Cut | RunFinished) -> None:
         """The thread's line when a run stops (and the directors' DM if the bot stopped it)."""

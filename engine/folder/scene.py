@@ -32,6 +32,7 @@ NOTES = "director_notes.md"
 TRANSCRIPT = "transcript.md"
 STAGE_MANAGER_LOG = "stage_manager.log"
 PLAYERS = ".circus/players.json"
+CAPTAINS = ".circus/captains.json"  # actor -> the writers who captain them (engine.rehearsal.room)
 USAGE_LOG = (
     ".circus/usage.jsonl"  # one row per role per landed turn (engine.rehearsal.scene_access)
 )
@@ -92,6 +93,7 @@ class SceneState:
     extra: dict[str, Any] = field(default_factory=dict)
     blocks: list[StageBlock] = field(default_factory=list)
     players: dict[str, str] = field(default_factory=dict)  # actor -> who plays them
+    captains: dict[str, tuple[str, ...]] = field(default_factory=dict)  # actor -> writers
     start: list[str] | None = None  # context.md's on_stage (seeds an empty record only)
 
     @property
@@ -158,6 +160,27 @@ def parse_players(text: str, path: Path, rel: str = PLAYERS) -> dict[str, str]:
     if not all(isinstance(v, str) for v in data.values()):  # type: ignore[union-attr]
         raise BadSceneFile(path, "error.file.state_unreadable", rel=rel)
     return dict(data)  # type: ignore[arg-type]
+
+
+WRITER_MOST_CHARS = 100  # "discord:<id>" or a console name
+CAPTAINS_MOST = 32  # writers per actor
+
+
+def parse_captains(text: str, path: Path, rel: str = CAPTAINS) -> dict[str, tuple[str, ...]]:
+    """Who captains whom (.circus/captains.json): actor -> [writer, ...]. Absent or empty means
+    nobody captains; anything else that is not such an object is refused naming the file
+    (silently "nobody" would end a captain's DMs without a word)."""
+    if not text.strip():
+        return {}
+    data = read_state_json(path, rel, text) or {}
+    out: dict[str, tuple[str, ...]] = {}
+    for actor, writers in data.items():
+        if not isinstance(writers, list) or len(writers) > CAPTAINS_MOST:
+            raise BadSceneFile(path, "error.file.state_unreadable", rel=rel)
+        if not all(isinstance(w, str) and 0 < len(w) <= WRITER_MOST_CHARS for w in writers):
+            raise BadSceneFile(path, "error.file.state_unreadable", rel=rel)
+        out[actor] = tuple(dict.fromkeys(writers))
+    return out
 
 
 class SceneFiles:
@@ -240,6 +263,12 @@ class SceneFiles:
             lambda text: parse_players(text, self.root / PLAYERS),
             limit=MAX_FILE_BYTES,
         )
+        captains = await self._cached(
+            CAPTAINS,
+            self.store.signatures([CAPTAINS])[CAPTAINS],
+            lambda text: parse_captains(text, self.root / CAPTAINS),
+            limit=MAX_FILE_BYTES,
+        )
         thoughts = {
             a: await self._cached(backstage_path(a), sigs[backstage_path(a)], parse_backstage)
             for a in cast
@@ -250,6 +279,7 @@ class SceneFiles:
         return SceneState(
             self.name, settings, context.strip(), souls, turns, thoughts, whispers,
             blocks=blocks, players=players, start=start,
+            captains={a: w for a, w in captains.items() if a in souls and w},
         )  # fmt: skip
 
     async def _load_souls(self, cast: list[str], sigs: dict[str, Any]) -> dict[str, Soul]:

@@ -216,6 +216,7 @@ class ContextSettings(_Settings):
     read_model: ModelName | None = None
     spectators_read: bool | None = None
     line_notes: Literal["everyone", "crew"] | None = None  # who may note a line (Discord)
+    captains_cue: bool | None = None  # a captain may /cue their own character (default: no)
 
 
 _MODEL_HELP = Phrase("error.setting.help.model")
@@ -245,6 +246,7 @@ HELP: dict[str, Phrase] = {
     "read_model": _MODEL_HELP,
     "spectators_read": Phrase("error.setting.help.opening"),
     "line_notes": Phrase("error.setting.help.line_notes"),
+    "captains_cue": Phrase("error.setting.help.opening"),
 }
 
 

@@ -24,7 +24,18 @@ from engine.folder.store import STATE_DIR, decode, unreadable
 # JSON file under .circus/, named after the frontend; never one of the engine's own files.
 _FRONTEND = re.compile(r"[a-z][a-z0-9-]{0,31}")
 _ENGINE_OWN = frozenset(
-    {"pending", "players", "usage", "posts", "run", "spend", "calls", "carried", "takes"}
+    {
+        "pending",
+        "players",
+        "captains",
+        "usage",
+        "posts",
+        "run",
+        "spend",
+        "calls",
+        "carried",
+        "takes",
+    }
 )  # carried, takes: engine/continuity/next_scene.py, engine/takes/tree.py
 _STATE_LIMIT = 256 * 1024  # a few ids and names; more is not a file Circus wrote
 

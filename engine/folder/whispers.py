@@ -2,8 +2,9 @@
 
 A section headed with one of `engine.folder.names.EVERYONE_WORDS` (`## 全體` / `## Everyone`) is read
 by every actor and the stage manager; a section headed with an actor's name is read by that actor
-alone. Unknown headings reach nobody (a typo must never leak a private whisper). Pure functions
-over the file's text.
+alone. Unknown headings reach nobody (a typo must never leak a private whisper). HTML comments
+— a writer's own, and the author of each note (engine.folder.attribution) — reach no prompt.
+Pure functions over the file's text.
 
 Whispers are bounded where they meet a model: one note (or cue direction) is at most
 NOTE_MOST_CHARS, and each section a prompt shows — everyone's, the actor's own — takes at most
@@ -19,6 +20,7 @@ from dataclasses import dataclass, field
 
 from engine.catalog import say
 from engine.door.tokens import conservative
+from engine.folder.attribution import strip_comments
 from engine.folder.names import is_everyone
 from engine.folder.sanitize import ELLIPSIS
 from engine.folder.sections import split
@@ -39,7 +41,9 @@ class Whispers:
 
 
 def parse_notes(text: str, cast: Iterable[str]) -> Whispers:
-    """Split director_notes.md into whispers for everyone and for each cast member."""
+    """Split director_notes.md into whispers for everyone and for each cast member, without
+    its comments (who wrote a note is for the room, not the actors)."""
+    text = strip_comments(text)
     cast_set = set(cast)
     everyone: list[str] = []
     per_actor: dict[str, list[str]] = {}
@@ -67,9 +71,10 @@ def empty_notes(cast: Iterable[str], language: str = "zh") -> str:
     return "\n".join(parts)
 
 
-def add_note(text: str, note: str, actor: str | None, language: str = "zh") -> str:
-    """Return the file's text with `note` appended as a bullet under the right section."""
-    bullet = "- " + note.strip().replace("\n", "\n  ")
+def add_note(text: str, note: str, actor: str | None, language: str = "zh", mark: str = "") -> str:
+    """Return the file's text with `note` appended as a bullet under the right section, ended
+    by `mark` (its author's comment, engine.folder.attribution.note_mark) when given."""
+    bullet = "- " + note.strip().replace("\n", "\n  ") + (f" {mark}" if mark else "")
     lines = text.rstrip("\n").split("\n") if text.strip() else []
     target = next(
         (

@@ -17,6 +17,7 @@ from engine.folder.carried import CARRIED, unedited_warnings
 from engine.folder.checkup import SceneWarning, check_scene
 from engine.folder.names import MAX_CAST, Actor, check_name, name_key
 from engine.folder.scene import (
+    CAPTAINS,
     CONTEXT,
     NOTES,
     PLAYERS,
@@ -37,6 +38,7 @@ from engine.folder.soul import blank_soul, parse_soul
 from engine.folder.stage import configured
 from engine.folder.whispers import rename_section, with_section
 from engine.rehearsal.results import check_origin, given_text
+from engine.rehearsal.room_commands import rename_captains, without_actor
 from engine.rehearsal.run_slot import RunSlot
 from engine.rehearsal.scene_access import SceneAccess
 from engine.rehearsal.soul_commands import draft_path
@@ -144,6 +146,9 @@ class Cast:
                 raise BadRequest("error.cast_last", name=name)
             rest = [a for a in state.cast if a != name]
             files = {CONTEXT: await self._context_with_cast(state, rest)}
+            captains = without_actor(state.captains, name)  # their captains go with them
+            if captains is not None:
+                files[CAPTAINS] = captains
 
             async def apply(files: dict[str, str]) -> None:
                 self.scene.store.remove(f"actors/{name}")
@@ -155,7 +160,7 @@ class Cast:
 
     async def rename(self, actor: Actor, new_name: str) -> Actor:
         """Rename an actor before the first turn of the current take (folder, cast, on_stage,
-        whispers, who plays them); after it, refused: the record already names them."""
+        whispers, who plays and who captains them); after it, refused: the record already names them."""
         store = self.scene.store
 
         async def plan(state: SceneState):
@@ -171,6 +176,9 @@ class Cast:
             if old in state.players:
                 players = {(new if a == old else a): p for a, p in state.players.items()}
                 files[PLAYERS] = json.dumps(players, ensure_ascii=False, indent=2) + "\n"
+            captains = rename_captains(state.captains, old, new)
+            if captains is not None:
+                files[CAPTAINS] = captains
 
             async def apply(files: dict[str, str]) -> Actor:
                 if new == old:

@@ -3,7 +3,7 @@ the parts and hands each what it uses.
 
 Parts: the scene on disk (engine.rehearsal.scene_access), the run's slot (engine.rehearsal.run_slot), its spend
 (engine.rehearsal.spending), the run loop (engine.rehearsal.run_loop) and the command groups — `takes`, `souls`,
-`cast`, `stage`, `notes`, `line_notes`, `spend`, `harvest`. No part inherits from another; what two groups
+`cast`, `stage`, `room` (captains), `notes`, `line_notes`, `spend`, `harvest`. No part inherits from another; what two groups
 share is a function or a part both are handed. The folder is the state: a new Rehearsal on the
 same folder continues exactly where the last one stopped.
 """
@@ -26,8 +26,9 @@ from engine.rehearsal.cast_commands import Cast
 from engine.rehearsal.harvest import Harvest
 from engine.rehearsal.line_note_commands import LineNotes
 from engine.rehearsal.note_commands import Notes
-from engine.rehearsal.orders import Order
+from engine.rehearsal.orders import Cue, Order
 from engine.rehearsal.results import Status, status_of
+from engine.rehearsal.room_commands import Room
 from engine.rehearsal.run_loop import RunLoop, RunResult
 from engine.rehearsal.run_slot import RunSlot
 from engine.rehearsal.scene_access import SceneAccess
@@ -37,6 +38,7 @@ from engine.rehearsal.stage_commands import Stage
 from engine.rehearsal.take_commands import Takes
 from engine.rehearsal.view import SceneView, view_of
 from engine.spend.ledger import Ledger
+from engine.vocabulary import Author
 
 if TYPE_CHECKING:  # the type of `read`, loaded at run time only when it is first used
     from engine.rehearsal.read_commands import Reading
@@ -73,6 +75,7 @@ class Rehearsal:
         self.souls = Souls(self.scene, self.slot, self.models, self.config, self.spend)
         self.cast = Cast(self.scene, self.slot, self.config)
         self.stage = Stage(self.scene, self.slot)
+        self.room = Room(self.scene)
         self.harvest = Harvest(self.scene)
         self.line_notes = LineNotes(self.scene, self.harvest)
         self.takes = Takes(self.scene, self.slot, self.harvest)
@@ -132,9 +135,12 @@ class Rehearsal:
         """Back to RUN mode from where the scene stopped."""
         return await self.run_loop.resume(turns)
 
-    async def cue(self, actor: Actor, direction: str = "") -> RunResult:
-        """CUE mode: one turn by `actor`; `direction` is private to them for this turn."""
-        return await self.run_loop.cue(actor, direction)
+    async def cue(
+        self, actor: Actor, direction: str = "", *, by: Author | None = None
+    ) -> RunResult:
+        """CUE mode: one turn by `actor`; `direction` is private to them for this turn; `by`:
+        who cued (directions.md keeps it)."""
+        return await (await self.run_loop.start_run(Cue(actor, direction, by)))
 
     async def cut(self) -> bool:
         """Stop the run now. Returns False when nothing was running."""

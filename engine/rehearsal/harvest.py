@@ -288,7 +288,7 @@ class Harvest:
         return {USAGE_LOG: (await store.read(USAGE_LOG) or "") + render_rows(carried)}
 
     # ----------------------------------------------------------------- report, diff, export
-    async def _report_text(self, view: TakeView) -> str:
+    async def _report_text(self, view: TakeView, only: frozenset[str] | None = None) -> str:
         state = await self.scene.state()
         data = ReportInput(
             scene=scene_title(view.context, self.scene.name)[0],
@@ -302,13 +302,14 @@ class Harvest:
             language=state.language,
         )
         text = await asyncio.to_thread(build_report, data)
-        return text + await report_sections(self.scene.root, view.number, view.saved)
+        return text + await report_sections(self.scene.root, view.number, view.saved, only)
 
-    async def report(self, take: TakeRef = "current") -> str:
-        """The take report (markdown); a saved take's is also written to its report.md."""
+    async def report(self, take: TakeRef = "current", *, only: frozenset[str] | None = None) -> str:
+        """The take report (markdown); a saved take's whole report is also written to its
+        report.md. `only`: the actors whose secrets a captain may read (None: everyone's)."""
         view = await self._view(take)
-        text = await self._report_text(view)
-        if view.saved:
+        text = await self._report_text(view, only)
+        if view.saved and only is None:
             await self.scene.store.write_atomic(view.folder + REPORT_FILE, text)
         return text
 

@@ -10,7 +10,7 @@ from typing import ClassVar
 
 from engine.config import DEFAULT_TURNS
 from engine.folder.names import Actor
-from engine.vocabulary import RunMode
+from engine.vocabulary import Author, RunMode
 
 
 @dataclass(frozen=True)
@@ -21,14 +21,17 @@ class Run:
     start: Actor | None = None
     mode: ClassVar[RunMode] = "run"
     direction: ClassVar[str] = ""
+    by: ClassVar[None] = None
 
 
 @dataclass(frozen=True)
 class Cue:
-    """CUE mode: one turn by `actor`; `direction` is private to them for that turn."""
+    """CUE mode: one turn by `actor`; `direction` is private to them for that turn. `by`: who
+    cued (kept in directions.md; None: the scene's director, unnamed)."""
 
     actor: Actor
     direction: str = ""
+    by: Author | None = None
     mode: ClassVar[RunMode] = "cue"
     turns: ClassVar[int] = 1
 
@@ -45,6 +48,7 @@ class Resume:
     mode: ClassVar[RunMode] = "resume"
     start: ClassVar[None] = None
     direction: ClassVar[str] = ""
+    by: ClassVar[None] = None
 
 
 @dataclass(frozen=True)
@@ -55,6 +59,7 @@ class Replay:
     mode: ClassVar[RunMode] = "replay"
     start: ClassVar[None] = None
     direction: ClassVar[str] = ""
+    by: ClassVar[None] = None
 
 
 Order = Run | Cue | Resume | Replay

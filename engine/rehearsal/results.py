@@ -60,6 +60,7 @@ class Status:
     budgets: tuple[Budget, ...] = ()  # each budget that applies, with what is spent
     on_stage: tuple[str, ...] = ()
     players: tuple[tuple[str, str], ...] = ()  # (actor, who plays them)
+    captains: tuple[tuple[str, tuple[str, ...]], ...] = ()  # (actor, the writers captaining them)
     # (actor, or "" for everyone; how many of its oldest whispers prompts leave out)
     notes_dropped: tuple[tuple[str, int], ...] = ()
     held_by: tuple[int, str] | None = None  # (pid, host) of another process running the scene
@@ -107,6 +108,7 @@ async def status_of(
         budgets=budget.budgets(limits, scene_spend, spending.day_spent()) if limits else (),
         on_stage=tuple(state.on_stage),
         players=tuple((a, p) for a, p in state.players.items() if a in state.souls),
+        captains=tuple(state.captains.items()),
         notes_dropped=tuple(notes_dropped.items()),
         held_by=held_by,
     )

@@ -17,6 +17,7 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass, replace
 
 from engine.catalog import say
+from engine.clock import utcnow
 from engine.config import DEFAULT_TURNS, MAX_TURNS, Config
 from engine.door.llm import ModelError, Models
 from engine.errors import BadRequest, BudgetExceeded, CircusError, NobodyOnStage, SceneBusy
@@ -30,6 +31,7 @@ from engine.events import (
     TurnStarted,
     WaitingForPlayer,
 )
+from engine.folder.attribution import cue_mark
 from engine.folder.names import Actor
 from engine.folder.role_models import actor_model, turn_timeout
 from engine.folder.scene import DIRECTIONS, SceneState
@@ -47,7 +49,7 @@ from engine.reply.cue import match_cue
 from engine.spend.budget import SpendGuard
 from engine.turn.casting import longest_silent, next_on_stage
 from engine.turn.performance import Performance, ask_stage_manager, perform
-from engine.vocabulary import FinishReason, RunMode, TurnReason
+from engine.vocabulary import Author, FinishReason, RunMode, TurnReason
 
 log = logging.getLogger("circus.engine")
 TURN_DEADLINE_FACTOR = 3  # a turn may span a few model calls (retry, repair, fallback)
@@ -114,6 +116,7 @@ class RunLoop:
         self.config, self.spending = config, spending
         self._spend: SpendGuard | None = None  # the run's spend gate (None outside a run)
         self._language = "zh"  # the scene's, as the run last read it (for a budget stop)
+        self._cue_by: Author | None = None  # who cued the run's first turn (a Cue order)
 
     # ----------------------------------------------------------------- the director's verbs
     async def start_run(self, order: Order) -> asyncio.Task[RunResult]:
@@ -139,6 +142,7 @@ class RunLoop:
             raise SceneBusy(scene.name)
         if scene.store.lock(scene.name, announce=True):
             scene.files.forget()  # a crashed turn was just completed on disk
+        self._cue_by = order.by
         slot.task = asyncio.create_task(self._run(turns, first, order.mode, direction))
         # Let the task take its first step: a task cancelled before it starts would never
         # reach the code that releases the scene lock.
@@ -290,7 +294,7 @@ class RunLoop:
                 return
         events, name = self.scene.events, self.scene.name
         events.emit(TurnStarted(name, take, number, floor.actor, floor.reason, index, total))
-        if direction:
+        if forced and forced_reason == "director_cue":
             await self._log_direction(state, take, number, floor.actor, direction)
         result = await self._perform(state, take, number, floor, direction)
         at = Landing(take, number, floor, index, total)
@@ -370,14 +374,16 @@ class RunLoop:
     async def _log_direction(
         self, state: SceneState, take: int, number: int, actor: str, direction: str
     ) -> None:
-        """Keep the director's cue direction in directions.md (by take and turn), for the
-        director alone: it reaches `actor` in this turn's prompt only, and no model reads the
-        file. Appended in one write, beside the turn (a cut turn keeps its direction)."""
+        """Keep a cue and its direction in directions.md (by take and turn, with who cued), for
+        the room alone: the direction reaches `actor` in this turn's prompt only, and no model
+        reads the file. Appended in one write, beside the turn (a cut turn keeps its cue)."""
         store = self.scene.store
         title = say("directions.title", state.language)
         head = "" if store.path(DIRECTIONS).exists() else title + "\n"
         entry = say("directions.entry", state.language, take=take, turn=number, actor=actor)
-        await store.append_line(DIRECTIONS, f"{head}\n{entry}\n\n{direction}\n")
+        mark = cue_mark(self._cue_by, take, number, actor, utcnow())
+        body = f"\n{direction}\n" if direction else ""
+        await store.append_line(DIRECTIONS, f"{head}\n{entry}\n{body}{mark}\n")
 
     async def _wait_for_player(
         self, take: int, number: int, actor: str, player: str

@@ -8,7 +8,7 @@ scene nor see it change under it. Writes go through `Rehearsal` commands only.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
 
@@ -48,6 +48,10 @@ class SceneView:
     unknown_note_sections: tuple[str, ...]  # director_notes.md headings naming nobody in the cast
     spectators_read: bool = False  # context.md `spectators_read:`: anyone in the thread may /read
     line_notes: str = "everyone"  # context.md `line_notes:`: who may note a line (or "crew")
+    # actor -> the writers who captain them (.circus/captains.json); `captains_cue:` in
+    # context.md lets them cue their own character
+    captains: Mapping[str, tuple[str, ...]] = field(default_factory=lambda: MappingProxyType({}))
+    captains_cue: bool = False
 
 
 def view_of(state: SceneState, config: Config) -> SceneView:
@@ -75,6 +79,8 @@ def view_of(state: SceneState, config: Config) -> SceneView:
         unknown_note_sections=tuple(state.whispers.unknown_sections),
         spectators_read=state.settings.get("spectators_read") is True,
         line_notes="crew" if state.settings.get("line_notes") == "crew" else "everyone",
+        captains=MappingProxyType(dict(state.captains)),
+        captains_cue=state.settings.get("captains_cue") is True,
     )
 
 

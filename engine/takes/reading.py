@@ -5,6 +5,8 @@ Circus keeps no copy of the prompts it sent, so the audit runs over the prompts 
 engine.turn.prompts for each turn of the take from the take's own files (souls, context, whispers
 as saved, the record and the speaker's thoughts before that turn): what the walls let through
 at every turn. A test audits the prompts a scripted model really received the same way.
+Each secret that surfaced, and each cued turn, names whose note or cue reached the speaker last
+(engine.folder.attribution). `only` limits what a captain reads to their own characters' secrets.
 """
 
 from __future__ import annotations
@@ -15,8 +17,9 @@ from pathlib import Path
 
 from engine.catalog import say
 from engine.errors import CircusError, TakeNotFound
+from engine.folder.attribution import NOBODY, Lead, Mark, cue_marks, last_before, note_marks
 from engine.folder.numbers import whole_number
-from engine.folder.scene import SceneFiles, SceneState
+from engine.folder.scene import DIRECTIONS, NOTES, SceneFiles, SceneState
 from engine.folder.stage import merge, on_stage, walk
 from engine.folder.turns import Turn
 from engine.takes.folders import take_dir, take_numbers
@@ -142,19 +145,71 @@ class TakeLedger:
     language: str
     entries: tuple[SecretEntry, ...]
     prompts_checked: int
+    leads: tuple[Lead, ...] = ()  # per entry: whose note or cue came last before it surfaced
+
+
+Only = frozenset[str] | None  # the actors whose private text a reader may see (None: all)
+
+
+async def room_marks(root: Path, number: int, saved: bool, cast: list[str]) -> list[Mark]:
+    """The take's attributed notes and cues (its own director_notes.md and directions.md)."""
+    store = SceneFiles(root / take_dir(number) if saved else root).store
+    notes = await store.read(NOTES) or ""
+    directions = await store.read(DIRECTIONS) or ""
+    return note_marks(notes, cast) + cue_marks(directions)
+
+
+def _only(entries: tuple[SecretEntry, ...], only: Only) -> tuple[SecretEntry, ...]:
+    """The entries a reader limited to `only` may see: their characters' secrets, without
+    what the ledger says about other characters' thoughts."""
+    if only is None:
+        return entries
+    kept = []
+    for e in entries:
+        if e.owner in only:
+            breaches = tuple(b for b in e.breaches if b.where != "thought" or b.actor in only)
+            kept.append(SecretEntry(e.owner, e.secret, e.surfaced, e.field, e.before, breaches))
+    return tuple(kept)
 
 
 def take_ledger(
-    state: SceneState, number: int, saved: bool, marked_now: SceneState | None = None
+    state: SceneState,
+    number: int,
+    saved: bool,
+    marked_now: SceneState | None = None,
+    marks: list[Mark] | None = None,
+    only: Only = None,
 ) -> TakeLedger:
-    """The ledger of one take, its prompt audit included (`secrets_of` says whose secrets)."""
+    """The ledger of one take, its prompt audit included (`secrets_of` says whose secrets),
+    and whose note or cue came last before each secret surfaced (from `marks`)."""
     secrets = secrets_of(state, marked_now)
     prompts = rebuilt_prompts(state) if any(secrets.values()) else []
     entries = ledger(secrets, state.turns, state.thoughts)
     found = prompt_breaches(secrets, prompts)
-    return TakeLedger(
-        number, saved, state.language, with_prompt_breaches(entries, found), len(prompts)
+    shown = _only(with_prompt_breaches(entries, found), only)
+    leads = tuple(
+        last_before(marks or [], number, e.surfaced.number, e.surfaced.actor)
+        if e.surfaced is not None
+        else NOBODY
+        for e in shown
     )
+    return TakeLedger(number, saved, state.language, shown, len(prompts), leads)
+
+
+ROLE_WORDS = {"director": "lead.role.director", "captain": "lead.role.captain"}
+KIND_WORDS = {"note": "lead.kind.note", "cue": "lead.kind.cue"}
+
+
+def lead_text(lead: Lead, language: str) -> str:
+    """Whose note or cue a lead names, in a few words: `小王 (captain, note)` or `nobody`."""
+    if lead.mark is None:
+        return say("lead.nobody", language)
+    mark = lead.mark
+    role = say(ROLE_WORDS[mark.role], language)
+    kind = say(KIND_WORDS[mark.kind], language)
+    if not mark.name:
+        return say("lead.unnamed", language, role=role, kind=kind)
+    return say("lead.who", language, who=mark.name, role=role, kind=kind)
 
 
 def _turn_text(turn: Turn) -> str:
@@ -167,7 +222,8 @@ def ledger_lines(book: TakeLedger) -> list[str]:
     if not book.entries:
         return [say("secrets.none_marked", lang)]
     out: list[str] = [say("secrets.title", lang, take=book.take)]
-    for e in book.entries:
+    leads = book.leads or tuple(NOBODY for _ in book.entries)
+    for e, lead in zip(book.entries, leads, strict=True):
         if e.surfaced is None:
             out.append(say("secrets.never", lang, owner=e.owner, secret=e.secret))
         else:
@@ -184,6 +240,7 @@ def ledger_lines(book: TakeLedger) -> list[str]:
                 out.append(
                     say("secrets.before", lang, turn=b.number, actor=b.actor, text=_turn_text(b))
                 )
+            out.append(say("secrets.lead", lang, actor=t.actor, who=lead_text(lead, lang)))
         for breach in e.breaches:
             out.append(
                 say(
@@ -218,21 +275,46 @@ async def tree_of(
     return await read_parents(store, sorted(turns)), turns
 
 
-async def report_sections(root: Path, number: int, saved: bool) -> str:
-    """What the take report gains: the secrets ledger when a soul marks secrets,
-    and the takes tree as a Mermaid graph once there are two takes."""
+def cued_lines(state: SceneState, number: int, marks: list[Mark]) -> list[str]:
+    """Each cued turn of the take: who cued it, and whose note reached the actor last before."""
+    lang = state.language
+    spoken = {t.number: t.actor for t in state.turns}
+    notes = [m for m in marks if m.kind == "note"]
+    out: list[str] = []
+    for cue in sorted((m for m in marks if m.kind == "cue" and m.take == number),
+                      key=lambda m: m.turn):  # fmt: skip
+        if spoken.get(cue.turn) != cue.target:
+            continue  # a cue whose turn was cut, or replayed away
+        note = last_before(notes, number, cue.turn, cue.target or "")
+        out.append(
+            say(
+                "report.cued_turn", lang, turn=cue.turn, actor=cue.target,
+                who=lead_text(Lead(cue.role, cue), lang), note=lead_text(note, lang),
+            )
+        )  # fmt: skip
+    return out
+
+
+async def report_sections(root: Path, number: int, saved: bool, only: Only = None) -> str:
+    """What the take report gains: the secrets ledger when a soul marks secrets (`only`: a
+    captain's characters' alone), the cued turns with who cued them, and the takes tree as a
+    Mermaid graph once there are two takes."""
     from engine.takes.tree import mermaid_tree
 
     try:  # an old take whose files no longer load still gets the rest of its report
         state = await load_take(root, number, saved)
         now = await SceneFiles(root).load() if saved else None
+        marks = await room_marks(root, number, saved, state.cast)
     except CircusError:
         return ""
     lang = state.language
     out: list[str] = []
-    book = await asyncio.to_thread(take_ledger, state, number, saved, now)  # CPU: off the loop
+    book = await asyncio.to_thread(take_ledger, state, number, saved, now, marks, only)
     if book.entries:
         out += ["", say("report.secrets", lang), "", *ledger_lines(book)[1:]]
+    cued = cued_lines(state, number, marks)
+    if cued:
+        out += ["", say("report.cued", lang), "", *cued]
     tree, _turns = await tree_of(root, None if saved else len(state.turns) or 1)
     if len(tree) > 1:
         out += ["", say("report.tree", lang), "", mermaid_tree(tree, lang, number)]
@@ -240,13 +322,20 @@ async def report_sections(root: Path, number: int, saved: bool) -> str:
 
 
 # ---------------------------------------------------------------------- what frontends call
-async def secrets_lines(root: Path | str, take: object | None = None) -> list[str]:
-    """`circus secrets` / `/secrets`: the ledger of a take (default: the last saved one)."""
+async def secrets_lines(
+    root: Path | str, take: object | None = None, only: Only = None
+) -> list[str]:
+    """`circus secrets` / `/secrets`: the ledger of a take (default: the last saved one);
+    `only`: the actors whose secrets a captain may read (None: every actor's)."""
     root = Path(root)
     number, saved = await resolve(root, take)
     state = await load_take(root, number, saved)
     now = await SceneFiles(root).load() if saved else None
-    return ledger_lines(await asyncio.to_thread(take_ledger, state, number, saved, now))
+    marks = await room_marks(root, number, saved, state.cast)
+    book = await asyncio.to_thread(take_ledger, state, number, saved, now, marks, only)
+    if only is not None and not book.entries:
+        return [say("secrets.none_yours", state.language)]
+    return ledger_lines(book)
 
 
 async def tree_lines_of(root: Path | str) -> list[str]:

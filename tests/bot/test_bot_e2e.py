@@ -279,12 +279,12 @@ async def test_commands_outside_a_scene_thread_say_where_to_go(tmp_path):
             "play",
             "unplay",
             "say",
-        } | {"actor"} | {"secrets"} | {
+        } | {"actor"} | {"secrets"} | {"captain", "backstage"} | {
             "⭐ Pick line",
             "🎬 Cue this actor",
             "💭 Thought",
             "📌 Note on this line",
-        }
+        }  # menus
         run = r.fake.find_command("run")
         assert run["description_localizations"]["zh-TW"] == "讓這場戲自己走 N 輪"
         turns = run["options"][0]

@@ -1,0 +1,168 @@
+"""Who wrote each whisper and cue, and whose came last before a turn: the room's record.
+
+A whisper in director_notes.md and a cue in directions.md carry one HTML comment naming their
+author — `<!-- by 小王 · captain · take 2 · after turn 4 · 2025-01-02T03:04:05Z -->` — which
+Obsidian hides and no prompt reads (engine.folder.whispers strips comments). Invariant: an
+author's name is untrusted (a Discord display name) and is cleaned so it can neither close the
+comment, open another, nor start a line; only the comment at the very end of a note counts,
+so text inside a note cannot pose as its author. `last_before` is pure.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Literal
+
+from engine.folder.names import is_everyone
+from engine.folder.sanitize import clean_text
+from engine.folder.sections import split
+from engine.vocabulary import Author, AuthorRole
+
+NAME_MOST_CHARS = 40  # a display name is at most 32 on Discord; a console name is short
+COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.DOTALL)  # unclosed: hidden to the end, as shown
+_SECTION = re.compile(r"## (.+?)\s*$")
+_NOTE_MARK = re.compile(
+    r"<!-- (?:by (?P<name>[^<>\n]*?) · )?(?P<role>director|captain) · take (?P<take>[0-9]{1,9})"
+    r" · after turn (?P<turn>[0-9]{1,9})(?: · (?P<at>[0-9TZ:.+-]{1,40}))? -->\s*\Z"
+)
+_CUE_MARK = re.compile(
+    r"^<!-- (?:by (?P<name>[^<>\n]*?) · )?(?P<role>director|captain) · take (?P<take>[0-9]{1,9})"
+    r" · turn (?P<turn>[0-9]{1,9})(?: · (?P<at>[0-9TZ:.+-]{1,40}))? · for (?P<actor>[^<>\n]+?)"
+    r" -->$",
+    re.MULTILINE,
+)
+# What a name may not hold: comment and markdown structure (the rest of a name is kept).
+_UNSAFE = str.maketrans({"<": "‹", ">": "›", "-": "‐", "·": "•", "#": "＃", "%": "％", "`": "ˋ"})
+
+MarkKind = Literal["note", "cue"]
+LeadRole = Literal["director", "captain", "nobody"]
+
+
+def author_name(raw: str) -> str:
+    """A name as an attribution shows it: one short line, no comment or heading syntax."""
+    text = unicodedata.normalize("NFC", clean_text(str(raw or "")))
+    text = " ".join(text.translate(_UNSAFE).split())
+    return text[:NAME_MOST_CHARS].strip()
+
+
+def _stamp(at: datetime | None) -> str:
+    return f" · {at.strftime('%Y-%m-%dT%H:%M:%SZ')}" if at is not None else ""
+
+
+def _by(author: Author | None) -> tuple[str, AuthorRole]:
+    if author is None:
+        return "", "director"
+    name = author_name(author.name)
+    return (f"by {name} · " if name else ""), author.role
+
+
+def note_mark(author: Author | None, take: int, after: int, at: datetime | None = None) -> str:
+    """The comment closing a whisper's bullet: who wrote it, in which take, after which turn."""
+    by, role = _by(author)
+    return f"<!-- {by}{role} · take {take} · after turn {after}{_stamp(at)} -->"
+
+
+def cue_mark(
+    author: Author | None, take: int, turn: int, actor: str, at: datetime | None = None
+) -> str:
+    """The comment line under a cue's heading in directions.md: who cued `actor` for `turn`."""
+    by, role = _by(author)
+    return f"<!-- {by}{role} · take {take} · turn {turn}{_stamp(at)} · for {actor} -->"
+
+
+def strip_comments(text: str) -> str:
+    """`text` as a prompt reads it: without HTML comments (an unclosed one hides the rest)."""
+    if "<!--" not in text:
+        return text
+    return "\n".join(line.rstrip() for line in COMMENT.sub("", text).split("\n"))
+
+
+@dataclass(frozen=True)
+class Mark:
+    """One note or cue on the room's record. A note written after turn `turn` reaches the
+    turns after it; a cue reaches the turn `turn` it started."""
+
+    kind: MarkKind
+    take: int
+    turn: int
+    target: str | None  # the actor it reached; None: everyone
+    name: str
+    role: AuthorRole
+    at: str = ""  # when (ISO, UTC), if recorded: orders marks written between the same turns
+
+
+@dataclass(frozen=True)
+class Lead:
+    """Whose note or cue came last before a turn (role "nobody": none did)."""
+
+    role: LeadRole
+    mark: Mark | None = None
+
+
+NOBODY = Lead("nobody")
+
+
+def _note_items(body: Iterable[str]) -> list[str]:
+    items: list[str] = []
+    for line in body:
+        if items and (not line or line[:1].isspace()):
+            items[-1] += "\n" + line
+        elif line.strip():
+            items.append(line)
+    return items
+
+
+def note_marks(text: str, cast: Iterable[str]) -> list[Mark]:
+    """The attributed whispers of director_notes.md (a note without its comment is left out:
+    nobody knows when it was written)."""
+    names = set(cast)
+    out: list[Mark] = []
+    for section in split(text, _SECTION):
+        heading = section.match.group(1)
+        if is_everyone(heading):
+            target = None
+        elif heading in names:
+            target = heading
+        else:
+            continue  # a section nobody reads reached nobody
+        for item in _note_items(section.lines):
+            found = _NOTE_MARK.search(item.rstrip())
+            if found is not None:
+                out.append(_mark("note", found, target))
+    return out
+
+
+def cue_marks(text: str) -> list[Mark]:
+    """The attributed cues of directions.md."""
+    return [_mark("cue", m, m.group("actor")) for m in _CUE_MARK.finditer(text)]
+
+
+def _mark(kind: MarkKind, found: re.Match[str], target: str | None) -> Mark:
+    role: AuthorRole = "captain" if found.group("role") == "captain" else "director"
+    return Mark(
+        kind, int(found.group("take")), int(found.group("turn")), target,
+        found.group("name") or "", role, found.group("at") or "",
+    )  # fmt: skip
+
+
+def _position(mark: Mark) -> tuple[int, int, str]:
+    # A note after turn k sits between k and k+1; a cue for turn T just before T.
+    spot = 4 * mark.turn + 2 if mark.kind == "note" else 4 * mark.turn - 1
+    return mark.take, spot, mark.at
+
+
+def last_before(marks: Sequence[Mark], take: int, turn: int, actor: str) -> Lead:
+    """Whose note or cue reached `actor` last before its turn `turn` of take `take` (a cue for
+    that very turn included): a captain's, a director's, or nobody's. Pure."""
+    limit = (take, 4 * turn, "")
+    reached = [
+        m for m in marks if (m.target is None or m.target == actor) and _position(m)[:2] < limit[:2]
+    ]
+    if not reached:
+        return NOBODY
+    last = max(enumerate(reached), key=lambda pair: (_position(pair[1]), pair[0]))[1]
+    return Lead(last.role, last)
