@@ -27,6 +27,9 @@ from bot.interaction.gate import (
     author,
     directors_only,
     may_direct,
+    may_read,
+    private_actors,
+    refuse,
     room_only,
     scene_of,
 )
@@ -154,7 +157,10 @@ async def replay_take(
 async def show_soul(
     interaction: discord.Interaction, scene_thread: SceneThread, actor: Actor
 ) -> None:
-    """/soul show: an actor's soul.md, inline if it fits, else attached."""
+    """/soul show: an actor's soul.md, inline if it fits, else attached — to a director, or
+    to that character's captain (a soul is its character's private text)."""
+    if not may_read(await private_actors(interaction, scene_thread), actor.name):
+        raise refuse(interaction, scene_thread)
     await defer(interaction)
     text = await scene_thread.rehearsal.souls.text(actor)
     if len(text) <= INLINE_LIMIT and "```" not in text:
@@ -322,12 +328,17 @@ async def replay(
     await replay_take(interaction, scene_of(interaction), take, until)
 
 
-class SoulGroup(DirectorsGroup, name="soul", description=words("cmd.soul.description")):
+class SoulGroup(app_commands.Group, name="soul", description=words("cmd.soul.description")):
+    """/soul show (directors, and a captain for their own character) and /soul edit
+    (directors only)."""
+
+    @room_only
     @app_commands.command(name="show", description=words("cmd.soul_show.description"))
     @app_commands.describe(actor=words("cmd.soul_show.actor"))
     async def show(self, interaction: discord.Interaction, actor: ActorArg) -> None:
         await show_soul(interaction, scene_of(interaction), actor)
 
+    @directors_only
     @app_commands.command(name="edit", description=words("cmd.soul_edit.description"))
     @app_commands.describe(actor=words("cmd.soul_edit.actor"), file=words("cmd.soul_edit.file"))
     async def edit(

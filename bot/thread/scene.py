@@ -139,7 +139,7 @@ class SceneThread:
             self._reported = False
             self._run += 1  # marks of the last run's posts still queued must not land after
             await self.refresh()
-            self.backstage.reopen(self.binding.directors)
+            self.backstage.reopen(await self.thought_readers())
         elif isinstance(event, TurnStarted):
             self._start_typing()
         elif isinstance(event, StillWaiting):
@@ -183,18 +183,22 @@ class SceneThread:
             await self._call_player(event)
         # NoteAdded and any other private event: nothing leaves the bot.
 
-    async def thought_readers(self, actor: str) -> tuple[int, ...]:
-        """Who reads `actor`'s thoughts by DM: the directors, and the actor's captains."""
+    async def thought_readers(self, actor: str | None = None) -> tuple[int, ...]:
+        """Who reads `actor`'s thoughts by DM: the directors, and the actor's captains (None:
+        every character's captains — whose closed DMs a new run tries again)."""
         readers = list(self.binding.directors)
         try:
-            writers = (await self.rehearsal.room.captains()).get(actor, ())
+            captains = (await self.rehearsal.room.captains()).items()
         except CircusError as exc:  # a torn captains.json: the directors still get it
             log.warning("scene %s: captains unreadable: %s", self.name, exc)
-            writers = ()
-        for writer in writers:
-            user = whole_number(writer.removeprefix("discord:"), 20)
-            if writer.startswith("discord:") and user is not None and user not in readers:
-                readers.append(user)
+            captains = ()
+        for character, writers in captains:
+            if actor is not None and character != actor:
+                continue
+            for writer in writers:
+                user = whole_number(writer.removeprefix("discord:"), 20)
+                if writer.startswith("discord:") and user is not None and user not in readers:
+                    readers.append(user)
         return tuple(readers)
 
     def _post_turn(self, event: TurnCompleted, readers: tuple[int, ...]) -> None:

@@ -68,8 +68,8 @@ def foreign(actor: str | None) -> list[str]:
     """Every private marker a reader limited to `actor` (None: nobody) must never see."""
     out = [SM_REASON, COP_SECRET if actor != "刑警" else LIN_SECRET + "-never"]
     out += [m for a, m in MIND.items() if a != actor]
-    out += [m for a, m in SOUL_MARKER.items()]
-    out += [m for a, m in WHISPER_MARKER.items()]
+    out += [m for a, m in SOUL_MARKER.items() if a != actor]
+    out += [m for a, m in WHISPER_MARKER.items() if a != actor]
     return out
 
 
@@ -113,13 +113,16 @@ async def test_four_writers_a_captain_reads_their_character_alone(tmp_path, scri
                 ("cut", {}),
                 ("replay", {"take": 1}),
                 ("soul edit", {"actor": CAPTAIN.get(user, "律師")}),
-                ("soul show", {"actor": CAPTAIN.get(user, "律師")}),
+                ("soul show", {"actor": "律師"}),  # nobody's captain: not theirs to read
                 ("export", {"thoughts": True}),
                 ("take save", {}),
             ]:
                 text = await ask(user, command, options)
                 assert "<@" in text or "導演" in text, (user, command, text)
         assert folder_state(r.home / SCENE) == before
+        # A captain reads their own character's soul (and only theirs: checked at the end).
+        for user, actor in CAPTAIN.items():
+            assert SOUL_MARKER[actor] in await ask(user, "soul show", {"actor": actor})
 
         assert "▶" in await ask("bob", "run", {"turns": 12})
         await finished(r, thread)
