@@ -159,6 +159,7 @@ COMMANDS: tuple[Command, ...] = (
     Command("cue", "cli.help.cue", (
         SCENE, ACTOR,
         arg("direction", metavar="DIRECTION", nargs="*", help="cli.arg.cue.direction"),
+        arg("--by", metavar="NAME", help="cli.arg.cue.by"),
         BACKSTAGE,
     ), "commands.cmd_cue"),
     Command("note", "cli.help.note", (

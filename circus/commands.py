@@ -64,7 +64,10 @@ async def cmd_cue(args: argparse.Namespace) -> int:
     check_embedded(await rehearsal.view())
     await print_warnings(rehearsal)
     direction = " ".join(args.direction).strip()
-    return await play(rehearsal, lambda: rehearsal.start_run(Cue(actor, direction)), args.backstage)
+    # --by NAME: a captain of the actor cues as such (if the scene lets captains cue).
+    by = await rehearsal.room.author(args.by, actor, cue=True) if args.by else None
+    order = Cue(actor, direction, by=by)
+    return await play(rehearsal, lambda: rehearsal.start_run(order), args.backstage)
 
 
 async def cmd_note(args: argparse.Namespace) -> int:

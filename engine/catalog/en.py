@@ -1191,6 +1191,7 @@ TEXT: dict[str, str] = {
     "cmd.captain_list.description": "Who captains whom",
     "cmd.backstage.description": "A character's thoughts in this take (directors, and that character's captains)",
     "cmd.backstage.actor": "The character",
+    "cli.arg.cue.by": "who is cueing (a captain of the actor, when context.md says captains_cue: true, is named as such; of another actor, refused)",
     "cli.arg.note.by": "who is writing (a captain of the actor is named as such; of another actor, refused)",
     "cli.help.captain": "writers who each captain one character: their thoughts, notes to them alone",
     "cli.arg.captain.actor": "the character (add, remove)",

@@ -1190,6 +1190,7 @@ TEXT: dict[str, str] = {
     "cmd.captain_list.description": "誰是誰的隊長",
     "cmd.backstage.description": "某個角色在這次排演的心聲（導演，以及該角色的隊長）",
     "cmd.backstage.actor": "角色",
+    "cli.arg.cue.by": "下提示的人（若是該演員的隊長、且 context.md 寫了 captains_cue: true，就記為隊長；若是別的演員的隊長則拒絕）",
     "cli.arg.note.by": "寫筆記的人（若是該演員的隊長就記為隊長；若是別的演員的隊長則拒絕）",
     "cli.help.captain": "每位編劇當一個角色的隊長：讀他的心聲、只對他耳語",
     "cli.arg.captain.actor": "角色（add、remove）",

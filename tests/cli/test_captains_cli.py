@@ -38,3 +38,27 @@ def test_captains_are_named_listed_and_their_notes_attributed(wake: Path) -> Non
     removed = circus("captain", s, "remove", "Carol", "小王", cwd=cwd)
     assert "no longer captains Carol" in removed.stdout
     assert "does not captain" in circus("captain", s, "remove", "Carol", "小王", cwd=cwd).stdout
+
+
+def test_a_cue_is_signed_by_who_typed_it_and_a_captain_cues_only_when_the_scene_says(
+    wake: Path,
+) -> None:
+    cwd, s = wake.parent, str(wake)
+    env = {"CIRCUS_MODEL": "scripted/improv"}
+    assert circus("captain", s, "add", "Carol", "小王", cwd=cwd).returncode == 0
+    refused = circus("cue", s, "Carol", "--by", "小王", env=env, cwd=cwd)
+    assert refused.returncode == 2 and "captains_cue" in refused.stderr
+    assert not (wake / "transcript.md").read_text("utf-8").count("Carol")
+
+    context = wake / "context.md"
+    context.write_text(
+        context.read_text("utf-8").replace("---\n", "---\ncaptains_cue: true\n", 1), "utf-8"
+    )
+    cued = circus("cue", s, "Carol", "Look at the watch.", "--by", "小王", env=env, cwd=cwd)
+    assert cued.returncode == 0, cued.stderr
+    assert circus("cue", s, "Ruth", "--by", "阿明", env=env, cwd=cwd).returncode == 0
+    directions = (wake / "directions.md").read_text("utf-8")
+    assert "<!-- by 小王 · captain · take 1 · turn 1 · " in directions
+    assert "<!-- by 阿明 · director · take 1 · turn 2 · " in directions
+    mine = circus("cue", s, "Ruth", "--by", "小王", env=env, cwd=cwd)
+    assert mine.returncode == 2 and "You captain Carol" in mine.stderr
