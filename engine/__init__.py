@@ -21,6 +21,10 @@ other way in):
   (`write_frontend_file`: the bot's thread binding); a frontend never writes a scene folder.
   Text a member typed or uploaded goes in with `origin="member"`: data, never configuration.
   `redact(text, config.secrets)` masks keys in any outside text before a person reads it.
+- alerts ("page me when…"): `rehearsal.alerts` arms, lists and clears a scene's `Alert`s and
+  `check(event, conditions)` says which an event meets (`AlertMatch`); `parse_condition(s)`
+  reads a `Condition`'s text form (`ALERT_KINDS`); `Run(…, until=…)`/`Resume` stop at the first
+  match and say so with `UntilMet`.
 - events: `rehearsal.events` (an `EventHub`) calls `listen(fn)`'s fn with each frozen event a
   run emits (`TurnCompleted`, …); `turn_marks` says how a landed turn was made (`TurnMarks`).
 - errors: `CircusError` and its named kinds, each with an English and a Chinese message
@@ -95,6 +99,7 @@ if _TYPE_CHECKING:  # what the names are, for the type checker; at run time they
         TakeSaved,
         TurnCompleted,
         TurnStarted,
+        UntilMet,
         WaitingForPlayer,
     )
     from engine.folder.checkup import SceneWarning
@@ -120,6 +125,10 @@ if _TYPE_CHECKING:  # what the names are, for the type checker; at run time they
     from engine.probe.report import verdict as probe_verdict
     from engine.providers.embedded import EmbeddedModelUnavailable
     from engine.providers.embedded import available as embedded_available
+    from engine.rehearsal.alert_commands import Alert
+    from engine.rehearsal.alerts import KINDS as ALERT_KINDS
+    from engine.rehearsal.alerts import Condition, parse_condition, parse_conditions
+    from engine.rehearsal.alerts import Match as AlertMatch
     from engine.rehearsal.facade import Rehearsal, RunResult
     from engine.rehearsal.harvest import Spliced
     from engine.rehearsal.orders import Cue, Order, Replay, Resume, Run
@@ -138,7 +147,10 @@ if _TYPE_CHECKING:  # what the names are, for the type checker; at run time they
 # first use (PEP 562), so a command that only reads a scene folder pays for what it touches,
 # not for the whole engine (tests/house/test_seams.py checks that every name is found).
 _HOME: dict[str, str] = {
+    "ALERT_KINDS": "engine.rehearsal.alerts:KINDS",
     "Actor": "engine.rehearsal.view",
+    "Alert": "engine.rehearsal.alert_commands",
+    "AlertMatch": "engine.rehearsal.alerts:Match",
     "AmbiguousActor": "engine.errors",
     "BadName": "engine.errors",
     "BadSceneFile": "engine.errors",
@@ -147,6 +159,7 @@ _HOME: dict[str, str] = {
     "CONSOLE": "engine.rehearsal.stage_commands",
     "CastTooBig": "engine.errors",
     "CircusError": "engine.errors",
+    "Condition": "engine.rehearsal.alerts",
     "Config": "engine.config",
     "Cue": "engine.rehearsal.orders",
     "Cut": "engine.events",
@@ -198,6 +211,7 @@ _HOME: dict[str, str] = {
     "TurnMarks": "engine.reply.marks",
     "TurnStarted": "engine.events",
     "UnknownActor": "engine.errors",
+    "UntilMet": "engine.events",
     "WaitingForPlayer": "engine.events",
     "check_model": "engine.probe.check",
     "check_name": "engine.folder.names",
@@ -220,6 +234,8 @@ _HOME: dict[str, str] = {
     "move_scene": "engine.folder.relocate",
     "new_scene": "engine.folder.templates",
     "parent_take": "engine.takes.reading",
+    "parse_condition": "engine.rehearsal.alerts",
+    "parse_conditions": "engine.rehearsal.alerts",
     "picker_text": "engine.catalog",
     "probe_json": "engine.probe.report",
     "probe_lines": "engine.probe.report",
@@ -242,7 +258,10 @@ _HOME: dict[str, str] = {
 }
 
 __all__ = [
+    "ALERT_KINDS",
     "Actor",
+    "Alert",
+    "AlertMatch",
     "AmbiguousActor",
     "BadName",
     "BadSceneFile",
@@ -251,6 +270,7 @@ __all__ = [
     "CONSOLE",
     "CastTooBig",
     "CircusError",
+    "Condition",
     "Config",
     "Cue",
     "Cut",
@@ -302,6 +322,7 @@ __all__ = [
     "TurnMarks",
     "TurnStarted",
     "UnknownActor",
+    "UntilMet",
     "WaitingForPlayer",
     "check_model",
     "check_name",
@@ -324,6 +345,8 @@ __all__ = [
     "move_scene",
     "new_scene",
     "parent_take",
+    "parse_condition",
+    "parse_conditions",
     "picker_text",
     "probe_json",
     "probe_lines",
