@@ -28,6 +28,7 @@ from engine import (
     StillWaiting,
     TurnCompleted,
     TurnStarted,
+    UntilMet,
     WaitingForPlayer,
     say,
 )
@@ -259,6 +260,17 @@ class Renderer:
         elif isinstance(event, Cut):
             self._stop_status()
             self.info(t("cli.cut", turn=event.turn))
+        elif isinstance(event, UntilMet):  # in the scene's language, as its stage blocks
+            why = say(event.code, self.language, **event.fields)
+            self.info(
+                say(
+                    "cli.until_met",
+                    self.language,
+                    turn=event.turn,
+                    condition=event.condition,
+                    why=why,
+                )
+            )
         elif isinstance(event, RunFinished):
             self._finished(event)
 

@@ -91,15 +91,21 @@ class Alerts:
         store = self.scene.store
         return parse_alerts(await store.read(ALERTS, limit=MAX_FILE_BYTES), store.path(ALERTS))
 
+    async def resolve(self, condition: Condition) -> Condition:
+        """`condition` with the actor it names as the cast member it means (an alias, `@` and
+        honorifics tolerated; UnknownActor or AmbiguousActor otherwise)."""
+        if condition.kind in WITH_ACTOR and condition.actor:
+            actor = await self.scene.resolve_actor(condition.actor)
+            return Condition(condition.kind, actor=actor.name)
+        return condition
+
     async def arm(self, condition: Condition, by: str) -> Alert:
         """Arm `condition` for `by` (its actor resolved against the cast); the same condition
         armed twice by the same person is the one alert."""
         by = " ".join(by.split())[:WHO_MOST_CHARS]
         if not by:
             raise BadRequest("error.alert.nobody")
-        if condition.kind in WITH_ACTOR and condition.actor:
-            actor = await self.scene.resolve_actor(condition.actor)
-            condition = Condition(condition.kind, actor=actor.name)
+        condition = await self.resolve(condition)
         made: list[Alert] = []
 
         def add(current: tuple[Alert, ...]) -> tuple[Alert, ...]:
