@@ -87,6 +87,7 @@ if _TYPE_CHECKING:  # what the names are, for the type checker; at run time they
         UnknownActor,
     )
     from engine.events import (
+        BudgetUsed,
         Cut,
         ErrorEvent,
         Event,
@@ -100,6 +101,7 @@ if _TYPE_CHECKING:  # what the names are, for the type checker; at run time they
         TurnCompleted,
         TurnStarted,
         UntilMet,
+        VoicesConverged,
         WaitingForPlayer,
     )
     from engine.folder.checkup import SceneWarning
@@ -156,6 +158,7 @@ _HOME: dict[str, str] = {
     "BadSceneFile": "engine.errors",
     "BadScript": "engine.errors",
     "BudgetExceeded": "engine.errors",
+    "BudgetUsed": "engine.events",
     "CONSOLE": "engine.rehearsal.stage_commands",
     "CastTooBig": "engine.errors",
     "CircusError": "engine.errors",
@@ -212,6 +215,7 @@ _HOME: dict[str, str] = {
     "TurnStarted": "engine.events",
     "UnknownActor": "engine.errors",
     "UntilMet": "engine.events",
+    "VoicesConverged": "engine.events",
     "WaitingForPlayer": "engine.events",
     "check_model": "engine.probe.check",
     "check_name": "engine.folder.names",
@@ -267,6 +271,7 @@ __all__ = [
     "BadSceneFile",
     "BadScript",
     "BudgetExceeded",
+    "BudgetUsed",
     "CONSOLE",
     "CastTooBig",
     "CircusError",
@@ -323,6 +328,7 @@ __all__ = [
     "TurnStarted",
     "UnknownActor",
     "UntilMet",
+    "VoicesConverged",
     "WaitingForPlayer",
     "check_model",
     "check_name",

@@ -43,6 +43,23 @@ def may_direct(interaction: discord.Interaction, scene_thread: SceneThread) -> b
     return can_direct(interaction.user.id, scene_thread.binding, manage)
 
 
+def may_watch(
+    interaction: discord.Interaction, scene_thread: SceneThread, actor: str | None
+) -> bool:
+    """May this member arm an alert in the scene (for `actor`'s secret, entrance or exit; None:
+    for anyone or for the scene as a whole)? Directors may arm any. The one place this is
+    decided: captains (a writer for one character) are to be added here."""
+    return may_direct(interaction, scene_thread)
+
+
+def may_read_private(scene_thread: SceneThread, user_id: int, actor: str | None) -> bool:
+    """May this user read `actor`'s private text (None: every actor's) — asked when an alert
+    fires and when its buttons are pressed, with no interaction at hand (so Manage Threads,
+    a permission of an interaction, does not count here: the scene's directors do). The one
+    place this is decided: captains are to be added here."""
+    return can_direct(user_id, scene_thread.binding, False)
+
+
 def language(interaction: discord.Interaction) -> str:
     """The reply language: the scene's in a scene thread (once it has loaded), else the
     user's Discord locale."""

@@ -1157,7 +1157,7 @@ TEXT: dict[str, str] = {
     "bot.alert.gone": "That scene no longer plays in a thread of this bot. Nothing changed.",
     "bot.alert.dismissed": "▶ Letting it run.",
     "cmd.watch.description": "Page me when…: a DM when something happens in this scene",
-    "cmd.watch_add.description": "Arm an alert: a secret surfaces, an actor enters or exits, turn N, voices converge, the budget, a stop",
+    "cmd.watch_add.description": "Arm an alert: a secret surfaces, an exit or entrance, turn N, converging voices, budget, a stop",
     "cmd.watch_add.condition": "secret, exit, enter, turn:N, converge, budget:80%, stop (with :ACTOR where it fits)",
     "cmd.watch_add.actor": "Only this actor's secret, entrance or exit",
     "cmd.watch_list.description": "The alerts armed in this scene",

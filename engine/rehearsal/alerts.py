@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import cast, get_args
+from typing import get_args
 
 from engine.errors import BadRequest
 from engine.events import (
@@ -64,7 +64,7 @@ def parse_condition(text: str) -> Condition:
     kind, rest = head.strip().casefold(), rest.strip()
     if kind not in KINDS:
         raise BadRequest("error.alert.condition", text=raw, forms=FORMS)
-    known = cast(AlertKind, kind)
+    known = kind
     if known in WITH_ACTOR:
         return Condition(known, actor=rest)
     if known == "turn":
