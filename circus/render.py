@@ -116,6 +116,12 @@ def format_budget(scope: str, unit: str, setting: str, limit: float, spent: floa
     )
 
 
+def until_line(event: UntilMet, language: str) -> str:
+    """Why a run asked to stop at a condition stopped, in the scene's language."""
+    why = say(event.code, language, **event.fields)
+    return say("cli.until_met", language, turn=event.turn, condition=event.condition, why=why)
+
+
 class Renderer:
     """An EventHub listener that prints a run as it happens."""
 
@@ -260,17 +266,8 @@ class Renderer:
         elif isinstance(event, Cut):
             self._stop_status()
             self.info(t("cli.cut", turn=event.turn))
-        elif isinstance(event, UntilMet):  # in the scene's language, as its stage blocks
-            why = say(event.code, self.language, **event.fields)
-            self.info(
-                say(
-                    "cli.until_met",
-                    self.language,
-                    turn=event.turn,
-                    condition=event.condition,
-                    why=why,
-                )
-            )
+        elif isinstance(event, UntilMet):
+            self.info(until_line(event, self.language))
         elif isinstance(event, RunFinished):
             self._finished(event)
 
