@@ -135,3 +135,17 @@ async def test_cut_here_cuts_the_running_scene(tmp_path, scripted):
         await r.drain()
         assert len(r.lines(thread)) == 1
         gate.release.set()
+
+
+async def test_a_broken_alerts_file_is_named_never_taken_for_no_alerts(tmp_path):
+    async with room(tmp_path) as r:
+        thread = await r.new_scene(SCENE)
+        broken = r.home / SCENE / ".circus" / "alerts.json"
+        broken.write_text("{not json", "utf-8")
+        for command, options in [("watch list", {}), ("watch add", {"condition": "stop"})]:
+            said = await r.ask(command, options, channel=thread)
+            assert ".circus/alerts.json" in said, command
+        assert broken.read_text("utf-8") == "{not json"
+        await r.ask("run", {"turns": 1}, channel=thread)
+        await finished(r, thread)
+        await until(lambda: any("alerts.json" in m for m in r.dms("alice")), what="the DM")

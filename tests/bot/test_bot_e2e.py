@@ -279,7 +279,11 @@ async def test_commands_outside_a_scene_thread_say_where_to_go(tmp_path):
             "play",
             "unplay",
             "say",
-        } | {"actor"} | {"secrets"} | {"⭐ Pick line", "🎬 Cue this actor", "💭 Thought"}  # menus
+        } | {"actor"} | {"secrets"} | {"watch"} | {
+            "⭐ Pick line",
+            "🎬 Cue this actor",
+            "💭 Thought",
+        }  # menus
         run = r.fake.find_command("run")
         assert run["description_localizations"]["zh-TW"] == "讓這場戲自己走 N 輪"
         turns = run["options"][0]
