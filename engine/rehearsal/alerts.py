@@ -28,6 +28,7 @@ from engine.vocabulary import AlertKind
 KINDS: tuple[AlertKind, ...] = get_args(AlertKind)
 WITH_ACTOR: frozenset[str] = frozenset({"secret", "enter", "exit"})  # `kind[:ACTOR]`
 CONDITION_MOST_CHARS = 80
+FORMS = "secret[:ACTOR], enter[:ACTOR], exit[:ACTOR], turn:N, converge, budget:80%, stop"
 _SHARE = re.compile(r"(\d{1,3}(?:\.\d+)?)\s*%|(0?\.\d+|1(?:\.0+)?)")
 
 
@@ -80,9 +81,6 @@ def parse_condition(text: str) -> Condition:
     if rest:
         raise BadRequest("error.alert.condition", text=raw, forms=FORMS)
     return Condition(known)
-
-
-FORMS = "secret[:ACTOR], enter[:ACTOR], exit[:ACTOR], turn:N, converge, budget:80%, stop"
 
 
 def parse_conditions(texts: Sequence[str]) -> tuple[Condition, ...]:
