@@ -199,8 +199,9 @@ class RunLoop:
             self._spend = await self.spending.guard()
             tally.take = await scene.current_take()
             scene.events.emit(RunStarted(scene.name, tally.take, turns, mode))
-            await open_take(scene, await scene.state())
-            await self.watch.begin(await scene.state())
+            opened = await scene.state()
+            await open_take(scene, opened)
+            await self.watch.begin(opened)  # its budgets as the run starts (no second load)
             reason = await self._turns(tally, turns, first, mode, direction, until)
         except asyncio.CancelledError:
             reason = "cut"
