@@ -24,10 +24,21 @@ import yarl
 from discord import app_commands
 
 from bot.binding import Binding, binding_or_none, write_binding
-from bot.commands import cast, continuity, directing, harvest, room, scenes, scripts, stagecraft
+from bot.commands import (
+    cast,
+    continuity,
+    directing,
+    harvest,
+    room,
+    scenes,
+    scripts,
+    stagecraft,
+    watching,
+)
 from bot.i18n import CommandTranslator
 from bot.interaction.edge import on_tree_error
 from bot.panel import menus
+from bot.panel.alerts import AlertButton, Pager
 from bot.panel.controls import PanelButton, PanelSelect
 from bot.panel.message import EDIT_INTERVAL, Panels
 from bot.server_folders import (
@@ -107,6 +118,7 @@ class CircusBot(discord.AutoShardedClient):
         track_queue(self.config, "personas", self.personas.queued)  # scale: /metrics
         track_queue(self.config, "backstage", self.backstage.queued)
         self.scene_threads: dict[str, SceneThread] = {}
+        self.pagers: dict[str, Pager] = {}  # each scene's alerts (bot.panel.alerts), by key
         self.panels = Panels(self, panel_interval)  # each scene thread's control panel
         track_queue(self.config, "panel", self.panels.queued)
         self._warming: asyncio.Task[None] | None = None
@@ -121,6 +133,7 @@ class CircusBot(discord.AutoShardedClient):
         await self.tree.set_translator(CommandTranslator())
         register(self.tree, list_templates(self.config))
         self.add_dynamic_items(PanelButton, PanelSelect)  # panels work across restarts
+        self.add_dynamic_items(AlertButton)  # and so do the buttons of an alert's DM
         try:
             _count, _url, limits = await self.http.get_bot_gateway()
             self.pacer.max_concurrency = max(1, int(limits.get("max_concurrency") or 1))
@@ -183,6 +196,7 @@ class CircusBot(discord.AutoShardedClient):
             config=self.config,
         )
         self.scene_threads[scene_thread.key] = scene_thread
+        self.pagers[scene_thread.key] = Pager(scene_thread)
         self._threads[binding.thread_id] = scene_thread.key
         return scene_thread
 
@@ -209,9 +223,12 @@ class CircusBot(discord.AutoShardedClient):
         """Forget the scene `key` (bot.server_folders.scene_key) and its thread."""
         self.panels.drop(key)
         scene_thread = self.scene_threads.pop(key, None)
+        pager = self.pagers.pop(key, None)
         if scene_thread is not None:
             self._threads.pop(scene_thread.binding.thread_id, None)
             await scene_thread.close()
+        if pager is not None:
+            await pager.close()
 
     async def on_app_command_completion(
         self, interaction: discord.Interaction, command: object
@@ -260,6 +277,8 @@ class CircusBot(discord.AutoShardedClient):
         """Wait until everything the scenes emitted so far is in Discord (tests, bench)."""
         for scene_thread in list(self.scene_threads.values()):
             await scene_thread.drain()
+        for pager in list(self.pagers.values()):  # an alert waits for its line's post
+            await pager.drain()
         await self.personas.drain()
         for scene_thread in list(self.scene_threads.values()):
             await scene_thread.votes.drain()
@@ -269,6 +288,9 @@ class CircusBot(discord.AutoShardedClient):
         for scene_thread in list(self.scene_threads.values()):
             with contextlib.suppress(Exception):
                 await scene_thread.close()
+        for pager in list(self.pagers.values()):
+            with contextlib.suppress(Exception):
+                await pager.close()
         self.panels.close()
         await self.personas.close()
         await self.backstage.close()
@@ -285,6 +307,7 @@ COMMAND_MODULES: tuple[Callable[[app_commands.CommandTree], None], ...] = (
     scripts.setup,  # /scene import
     room.setup,  # /captain, /backstage
     menus.setup,  # ⭐ Pick line, 🎬 Cue this actor, 💭 Thought, 📌 Note on this line (menus)
+    watching.setup,  # /watch: page me when…
 )
 
 

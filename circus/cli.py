@@ -116,6 +116,7 @@ SCENE = arg("scene", metavar="SCENE_DIR", help="cli.arg.scene")
 BACKSTAGE = arg("--backstage", action="store_true", help="cli.arg.backstage")
 TURNS = arg("-n", "--turns", type=_turns, default=DEFAULT_TURNS, metavar="N")
 TAKE = arg("--take", default="current", metavar="N", help="cli.arg.take")
+UNTIL = arg("--until", action="append", default=[], metavar="CONDITION", help="cli.arg.until")
 ACTOR = arg("actor", metavar="ACTOR")
 TEXT = arg("text", metavar="TEXT", nargs="+")
 TURN = arg("turn", type=_turn_number, metavar="TURN")
@@ -154,7 +155,7 @@ COMMANDS: tuple[Command, ...] = (
     # --- end of setup
     Command("templates", "cli.help.templates", (), "commands.cmd_templates"),
     Command("run", "cli.help.run", (
-        SCENE, TURNS, arg("--start", metavar="ACTOR", help="cli.arg.run.start"), BACKSTAGE,
+        SCENE, TURNS, arg("--start", metavar="ACTOR", help="cli.arg.run.start"), UNTIL, BACKSTAGE,
     ), "commands.cmd_run"),
     Command("cue", "cli.help.cue", (
         SCENE, ACTOR,
@@ -172,7 +173,7 @@ COMMANDS: tuple[Command, ...] = (
         arg("actor", nargs="?", metavar="ACTOR", help="cli.arg.captain.actor"),
         arg("name", nargs="?", metavar="NAME", help="cli.arg.captain.name"),
     ), "commands.cmd_captain"),
-    Command("resume", "cli.help.resume", (SCENE, TURNS, BACKSTAGE), "commands.cmd_resume"),
+    Command("resume", "cli.help.resume", (SCENE, TURNS, UNTIL, BACKSTAGE), "commands.cmd_resume"),
     Command("take", "cli.help.take", (
         SCENE,
         arg("action", choices=["save", "list", "show", "diff"], metavar="save|list|show|diff"),

@@ -14,7 +14,14 @@ from circus import continuity
 from circus.editing import edit_soul
 from circus.exits import EXIT_FAILURE, EXIT_OK, UsageError, print_error
 from circus.given import me, read_text, user
-from circus.session import check_embedded, open_scene, play, print_warnings, status_text
+from circus.session import (
+    check_embedded,
+    open_scene,
+    play,
+    print_warnings,
+    status_text,
+    until_conditions,
+)
 from circus.words import LANGUAGE, t
 
 
@@ -40,20 +47,22 @@ async def cmd_run(args: argparse.Namespace) -> int:
 
     rehearsal = await open_scene(args.scene, args.config)
     start = await rehearsal.resolve_actor(args.start) if args.start else None
+    until = await until_conditions(rehearsal, args.until)
     check_embedded(await rehearsal.view())
     await print_warnings(rehearsal)
-    return await play(
-        rehearsal, lambda: rehearsal.start_run(Run(args.turns, start)), args.backstage
-    )
+    order = Run(args.turns, start, until=until)
+    return await play(rehearsal, lambda: rehearsal.start_run(order), args.backstage)
 
 
 async def cmd_resume(args: argparse.Namespace) -> int:
     from engine import Resume
 
     rehearsal = await open_scene(args.scene, args.config)
+    until = await until_conditions(rehearsal, args.until)
     check_embedded(await rehearsal.view())
     await print_warnings(rehearsal)
-    return await play(rehearsal, lambda: rehearsal.start_run(Resume(args.turns)), args.backstage)
+    order = Resume(args.turns, until=until)
+    return await play(rehearsal, lambda: rehearsal.start_run(order), args.backstage)
 
 
 async def cmd_cue(args: argparse.Namespace) -> int:

@@ -28,6 +28,7 @@ from engine import (
     StillWaiting,
     TurnCompleted,
     TurnStarted,
+    UntilMet,
     WaitingForPlayer,
     say,
 )
@@ -113,6 +114,12 @@ def format_budget(scope: str, unit: str, setting: str, limit: float, spent: floa
         limit=amount(limit),
         left=amount(left),
     )
+
+
+def until_line(event: UntilMet, language: str) -> str:
+    """Why a run asked to stop at a condition stopped, in the scene's language."""
+    why = say(event.code, language, **event.fields)
+    return say("cli.until_met", language, turn=event.turn, condition=event.condition, why=why)
 
 
 class Renderer:
@@ -259,6 +266,8 @@ class Renderer:
         elif isinstance(event, Cut):
             self._stop_status()
             self.info(t("cli.cut", turn=event.turn))
+        elif isinstance(event, UntilMet):
+            self.info(until_line(event, self.language))
         elif isinstance(event, RunFinished):
             self._finished(event)
 

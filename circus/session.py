@@ -15,11 +15,11 @@ from circus.words import LANGUAGE, t
 
 if TYPE_CHECKING:  # hints only: nothing is imported at run time
     import asyncio
-    from collections.abc import Awaitable, Callable
+    from collections.abc import Awaitable, Callable, Sequence
     from pathlib import Path
 
     from circus.render import Renderer
-    from engine import Config, Rehearsal, RunResult, SceneView, Status
+    from engine import Condition, Config, Rehearsal, RunResult, SceneView, Status
 
 
 async def open_scene(path: str, config: Config) -> Rehearsal:
@@ -61,6 +61,14 @@ def check_embedded(view: SceneView) -> None:
     models = {*view.models.values(), view.stage_manager_model}
     if EMBEDDED_MODEL in models and not embedded_available():
         raise EmbeddedModelUnavailable(t("cli.plays_on", model=EMBEDDED_MODEL))
+
+
+async def until_conditions(rehearsal: Rehearsal, texts: Sequence[str]) -> tuple[Condition, ...]:
+    """`--until` as conditions, each actor it names resolved against the cast (a name or an
+    alias; UnknownActor otherwise)."""
+    from engine import parse_conditions
+
+    return tuple([await rehearsal.alerts.resolve(c) for c in parse_conditions(texts)])
 
 
 async def play(

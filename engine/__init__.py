@@ -23,6 +23,10 @@ other way in):
   (`write_frontend_file`: the bot's thread binding); a frontend never writes a scene folder.
   Text a member typed or uploaded goes in with `origin="member"`: data, never configuration.
   `redact(text, config.secrets)` masks keys in any outside text before a person reads it.
+- alerts ("page me when…"): `rehearsal.alerts` arms, lists and clears a scene's `Alert`s and
+  `check(event, conditions)` says which an event meets (`AlertMatch`); `parse_condition(s)`
+  reads a `Condition`'s text form (`ALERT_KINDS`); `Run(…, until=…)`/`Resume` stop at the first
+  match and say so with `UntilMet`.
 - events: `rehearsal.events` (an `EventHub`) calls `listen(fn)`'s fn with each frozen event a
   run emits (`TurnCompleted`, …); `turn_marks` says how a landed turn was made (`TurnMarks`).
 - errors: `CircusError` and its named kinds, each with an English and a Chinese message
@@ -85,6 +89,7 @@ if _TYPE_CHECKING:  # what the names are, for the type checker; at run time they
         UnknownActor,
     )
     from engine.events import (
+        BudgetUsed,
         Cut,
         ErrorEvent,
         Event,
@@ -97,6 +102,8 @@ if _TYPE_CHECKING:  # what the names are, for the type checker; at run time they
         TakeSaved,
         TurnCompleted,
         TurnStarted,
+        UntilMet,
+        VoicesConverged,
         WaitingForPlayer,
     )
     from engine.folder.checkup import SceneWarning
@@ -123,6 +130,10 @@ if _TYPE_CHECKING:  # what the names are, for the type checker; at run time they
     from engine.probe.report import verdict as probe_verdict
     from engine.providers.embedded import EmbeddedModelUnavailable
     from engine.providers.embedded import available as embedded_available
+    from engine.rehearsal.alert_commands import Alert
+    from engine.rehearsal.alerts import KINDS as ALERT_KINDS
+    from engine.rehearsal.alerts import Condition, parse_condition, parse_conditions
+    from engine.rehearsal.alerts import Match as AlertMatch
     from engine.rehearsal.facade import Rehearsal, RunResult
     from engine.rehearsal.harvest import Spliced
     from engine.rehearsal.line_note_commands import NotedLine
@@ -144,16 +155,21 @@ if _TYPE_CHECKING:  # what the names are, for the type checker; at run time they
 # first use (PEP 562), so a command that only reads a scene folder pays for what it touches,
 # not for the whole engine (tests/house/test_seams.py checks that every name is found).
 _HOME: dict[str, str] = {
+    "ALERT_KINDS": "engine.rehearsal.alerts:KINDS",
     "Actor": "engine.rehearsal.view",
+    "Alert": "engine.rehearsal.alert_commands",
+    "AlertMatch": "engine.rehearsal.alerts:Match",
     "Author": "engine.vocabulary",
     "AmbiguousActor": "engine.errors",
     "BadName": "engine.errors",
     "BadSceneFile": "engine.errors",
     "BadScript": "engine.errors",
     "BudgetExceeded": "engine.errors",
+    "BudgetUsed": "engine.events",
     "CONSOLE": "engine.rehearsal.stage_commands",
     "CastTooBig": "engine.errors",
     "CircusError": "engine.errors",
+    "Condition": "engine.rehearsal.alerts",
     "Config": "engine.config",
     "Cue": "engine.rehearsal.orders",
     "Cut": "engine.events",
@@ -207,6 +223,8 @@ _HOME: dict[str, str] = {
     "TurnMarks": "engine.reply.marks",
     "TurnStarted": "engine.events",
     "UnknownActor": "engine.errors",
+    "UntilMet": "engine.events",
+    "VoicesConverged": "engine.events",
     "WaitingForPlayer": "engine.events",
     "check_model": "engine.probe.check",
     "author_of": "engine.rehearsal.room_commands",
@@ -231,6 +249,8 @@ _HOME: dict[str, str] = {
     "move_scene": "engine.folder.relocate",
     "new_scene": "engine.folder.templates",
     "parent_take": "engine.takes.reading",
+    "parse_condition": "engine.rehearsal.alerts",
+    "parse_conditions": "engine.rehearsal.alerts",
     "picker_text": "engine.catalog",
     "probe_json": "engine.probe.report",
     "probe_lines": "engine.probe.report",
@@ -253,16 +273,21 @@ _HOME: dict[str, str] = {
 }
 
 __all__ = [
+    "ALERT_KINDS",
     "Actor",
+    "Alert",
+    "AlertMatch",
     "AmbiguousActor",
     "Author",
     "BadName",
     "BadSceneFile",
     "BadScript",
     "BudgetExceeded",
+    "BudgetUsed",
     "CONSOLE",
     "CastTooBig",
     "CircusError",
+    "Condition",
     "Config",
     "Cue",
     "Cut",
@@ -316,6 +341,8 @@ __all__ = [
     "TurnMarks",
     "TurnStarted",
     "UnknownActor",
+    "UntilMet",
+    "VoicesConverged",
     "WaitingForPlayer",
     "author_of",
     "captained_by",
@@ -340,6 +367,8 @@ __all__ = [
     "move_scene",
     "new_scene",
     "parent_take",
+    "parse_condition",
+    "parse_conditions",
     "picker_text",
     "probe_json",
     "probe_lines",

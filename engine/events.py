@@ -124,6 +124,42 @@ class StageChanged(Event):
 
 
 @dataclass(frozen=True)
+class VoicesConverged(Event):
+    """Two actors began to sound alike at `turn`: the take report's warning (engine.harvest.
+    report.converging_pairs), said as it first holds for the pair in this take."""
+
+    take: int
+    turn: int
+    actor: str
+    other: str
+    share: float  # of `actor`'s distinct phrases (4-grams) also in `other`'s lines
+
+
+@dataclass(frozen=True)
+class BudgetUsed(Event):
+    """After a turn, what share of a budget is spent (`before`: as the run last saw it)."""
+
+    take: int
+    turn: int
+    scope: str  # scene | day
+    unit: str  # usd | tokens
+    before: float
+    share: float
+
+
+@dataclass(frozen=True)
+class UntilMet(Event):
+    """A run asked to stop at a condition (`run --until`) met it at `turn` and stops there:
+    `code` and `fields` say why (public words only)."""
+
+    take: int
+    turn: int
+    condition: str
+    code: str
+    fields: Mapping[str, object] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
 class WaitingForPlayer(Event):
     """A run reached an actor a person plays and waits for their line."""
 

@@ -19,6 +19,8 @@ TurnReason = Literal[
 # Why a run ended (RunFinished.reason, RunResult.reason); "budget" = stopped before a call
 # that would have crossed one.
 FinishReason = Literal["completed", "cut", "error", "budget"]
+# What a "page me when…" alert (or `run --until`) waits for (engine.rehearsal.alerts).
+AlertKind = Literal["secret", "enter", "exit", "turn", "converge", "budget", "stop"]
 # Whether a scene runs now (Status.mode), here or in another process (Status.held_by).
 StatusMode = Literal["idle", "running"]
 # What a model call is for, as the spend record names it.

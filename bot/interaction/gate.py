@@ -49,6 +49,33 @@ def may_direct(interaction: discord.Interaction, scene_thread: SceneThread) -> b
     return can_direct(interaction.user.id, scene_thread.binding, manage)
 
 
+async def may_watch(
+    interaction: discord.Interaction, scene_thread: SceneThread, actor: str | None
+) -> bool:
+    """May this member arm an alert in the scene (for `actor`'s secret, entrance or exit; None:
+    for anyone or for the scene as a whole)? Directors may arm any, a captain one for their
+    own character only — and nobody an alert that could never page them (`may_read_private`:
+    a member who directs only through Manage Threads is no listed director, so no DM could
+    reach them when it fires)."""
+    if actor is None and not may_direct(interaction, scene_thread):
+        return False
+    if actor is not None and not may_read(await private_actors(interaction, scene_thread), actor):
+        return False
+    return await may_read_private(scene_thread, interaction.user.id, actor)
+
+
+async def may_read_private(scene_thread: SceneThread, user_id: int, actor: str | None) -> bool:
+    """May this user read `actor`'s private text (None: every actor's) — asked when an alert
+    fires and when its buttons are pressed, with no interaction at hand (so Manage Threads,
+    a permission of an interaction, does not count here: the scene's listed directors do, and
+    `actor`'s captains, read afresh)."""
+    if can_direct(user_id, scene_thread.binding, False):
+        return True
+    if actor is None:
+        return False
+    return actor in captained_by((await scene_thread.rehearsal.view()).captains, writer_of(user_id))
+
+
 def language(interaction: discord.Interaction) -> str:
     """The reply language: the scene's in a scene thread (once it has loaded), else the
     user's Discord locale."""

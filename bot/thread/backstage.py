@@ -1,4 +1,5 @@
-"""Backstage by DM: private text (thoughts, stage-manager decisions, run errors) to directors.
+"""Backstage by DM: private text (thoughts, stage-manager decisions, run errors, alerts) to
+directors (and whoever armed an alert).
 
 Invariants: this is the only way private text leaves the bot, and it goes only to the user ids
 it is given (a scene's directors) in their DM channels — never to a guild channel or thread.
@@ -32,11 +33,13 @@ FOLLOWUP_TTL = 14 * 60  # seconds an interaction token can still send follow-ups
 
 @dataclass(frozen=True)
 class Enclosure:
-    """A file (and optionally an embed) sent with one DM, e.g. a take's report.md."""
+    """What travels with one DM besides its text: a file (e.g. a take's report.md), an embed,
+    buttons (an alert's persistent `view`)."""
 
-    filename: str
-    data: bytes
+    filename: str = ""
+    data: bytes = b""
     embed: discord.Embed | None = None
+    view: discord.ui.View | None = None
 
 
 Item = tuple[str, str, str, Enclosure | None]  # (scene, lang, text, enclosure)
@@ -53,6 +56,18 @@ def _messages(batch: list[Item]) -> Iterator[tuple[str, Enclosure | None]]:
         texts = []
         yield text[:LIMIT], enclosure
     yield from ((message, None) for message in pack_messages(texts))
+
+
+def _attached(enclosure: Enclosure) -> dict[str, Any]:
+    """The keyword arguments of `send` for what an enclosure carries."""
+    extra: dict[str, Any] = {}
+    if enclosure.filename:
+        extra["file"] = discord.File(io.BytesIO(enclosure.data), enclosure.filename)
+    if enclosure.embed is not None:
+        extra["embed"] = enclosure.embed
+    if enclosure.view is not None:
+        extra["view"] = enclosure.view
+    return extra
 
 
 class Backstage:
@@ -97,9 +112,7 @@ class Backstage:
             for message, enclosure in _messages(batch):
                 extra: dict[str, Any] = {}
                 if enclosure is not None:
-                    extra["file"] = discord.File(io.BytesIO(enclosure.data), enclosure.filename)
-                    if enclosure.embed is not None:
-                        extra["embed"] = enclosure.embed
+                    extra.update(_attached(enclosure))
                 await channel.send(
                     message, allowed_mentions=discord.AllowedMentions.none(), **extra
                 )

@@ -16,7 +16,7 @@ import contextlib
 import functools
 import logging
 import time
-from collections import deque
+from collections import OrderedDict, deque
 from collections.abc import Callable
 from pathlib import Path
 
@@ -69,6 +69,8 @@ from engine import (
 log = logging.getLogger("circus.bot")
 
 STATUS_PERSONA = "Circus"
+LINKS_KEPT = 500  # lines whose first message an alert may still link to
+LINK_WAIT = 30.0  # seconds an alert waits for its line to land before it goes without a link
 
 
 class SceneThread:
@@ -106,6 +108,9 @@ class SceneThread:
         # (when emitted, event), rendered one at a time in emit order
         self._events: Serial[str, tuple[float, Event]] = Serial(self._render, name="stage")
         self._typing: asyncio.Task[None] | None = None
+        # told of each event once it is rendered (its posts queued): the alerts (bot.panel.alerts)
+        self.after: list[Callable[[Event], None]] = []
+        self._firsts: OrderedDict[tuple[int, int, int], Post] = OrderedDict()
         self._unlisten: Callable[[], None] = self.rehearsal.events.listen(self._on_event)
 
     # ------------------------------------------------------------------ binding
@@ -133,6 +138,8 @@ class SceneThread:
     async def _render(self, _scene: str, events: list[tuple[float, Event]]) -> None:
         for emitted, event in events:  # one at a time: Serial hands over a single event
             await self._handle(emitted, event)
+            for hook in self.after:
+                hook(event)
 
     async def _handle(self, emitted: float, event: Event) -> None:
         if isinstance(event, RunStarted):
@@ -187,12 +194,12 @@ class SceneThread:
         """Who reads `actor`'s thoughts by DM: the directors, and the actor's captains (None:
         every character's captains — whose closed DMs a new run tries again)."""
         readers = list(self.binding.directors)
+        captains: dict[str, tuple[str, ...]] = {}
         try:
-            captains = (await self.rehearsal.room.captains()).items()
+            captains = await self.rehearsal.room.captains()
         except CircusError as exc:  # a torn captains.json: the directors still get it
             log.warning("scene %s: captains unreadable: %s", self.name, exc)
-            captains = ()
-        for character, writers in captains:
+        for character, writers in captains.items():
             if actor is not None and character != actor:
                 continue
             for writer in writers:
@@ -203,8 +210,11 @@ class SceneThread:
 
     def _post_turn(self, event: TurnCompleted, readers: tuple[int, ...]) -> None:
         turn = Turn(event.turn, event.actor, event.action, event.dialogue, event.cue)
-        for post in self._post_lines(turn, self._messages_of(turn)):
+        posts = self._post_lines(turn, self._messages_of(turn))
+        for post in posts:
             self.votes.remember(post, event.take, event.turn)
+        if posts:
+            self._first((event.take, event.turn, 0), posts[0])
         if event.played and not event.thought:  # a person's line may carry no thought
             return
         marks = turn_marks(event.repaired, event.fallback, event.cut, self.lang)
@@ -231,10 +241,31 @@ class SceneThread:
 
     def _post_block(self, event: StageChanged) -> None:
         persona = say_text("persona", self.lang)
-        for chunk in split_message(block_message(event, self.lang)):
-            self.personas.post(
+        for i, chunk in enumerate(split_message(block_message(event, self.lang))):
+            post = self.personas.post(
                 self.binding.channel_id, self.binding.thread_id, persona, None, chunk
             )
+            if i == 0:
+                self._first((event.take, event.after, event.seq), post)
+
+    def _first(self, line: tuple[int, int, int], post: Post) -> None:
+        """Remember the first message of a line (take, turn, stage block or 0) for a link."""
+        self._firsts[line] = post
+        while len(self._firsts) > LINKS_KEPT:
+            self._firsts.popitem(last=False)
+
+    async def link_of(self, take: int, turn: int, block: int = 0) -> str | None:
+        """A jump link to a line's first message in the thread, once it has landed (waited
+        for); None if this bot did not post it or it never landed."""
+        post = self._firsts.get((take, turn, block))
+        if post is None:
+            return None
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(asyncio.shield(post.done), LINK_WAIT)
+        if post.message_id is None:
+            return None
+        b = self.binding
+        return f"https://discord.com/channels/{b.guild_id}/{b.thread_id}/{post.message_id}"
 
     async def _call_player(self, event: WaitingForPlayer) -> None:
         """Mention the member whose line the run waits for, once, from the bot itself."""

@@ -125,4 +125,12 @@ TEXT: dict[str, str] = {
     "cmd.captain_list.description": "谁是谁的队长",
     "cmd.backstage.description": "某个角色在这次排演的心声（导演，以及该角色的队长）",
     "cmd.backstage.actor": "角色",
+    # --- alerts: page me when… (engine/rehearsal/alerts.py, bot/commands/watching.py, bot/panel/alerts.py)
+    "cmd.watch.description": "有事叫我：这场戏发生某事时私信你",
+    "cmd.watch_add.description": "设提醒：秘密说出口、演员上下场、第 N 轮、声音趋同、预算、自己停下",
+    "cmd.watch_add.condition": "secret、exit、enter、turn:N、converge、budget:80%、stop（适用时加 :角色）",
+    "cmd.watch_add.actor": "只盯这位演员的秘密、上场或下场",
+    "cmd.watch_list.description": "这场戏设定的提醒",
+    "cmd.watch_clear.description": "清掉你在这场戏的提醒（导演：也可清掉所有人的）",
+    "cmd.watch_clear.everyone": "导演：清掉所有人的提醒",
 }

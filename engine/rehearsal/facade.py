@@ -3,7 +3,8 @@ the parts and hands each what it uses.
 
 Parts: the scene on disk (engine.rehearsal.scene_access), the run's slot (engine.rehearsal.run_slot), its spend
 (engine.rehearsal.spending), the run loop (engine.rehearsal.run_loop) and the command groups — `takes`, `souls`,
-`cast`, `stage`, `room` (captains), `notes`, `line_notes`, `spend`, `harvest`. No part inherits from another; what two groups
+`cast`, `stage`, `room` (captains), `notes`, `line_notes`, `spend`, `harvest`, `alerts`. No part
+inherits from another; what two groups
 share is a function or a part both are handed. The folder is the state: a new Rehearsal on the
 same folder continues exactly where the last one stopped.
 """
@@ -22,6 +23,7 @@ from engine.door.llm import LiteLLMModels, Models
 from engine.folder.names import Actor
 from engine.folder.scene import SceneState
 from engine.folder.turns import Turn
+from engine.rehearsal.alert_commands import Alerts
 from engine.rehearsal.cast_commands import Cast
 from engine.rehearsal.harvest import Harvest
 from engine.rehearsal.line_note_commands import LineNotes
@@ -79,6 +81,7 @@ class Rehearsal:
         self.harvest = Harvest(self.scene)
         self.line_notes = LineNotes(self.scene, self.harvest)
         self.takes = Takes(self.scene, self.slot, self.harvest)
+        self.alerts = Alerts(self.scene)
         self.recovered = self.files.store.recover_if_idle(self.name)
 
     @functools.cached_property

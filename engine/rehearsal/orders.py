@@ -1,5 +1,6 @@
 """What a director asks of a run, as small frozen orders: run N turns, cue one actor, resume, or
-play on a replayed take. `Rehearsal.start_run(order)` takes one; the run loop reads its turns,
+play on a replayed take. A run or resume may carry `until`: conditions after whose first match it
+stops (engine.rehearsal.alerts). `Rehearsal.start_run(order)` takes one; the run loop reads its turns,
 first actor, private direction and mode from it, so no caller passes a mode string or a flag.
 """
 
@@ -10,6 +11,7 @@ from typing import ClassVar
 
 from engine.config import DEFAULT_TURNS
 from engine.folder.names import Actor
+from engine.rehearsal.alerts import Condition
 from engine.vocabulary import Author, RunMode
 
 
@@ -19,6 +21,7 @@ class Run:
 
     turns: int = DEFAULT_TURNS
     start: Actor | None = None
+    until: tuple[Condition, ...] = ()  # stop after the first turn that meets one
     mode: ClassVar[RunMode] = "run"
     direction: ClassVar[str] = ""
     by: ClassVar[None] = None
@@ -34,6 +37,7 @@ class Cue:
     by: Author | None = None
     mode: ClassVar[RunMode] = "cue"
     turns: ClassVar[int] = 1
+    until: ClassVar[tuple[Condition, ...]] = ()
 
     @property
     def start(self) -> Actor:
@@ -45,6 +49,7 @@ class Resume:
     """Back to RUN mode from where the scene stopped."""
 
     turns: int = DEFAULT_TURNS
+    until: tuple[Condition, ...] = ()  # stop after the first turn that meets one
     mode: ClassVar[RunMode] = "resume"
     start: ClassVar[None] = None
     direction: ClassVar[str] = ""
@@ -58,6 +63,7 @@ class Replay:
     turns: int = DEFAULT_TURNS
     mode: ClassVar[RunMode] = "replay"
     start: ClassVar[None] = None
+    until: ClassVar[tuple[Condition, ...]] = ()
     direction: ClassVar[str] = ""
     by: ClassVar[None] = None
 

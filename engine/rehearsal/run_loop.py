@@ -42,6 +42,7 @@ from engine.folder.whispers import NOTE_MOST_CHARS
 from engine.redact import redact
 from engine.rehearsal.orders import Cue, Order, Resume, Run
 from engine.rehearsal.run_slot import PlayedLine, RunSlot
+from engine.rehearsal.run_watch import RunWatch, Until
 from engine.rehearsal.scene_access import Floor, Landing, SceneAccess
 from engine.rehearsal.spending import Spending
 from engine.rehearsal.stage_commands import check_start, land_played, open_take
@@ -117,6 +118,7 @@ class RunLoop:
         self._spend: SpendGuard | None = None  # the run's spend gate (None outside a run)
         self._language = "zh"  # the scene's, as the run last read it (for a budget stop)
         self._cue_by: Author | None = None  # who cued the run's first turn (a Cue order)
+        self.watch = RunWatch(scene.events, scene.name, spending)  # facts alerts wait for
 
     # ----------------------------------------------------------------- the director's verbs
     async def start_run(self, order: Order) -> asyncio.Task[RunResult]:
@@ -143,7 +145,8 @@ class RunLoop:
         if scene.store.lock(scene.name, announce=True):
             scene.files.forget()  # a crashed turn was just completed on disk
         self._cue_by = order.by
-        slot.task = asyncio.create_task(self._run(turns, first, order.mode, direction))
+        until = Until(scene.events, scene.name, order.until)
+        slot.task = asyncio.create_task(self._run(turns, first, order.mode, direction, until))
         # Let the task take its first step: a task cancelled before it starts would never
         # reach the code that releases the scene lock.
         await asyncio.sleep(0)
@@ -189,7 +192,9 @@ class RunLoop:
         return await self.slot.task
 
     # ----------------------------------------------------------------- a run
-    async def _run(self, turns: int, first: str | None, mode: RunMode, direction: str) -> RunResult:
+    async def _run(
+        self, turns: int, first: str | None, mode: RunMode, direction: str, until: Until
+    ) -> RunResult:
         scene, tally = self.scene, _Tally()
         reason: FinishReason = "completed"
         self._spend = None
@@ -198,8 +203,10 @@ class RunLoop:
             self._spend = await self.spending.guard()
             tally.take = await scene.current_take()
             scene.events.emit(RunStarted(scene.name, tally.take, turns, mode))
-            await open_take(scene, await scene.state())
-            reason = await self._turns(tally, turns, first, mode, direction)
+            opened = await scene.state()
+            await open_take(scene, opened)
+            await self.watch.begin(opened)  # its budgets as the run starts (no second load)
+            reason = await self._turns(tally, turns, first, mode, direction, until)
         except asyncio.CancelledError:
             reason = "cut"
         except BudgetExceeded as exc:  # stopped before a call: nothing of that turn landed
@@ -215,6 +222,7 @@ class RunLoop:
             scene.events.emit(ErrorEvent(scene.name, "error.run_crashed", fields))
             reason = "error"
         finally:
+            until.close()
             scene.store.unlock()
             self.slot.progress = ""
         last = scene.files.last_turn_seen()
@@ -235,10 +243,17 @@ class RunLoop:
         )
 
     async def _turns(
-        self, tally: _Tally, turns: int, first: str | None, mode: RunMode, direction: str
+        self,
+        tally: _Tally,
+        turns: int,
+        first: str | None,
+        mode: RunMode,
+        direction: str,
+        until: Until,
     ) -> FinishReason:
         """The run's turns, counted in `tally`; a turn whose model fails is skipped (the next
-        speaker is tried), twice in a row — or a forced one — ends the run ("error")."""
+        speaker is tried), twice in a row — or a forced one — ends the run ("error"); a turn
+        that meets one of `until`'s conditions ends it ("completed": it did what was asked)."""
         failures, avoid = 0, None
         while tally.done < turns:
             task = asyncio.current_task()
@@ -266,7 +281,15 @@ class RunLoop:
                     return "error"
                 continue  # a skipped turn is not a turn: try the next speaker
             tally.done += 1
+            if await self._after_turn(tally.take, until):
+                break
         return "completed"
+
+    async def _after_turn(self, take: int, until: Until) -> bool:
+        """What the landed turn made true (RunWatch); True if the run should stop there."""
+        state = await self.scene.state()
+        await self.watch.after_turn(state, take)
+        return await until.met(state) is not None
 
     # ----------------------------------------------------------------- a turn
     async def _turn(

@@ -279,7 +279,7 @@ async def test_commands_outside_a_scene_thread_say_where_to_go(tmp_path):
             "play",
             "unplay",
             "say",
-        } | {"actor"} | {"secrets"} | {"captain", "backstage"} | {
+        } | {"actor"} | {"secrets"} | {"captain", "backstage"} | {"watch"} | {
             "⭐ Pick line",
             "🎬 Cue this actor",
             "💭 Thought",

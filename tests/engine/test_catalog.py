@@ -39,6 +39,8 @@ DYNAMIC = {
     "report.reason.": 'f"report.reason.{r}"',
     "export.header.": 'f"export.header.{c}"',
     "export.shot.": 'f"export.shot.{s}"',
+    "alert.trigger.": 'f"alert.trigger.',  # by the condition's kind, a budget's scope, a stop's why
+    "bot.alert.": 'f"alert.{action}"',  # an alert DM's buttons
 }
 # Wrappers that add a prefix to the key their caller names: t("cut_done") says bot.cut_done.
 WRAPPERS = ("bot.stage.", "bot.", "report.", "diff.", "export.", "error.script.")
