@@ -23,6 +23,7 @@ from engine.folder.sections import split
 from engine.vocabulary import Author, AuthorRole
 
 NAME_MOST_CHARS = 40  # a display name is at most 32 on Discord; a console name is short
+NOTE_WORDS = 120  # how much of a note its backstage record repeats (the whole is in the notes)
 COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.DOTALL)  # unclosed: hidden to the end, as shown
 _SECTION = re.compile(r"## (.+?)\s*$")
 _NOTE_MARK = re.compile(
@@ -72,6 +73,19 @@ def cue_mark(
     """The comment line under a cue's heading in directions.md: who cued `actor` for `turn`."""
     by, role = _by(author)
     return f"<!-- {by}{role} · take {take} · turn {turn}{_stamp(at)} · for {actor} -->"
+
+
+def backstage_note(
+    author: Author | None, take: int, after: int, text: str, at: datetime | None = None
+) -> str:
+    """The line a note leaves in the backstage log of each actor it reached: who wrote it,
+    when, and its first words — a comment Obsidian hides and no thought or prompt holds
+    (engine.folder.turns.NOTE_LINE). The note's own text cannot close the comment."""
+    by, role = _by(author)
+    words = " ".join(clean_text(text).split()).replace("--", "‐‐").replace(">", "›")
+    if len(words) > NOTE_WORDS:
+        words = words[: NOTE_WORDS - 1].rstrip() + "…"
+    return f"<!-- note {by}{role} · take {take} · after turn {after}{_stamp(at)}: {words} -->"
 
 
 def strip_comments(text: str) -> str:

@@ -12,7 +12,9 @@ import re
 from typing import NamedTuple
 
 ANY_HEADING = re.compile(r"## ")  # matched at the start of a line
-ESCAPED = ("## ", "**", "\\")  # line starts that would read as structure (a heading, a label)
+# line starts that would read as structure: a heading, a label, an escape, and the start of the
+# room's own record of a note in a backstage log (engine.folder.attribution.NOTE_LINE)
+ESCAPED = ("## ", "**", "\\", "<!-- note ")
 
 
 class Section(NamedTuple):

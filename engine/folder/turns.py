@@ -123,7 +123,19 @@ def render_thought(number: int, thought: str) -> str:
     return f"## {number}\n{body}\n\n"
 
 
+# The room's record of a note that reached the actor (engine.folder.attribution.backstage_note):
+# a whole line of its own, which a thought line can never be (sections.escape).
+NOTE_LINE = re.compile(r"<!-- note .*-->\s*$")
+
+
 def parse_backstage(text: str) -> dict[int, str]:
     """Turn number → thought, from one actor's backstage log (a `## ` line that is not a turn
-    number is part of the thought above it)."""
-    return {int(s.match.group(1)): s.body() for s in split(text, _BACKSTAGE_HEADING)}
+    number is part of the thought above it; a note's record line is nobody's thought)."""
+    if "<!-- note " not in text:
+        return {int(s.match.group(1)): s.body() for s in split(text, _BACKSTAGE_HEADING)}
+    return {
+        int(s.match.group(1)): "\n".join(
+            unescape(line) for line in s.lines if not NOTE_LINE.match(line)
+        ).strip()
+        for s in split(text, _BACKSTAGE_HEADING)
+    }
