@@ -1,5 +1,5 @@
 """What a run notices after each turn lands, for alerts: voices starting to converge (the take
-report's own test, engine.harvest.report.converging_pairs) and each budget's share spent — and
+report's own test, engine.harvest.report.converging_pairs, kept incrementally) and each budget's share spent — and
 whether a run asked to stop at a condition (`run --until`) has met it.
 
 Invariants: each fact is announced once, as it first holds (a pair of voices once per take; a
@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from engine.events import BudgetUsed, Event, EventHub, UntilMet, VoicesConverged
 from engine.folder.scene import SceneState
 from engine.folder.turns import Turn
-from engine.harvest.report import converging_pairs
+from engine.harvest.report import CONVERGE_MIN_GRAMS, CONVERGE_SHARE
 from engine.harvest.textstats import ngrams, tokens
 from engine.rehearsal.alert_commands import facts_of
 from engine.rehearsal.alerts import Condition, Match, fired
@@ -24,34 +24,61 @@ Pair = tuple[str, str]
 
 
 class Voices:
-    """Each actor's distinct 4-grams in the working take, grown turn by turn."""
+    """Each actor's distinct 4-grams in the working take, and how many each pair shares, grown
+    turn by turn: a turn costs what its own line adds, never a walk of the take (the answer is
+    `converging_pairs`' over the whole take, kept equal by a test)."""
 
     def __init__(self) -> None:
         self.take = 0
-        self.seen: list[Turn] = []  # the turns counted, in order
+        self.count = 0  # turns counted
+        self.last: Turn | None = (
+            None  # the last turn counted: a record cut back or replaced is noticed
+        )
         self.grams: dict[str, set[tuple[str, ...]]] = {}
+        self.common: dict[frozenset[str], int] = {}  # a pair of actors -> 4-grams both said
         self.pairs: set[Pair] = set()
 
     def _add(self, turn: Turn) -> None:
-        if turn.dialogue.strip():
-            mine = self.grams.setdefault(turn.actor, set())
-            mine.update(ngrams(tokens(turn.dialogue), 4))
-        self.seen.append(turn)
+        self.count, self.last = self.count + 1, turn
+        if not turn.dialogue.strip():
+            return
+        mine = self.grams.setdefault(turn.actor, set())
+        fresh = set(ngrams(tokens(turn.dialogue), 4)) - mine
+        mine |= fresh
+        for other, theirs in self.grams.items():
+            if other != turn.actor and fresh:
+                key = frozenset((turn.actor, other))
+                self.common[key] = self.common.get(key, 0) + len(fresh & theirs)
 
     def _pairs(self) -> dict[Pair, float]:
-        return {(a, b): share for a, b, share in converging_pairs({}, self.grams)}
+        """What `converging_pairs` says of the grams so far (the best direction per pair)."""
+        best: dict[frozenset[str], tuple[str, str, float]] = {}
+        for a, ga in self.grams.items():
+            if len(ga) < CONVERGE_MIN_GRAMS:
+                continue
+            for b in self.grams:
+                key = frozenset((a, b))
+                share = self.common.get(key, 0) / len(ga)
+                if a != b and share >= CONVERGE_SHARE and share > best.get(key, ("", "", 0.0))[2]:
+                    best[key] = (a, b, share)
+        return {(a, b): share for a, b, share in best.values()}
 
     def _restart(self, take: int, turns: Sequence[Turn]) -> None:
-        self.take, self.seen, self.grams = take, [], {}
+        self.take, self.count, self.last, self.grams, self.common = take, 0, None, {}, {}
         for turn in turns:
             self._add(turn)
         self.pairs = set(self._pairs())
 
     def new_pairs(self, take: int, turns: Sequence[Turn]) -> list[tuple[str, str, float]]:
         """The pairs that converge now but did not before the last of `turns`."""
-        if take != self.take or list(turns[: len(self.seen)]) != self.seen:
+        counted = self.count
+        if (
+            take != self.take
+            or len(turns) < counted
+            or (counted and turns[counted - 1] != self.last)
+        ):
             self._restart(take, turns[:-1])  # another take, or a record rewritten
-        for turn in turns[len(self.seen) :]:
+        for turn in turns[self.count :]:
             self._add(turn)
         now = self._pairs()
         fresh = [(a, b, share) for (a, b), share in now.items() if (a, b) not in self.pairs]

@@ -270,3 +270,31 @@ async def test_a_budgets_share_is_announced_after_each_turn(scene, scripted):
     assert all(
         a.share == b.before and a.share < b.share for a, b in zip(used, used[1:], strict=False)
     )
+
+
+def test_voices_kept_turn_by_turn_agree_with_the_take_reports_own_test():
+    import random
+
+    from engine.folder.turns import Turn
+    from engine.harvest.report import converging_pairs
+    from engine.rehearsal.run_watch import Voices
+
+    rng = random.Random(7)
+    words = "the ledger was in the green drawer all along and nobody knew it".split()
+    cast = ["林小姐", "刑警", "律師"]
+    for trial in range(30):
+        voices, turns, said = Voices(), [], {a: [] for a in cast}
+        announced: set[frozenset[str]] = set()
+        for number in range(1, 40):
+            actor = rng.choice(cast)
+            line = " ".join(rng.choice(words) for _ in range(rng.randint(0, 9)))
+            turns.append(Turn(number, actor, "", line, ""))
+            said[actor].append(line)
+            fresh = voices.new_pairs(1, turns)
+            whole = {frozenset((a, b)): (a, b, s) for a, b, s in converging_pairs(said)}
+            assert voices._pairs() == {(a, b): s for a, b, s in whole.values()}, (trial, number)
+            announced |= {frozenset((a, b)) for a, b, _ in fresh}
+            assert announced >= set(whole), (trial, number)
+        # A record cut back (a replay) is counted afresh.
+        assert voices.new_pairs(2, turns[:5]) is not None
+        assert voices.count == 5
