@@ -31,7 +31,6 @@ from engine.takes.secrets import (
     with_prompt_breaches,
 )
 from engine.takes.tree import Parent
-from engine.turn.prompts import ActorBrief, actor_messages
 from engine.turn.record_lines import block_line, public_line
 
 CURRENT_WORDS = {"current", "當前", "当前"}
@@ -82,6 +81,8 @@ def secrets_of(state: SceneState, marked_now: SceneState | None = None) -> dict[
 def scaffolding(actor: str, language: str) -> str:
     """Circus's own words around an actor's prompt (rules, headings, labels): never private,
     so a secret that is an everyday word in them ("silence") is not a breach there."""
+    from engine.turn.prompts import ActorBrief, actor_messages  # here: a take list needs none
+
     brief = ActorBrief(
         name=actor, soul="", context="", cast=(actor,), turns=(), own_thoughts={},
         whisper_all="-", whisper_private="-", direction="-", neglected=True, language=language,
@@ -111,6 +112,8 @@ def allowed_for(state: SceneState, actor: str, turn: int) -> tuple[str, ...]:
 
 def rebuilt_prompts(state: SceneState) -> list[SeenPrompt]:
     """The prompt each turn's actor was built from this take's files (module docstring)."""
+    from engine.turn.prompts import ActorBrief, actor_messages  # here: a take list needs none
+
     out: list[SeenPrompt] = []
     start = state.cast if state.start is None else state.start
     for turn in state.turns:
