@@ -24,6 +24,7 @@ from engine.folder.stage import merge, walk
 from engine.folder.turns import Turn
 from engine.takes.folders import take_dir, take_numbers
 from engine.takes.secrets import (
+    Breach,
     SecretEntry,
     SeenPrompt,
     ledger,
@@ -159,11 +160,14 @@ def take_ledger(
 ) -> TakeLedger:
     """The ledger of one take, its prompt audit included (`secrets_of` says whose secrets),
     and whose note or cue came last before each secret surfaced (from `marks`)."""
-    from engine.takes.audit import audit  # the prompts' builder loads for a ledger only
-
     secrets = secrets_of(state, marked_now)
-    # what prompt_breaches(secrets, rebuilt_prompts(state)) finds, in one walk of the take
-    found, checked = audit(state, secrets) if any(secrets.values()) else ({}, 0)
+    found: dict[tuple[str, str], tuple[Breach, ...]] = {}
+    checked = 0
+    if any(secrets.values()):  # the prompts' builder loads only for secrets to audit
+        from engine.takes.audit import audit
+
+        # what prompt_breaches(secrets, rebuilt_prompts(state)) finds, in one walk of the take
+        found, checked = audit(state, secrets)
     entries = ledger(secrets, state.turns, state.thoughts)
     shown = _only(with_prompt_breaches(entries, found), only)
     leads = tuple(
