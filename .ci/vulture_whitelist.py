@@ -22,7 +22,7 @@ _.custom_provider_map
 _.vocab_only  # llama_cpp model params (engine/providers/vocab.py)
 _._requires_eval  # llama_cpp.Llama's own flag (engine/providers/prefix_cache.py)
 _.yaml_implicit_resolvers  # PyYAML's resolver table (engine/folder/frontmatter.py)
-_.budget_usd  # pydantic fields read through model_dump (engine/folder/settings.py)
+_.budget_usd  # pydantic fields read through model_dump (engine/folder/setting_schemas.py)
 _.narrator_voice  # the table read's settings, read the same way (engine/rehearsal/read_commands.py)
 _.thoughts_voice
 _.read_model
@@ -47,3 +47,5 @@ _.actor_messages  # engine/turn/prompts.py
 _.busy  # engine/providers/worker.py
 _.queue_depth  # engine/door/metrics.py: a push-style setter the metrics tests drive
 _.window_start  # engine/turn/record_memo.py: the window rule, tested by tables
+_.rebuilt_prompts  # engine/takes/reading.py: every prompt, the one-walk audit's reference
+_.prompt_breaches  # engine/takes/secrets.py: the audit over them (tests/engine/test_continuity_secrets.py)

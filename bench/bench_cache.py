@@ -5,9 +5,11 @@ for Anthropic, the door's own wire for OpenAI) against two loopback fakes (tests
 (breakpoints, a 1024-token minimum, a five-minute lifetime, 20-block lookback) and an
 OpenAI-style server that caches repeated prefixes by itself in 128-token steps. Prints a
 markdown table per provider: calls, prompt tokens, the share read from the cache (all calls, and
-after each role's first call), and the take's cost at litellm's prices with and without caching.
-Targets: ≥ 80% read from cache after each role's first call; the take costs ≤ 35% of
-its uncached price on the Anthropic fake.
+after each role's first call), and the take's cost at litellm's prices with and without caching;
+then where the Anthropic take's bill goes (cache writes by each role's first and later calls,
+reads, uncached input, replies), each as a share of its uncached price. Targets (issue 31):
+≥ 85% read from cache after each role's first call; the take costs ≤ 30% of its uncached
+price on the Anthropic fake.
 
     python bench/bench_cache.py [--turns 40] [--reply-format auto|json|tags]
 """
@@ -84,6 +86,7 @@ async def take(model: str, fake_type: type, turns: int, reply_format: str, work:
             later_cached += cached
         seen.add(role)
     rows = rows_of(scene)
+    parts = _bill_parts(roles, usages) if "input_tokens" in usages[0] else None
     cost = sum(float(r.get("cost_usd") or 0.0) for r in rows)
     saved = sum(float(r.get("cache_saved_usd") or 0.0) for r in rows)
     prompt = sum(int(r.get("prompt_tokens") or 0) for r in rows)
@@ -96,7 +99,48 @@ async def take(model: str, fake_type: type, turns: int, reply_format: str, work:
         "cost": cost,
         "uncached": cost + saved,
         "turns": turns,
+        "parts": parts,
     }
+
+
+def _bill_parts(roles: list[str], usages: list[dict]) -> dict[str, int]:
+    """Anthropic's usage split by what it is billed as: tokens written to the cache by each
+    role's first call and by its later ones, read from it, sent uncached, and the replies."""
+    parts = dict.fromkeys(("first writes", "later writes", "reads", "uncached", "output"), 0)
+    seen: set[str] = set()
+    for role, usage in zip(roles, usages, strict=True):
+        parts["later writes" if role in seen else "first writes"] += usage[
+            "cache_creation_input_tokens"
+        ]
+        parts["reads"] += usage["cache_read_input_tokens"]
+        parts["uncached"] += usage["input_tokens"]
+        parts["output"] += usage["output_tokens"]
+        seen.add(role)
+    return parts
+
+
+# Anthropic's multipliers of the input price: a cache write, a cache read (uncached is 1).
+WEIGHTS = {"first writes": 1.25, "later writes": 1.25, "reads": 0.1, "uncached": 1.0}
+
+
+def print_bill(parts: dict[str, int], model: str) -> None:
+    """Where the Anthropic take's bill goes, each part as a share of its uncached price.
+    Every part but the reads is a floor for this prompt's layout: each role's prompt opens
+    with its own system message, so no role can read what another wrote; a line of the
+    record is written once per role that sees it, and read by each of its later calls."""
+    import litellm
+
+    price = litellm.model_cost[model.split("/", 1)[1]]
+    inp, out = price["input_cost_per_token"], price["output_cost_per_token"]
+    prompt = sum(v for k, v in parts.items() if k != "output")
+    uncached = prompt * inp + parts["output"] * out
+    print(f"\n#### Where the Anthropic take's bill goes ({model})\n")
+    print("| part | tokens | billed as | share of the uncached price |")
+    print("|---|---:|---:|---:|")
+    for name, tokens in parts.items():
+        cost = tokens * (out if name == "output" else inp * WEIGHTS[name])
+        billed = "output" if name == "output" else f"{WEIGHTS[name]}× input"
+        print(f"| {name} | {tokens} | {billed} | {cost / uncached:.1%} |")
 
 
 def _role(body: dict, cast: list[str]) -> str:
@@ -128,15 +172,20 @@ async def main() -> None:
         "first call | cost | uncached cost | cost / uncached |"
     )
     print("|---|---|---:|---:|---:|---:|---:|---:|---:|")
+    bills = []
     with tempfile.TemporaryDirectory() as tmp:
         for name, (model, fake) in PROVIDERS.items():
             r = await take(model, fake, args.turns, args.reply_format, Path(tmp))
+            if r["parts"]:
+                bills.append((r["parts"], model))
             share = r["cached"] / r["prompt"] if r["prompt"] else 0.0
             ratio = r["cost"] / r["uncached"] if r["uncached"] else 0.0
             print(
                 f"| {name} | {model} | {r['calls']} | {r['prompt']} | {share:.1%} | "
                 f"{r['later']:.1%} | ${r['cost']:.4f} | ${r['uncached']:.4f} | {ratio:.1%} |"
             )
+    for parts, model in bills:
+        print_bill(parts, model)
 
 
 if __name__ == "__main__":

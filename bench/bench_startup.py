@@ -94,7 +94,11 @@ class Server:
 
 
 def environment(base: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("CIRCUS_", "DISCORD_"))}
+    # A writer's circus runs from compiled bytecode after its first run (the untimed round
+    # writes it): a PYTHONDONTWRITEBYTECODE left in a CI or sandbox shell would otherwise have
+    # every timed run compile the engine from source (~0.3 s of a folder command).
+    skip = ("CIRCUS_", "DISCORD_", "PYTHONDONTWRITEBYTECODE")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(skip)}
     return env | {
         "CIRCUS_MODEL": MODEL,
         "CIRCUS_STAGE_MANAGER_MODEL": MODEL,

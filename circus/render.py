@@ -16,6 +16,7 @@ import time
 from collections.abc import Sequence
 from typing import TextIO
 
+from circus.figures import format_cost, format_tokens
 from circus.words import LANGUAGE, t
 from engine import (
     CONSOLE,
@@ -89,31 +90,6 @@ def format_block(block, language: str = "zh") -> str:  # block: engine.folder.st
     if block.kind == "present":
         return say("console.present", language, at=at, names=tuple(block.names))
     return _indent(block.text, f"{at} 〔{say(f'console.{block.kind}', language)}〕 ")
-
-
-def format_tokens(n: int) -> str:
-    return t("cli.tokens", n=n)
-
-
-def format_cost(cost: float | None, known: bool = True) -> str:
-    if cost is None:
-        return t("cli.cost_unknown")
-    return f"${cost:.4f}" + ("" if known else t("cli.some_prices_unknown"))
-
-
-def format_budget(scope: str, unit: str, setting: str, limit: float, spent: float) -> str:
-    """One budget for `circus status`: which one, what is spent and what is left."""
-    amount = (lambda v: f"${v:.4f}") if unit == "usd" else (lambda v: format_tokens(int(v)))
-    left = max(0.0, limit - spent)
-    which = t("cli.budget.scene") if scope == "scene" else t("cli.budget.day")
-    return t(
-        "cli.budget",
-        which=which,
-        setting=setting,
-        spent=amount(spent),
-        limit=amount(limit),
-        left=amount(left),
-    )
 
 
 def until_line(event: UntilMet, language: str) -> str:

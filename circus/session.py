@@ -131,7 +131,7 @@ async def status_text(rehearsal: Rehearsal) -> str:
 
 
 def _status_lines(s: Status, view: SceneView, root: Path) -> list[str]:
-    from circus.render import format_budget, format_cost
+    from circus.figures import format_budget, format_cost
 
     saved = tuple(f"take_{n}" for n in s.saved_takes) or t("cli.status.none")
     mode = s.mode + (f" ({s.progress})" if s.progress else "")

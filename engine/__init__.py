@@ -54,8 +54,9 @@ other way in):
   loads the model library ahead of the first turn (the bot warms it up off the event loop).
 
 Importing the engine costs next to nothing: each name loads its module on first use (a scene
-read pays for the folder code, asyncio and pydantic's schemas); litellm, seconds
-more, loads on the first model call, llama-cpp on the first embedded one.
+read pays for the folder code, asyncio and yaml; pydantic's settings schemas load only for
+settings that are not plainly valid, or an edit); litellm, seconds more, loads on the first
+model call, llama-cpp on the first embedded one.
 """
 
 import importlib as _importlib
@@ -134,13 +135,14 @@ if _TYPE_CHECKING:  # what the names are, for the type checker; at run time they
     from engine.rehearsal.alerts import KINDS as ALERT_KINDS
     from engine.rehearsal.alerts import Condition, parse_condition, parse_conditions
     from engine.rehearsal.alerts import Match as AlertMatch
-    from engine.rehearsal.facade import Rehearsal, RunResult
+    from engine.rehearsal.facade import Rehearsal
     from engine.rehearsal.harvest import Spliced
     from engine.rehearsal.line_note_commands import NotedLine
     from engine.rehearsal.orders import Cue, Order, Replay, Resume, Run
     from engine.rehearsal.read_commands import ReadOrder, ReadResult
     from engine.rehearsal.results import ReplayResult, Status
     from engine.rehearsal.room_commands import author_of, captained_by
+    from engine.rehearsal.run_loop import RunResult
     from engine.rehearsal.stage_commands import CONSOLE
     from engine.rehearsal.view import Actor, LastTurn, SceneView, load_view
     from engine.reply.marks import TurnMarks, turn_marks
@@ -204,7 +206,7 @@ _HOME: dict[str, str] = {
     "Resume": "engine.rehearsal.orders",
     "Run": "engine.rehearsal.orders",
     "RunFinished": "engine.events",
-    "RunResult": "engine.rehearsal.facade",
+    "RunResult": "engine.rehearsal.run_loop",
     "RunStarted": "engine.events",
     "SCRIPT_TYPES": "engine.script.reading:TYPES",
     "SceneBusy": "engine.errors",

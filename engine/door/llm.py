@@ -25,12 +25,10 @@ from engine.door.boot import LOCAL_PROVIDERS, litellm_module, local_call
 from engine.door.caching import Pieces
 from engine.door.metering import priced, reply_usage
 from engine.door.served import served_models
-from engine.door.values import Price, ReplyShape
+from engine.door.values import EMBEDDED_MODEL, Price, ReplyShape
 from engine.errors import CircusError, ModelError
 from engine.redact import redact
 from engine.vocabulary import CallPurpose, Transport
-
-EMBEDDED_MODEL = "circus-local/smollm2"
 
 log = logging.getLogger("circus.engine")
 

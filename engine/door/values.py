@@ -11,6 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+EMBEDDED_MODEL = "circus-local/smollm2"  # the in-process model a scene falls back to
+
 
 @dataclass(frozen=True)
 class ReplyShape:

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from engine.catalog import Phrase, say
 from engine.errors import CircusError
 from engine.folder import frontmatter
-from engine.folder.settings import ContextSettings, SoulSettings
+from engine.folder.setting_rules import CONTEXT_KEYS, SOUL_KEYS
 from engine.folder.soul import guidance_lines, guided_parts, missing_parts
 from engine.folder.templates import CONTEXT_GUIDE
 
@@ -82,7 +82,7 @@ def check_scene(
     """Warnings for a scene: `context` is context.md's text, `souls` each actor folder's
     soul.md text (None when it is missing), `drafts` the actors with a kept soul draft."""
     out: list[SceneWarning] = []
-    keys = unfenced_settings(context, ContextSettings.model_fields)
+    keys = unfenced_settings(context, CONTEXT_KEYS)
     if keys:
         out.append(SceneWarning("warning.no_fences", "context.md", (("keys", keys),)))
     cast, context_body = _read_context(context)
@@ -96,7 +96,7 @@ def check_scene(
         if text is None:
             out.append(SceneWarning("warning.no_soul", rel))
             continue
-        keys = unfenced_settings(text, SoulSettings.model_fields)
+        keys = unfenced_settings(text, SOUL_KEYS)
         if keys:
             out.append(SceneWarning("warning.no_fences", rel, (("keys", keys),)))
         try:

@@ -12,8 +12,9 @@ from typing import Any
 
 from engine.config import DEFAULT_TURN_TIMEOUT, Config
 from engine.door import table
-from engine.door.llm import EMBEDDED_MODEL, litellm_module
+from engine.door.boot import litellm_module
 from engine.door.structured import IN_PROCESS, Format, chosen_format
+from engine.door.values import EMBEDDED_MODEL
 from engine.folder.soul import Soul
 
 EMBEDDED_CONTEXT = 8192  # SmolLM2's trained context; engine.providers.embedded runs it at this size

@@ -19,7 +19,7 @@ from engine.folder import frontmatter
 from engine.folder.names import Actor, alias_clash, check_name, check_unique
 from engine.folder.record_walk import merged, on_stage_now, quiet_now
 from engine.folder.sanitize import clean_text
-from engine.folder.settings import MAX_FILE_BYTES, context_settings
+from engine.folder.settings import MAX_FILE_BYTES, context_settings_dict
 from engine.folder.soul import Soul, parse_soul
 from engine.folder.stage import Item, StageBlock, configured, parse_blocks
 from engine.folder.state_files import read_state_json
@@ -63,6 +63,11 @@ def list_scenes(scenes_dir: Path | str) -> list[str]:
 
 def soul_path(actor: str) -> str:
     return f"actors/{actor}/soul.md"
+
+
+def draft_path(actor: str) -> str:
+    """Where a soul edit that failed validation is kept for the writer."""
+    return f"{DRAFTS}/{actor}.soul.md"
 
 
 def refuse_alias_clash(root: Path, cast: Mapping[str, Iterable[str]]) -> None:
@@ -245,7 +250,7 @@ class SceneFiles:
         # overrides (engine.folder.sanitize), as text a command is given is saved.
         def parse_context(text: str) -> tuple[dict[str, Any], str]:
             raw, body = frontmatter.split(clean_text(text), ctx_path, CONTEXT)
-            return context_settings(raw, ctx_path, CONTEXT).as_dict(), body
+            return context_settings_dict(raw, ctx_path, CONTEXT), body
 
         settings, context = await self._cached(
             CONTEXT, sigs[CONTEXT], parse_context, limit=MAX_FILE_BYTES

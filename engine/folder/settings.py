@@ -1,222 +1,77 @@
-"""The settings a scene's files may carry: one pydantic schema per file (soul.md, context.md).
+"""The settings a scene's files may carry (soul.md, context.md), checked on every read.
 
 Types, ranges and sizes are checked and unknown keys refused naming the nearest known one, so a
 misspelt `temprature:` is an error rather than silently nothing; a model name never carries an
 address (`://`, `//`) or hidden characters, from any file. Files the operator writes on
 disk are trusted configuration; a soul that arrives through Discord is data, so
 `check_untrusted_soul` also refuses `api_base` and models outside `allowed_models()`.
+The schemas are pydantic's (engine/folder/setting_schemas.py), loaded only when a file's
+settings are not plainly valid (engine/folder/setting_rules.py) or a setting is edited.
 """
 
 from __future__ import annotations
 
 import difflib
-import unicodedata
 from collections.abc import Mapping
-from typing import Annotated, Any, Literal, get_args
-from urllib.parse import urlsplit
-
-from pydantic import (
-    AfterValidator,
-    BaseModel,
-    BeforeValidator,
-    ConfigDict,
-    Field,
-    StringConstraints,
-    ValidationError,
-)
-from pydantic_core import PydanticCustomError
+from typing import TYPE_CHECKING, Any, get_args
 
 from engine.catalog import Phrase
 from engine.config import Config
-from engine.door.gateway import allowed_forms
-from engine.door.llm import EMBEDDED_MODEL
-from engine.door.structured import ReplyFormat
+from engine.door.values import EMBEDDED_MODEL
 from engine.errors import BadSceneFile, Refused
-from engine.folder.names import is_everyone
-from engine.folder.voices import allowed_voices
+from engine.folder.setting_rules import (
+    CONTEXT_RULES,
+    MAX_ALIASES,
+    MAX_FILE_BYTES,
+    MAX_LIST,
+    MAX_SECRET_CHARS,
+    MAX_SECRETS,
+    SOUL_RULES,
+    model_name_refused,
+    quick_settings,
+)
 from engine.vocabulary import Origin
 
-MAX_FILE_BYTES = 256 * 1024  # soul.md / context.md: a real soul is 2–5 KB
-MAX_LIST = 32  # cast, on_stage
-MAX_ALIASES = 16
-MAX_SECRETS = (
-    12  # `secrets:` in soul.md (engine/takes/secrets.py): a few short phrases per character
-)
-MAX_SECRET_CHARS = 80
+if TYPE_CHECKING:  # the schemas load on first use (module __getattr__ below)
+    from pydantic import ValidationError
+
+    from engine.folder.setting_schemas import ContextSettings, SoulSettings, VoiceSetting, _Settings
+
+__all__ = [
+    "HELP",
+    "MAX_ALIASES",
+    "MAX_FILE_BYTES",
+    "MAX_LIST",
+    "MAX_SECRETS",
+    "MAX_SECRET_CHARS",
+    "OPERATOR_CONTEXT_KEYS",
+    "ORIGINS",
+    "ContextSettings",
+    "SoulSettings",
+    "VoiceSetting",
+    "allowed_models",
+    "check_untrusted_context",
+    "check_untrusted_soul",
+    "context_model",
+    "context_settings",
+    "context_settings_dict",
+    "model_allowed",
+    "model_name_refused",
+    "soul_model",
+    "soul_settings",
+    "soul_settings_dict",
+]
 ORIGINS = get_args(Origin)  # who a text came from (engine.vocabulary.Origin)
+_SCHEMAS = ("ContextSettings", "SoulSettings", "VoiceSetting")
 
 
-def _no_controls(text: str) -> str:
-    if any(unicodedata.category(ch).startswith("C") for ch in text):
-        raise ValueError("control characters")
-    return text
+def __getattr__(name: str) -> Any:
+    """The pydantic schemas, imported when first asked for (PEP 562)."""
+    if name in _SCHEMAS:
+        from engine.folder import setting_schemas
 
-
-def _url(schemes: tuple[str, ...]) -> Any:
-    def check(text: str) -> str:
-        parts = urlsplit(text)
-        if parts.scheme.lower() not in schemes or not parts.hostname:
-            raise ValueError("scheme")
-        return text
-
-    return AfterValidator(check)
-
-
-def _one_or_many(value: Any) -> Any:
-    return [value] if isinstance(value, str) else value
-
-
-def _number_as_name(value: Any) -> Any:
-    # `aliases: [47]` means the name "47", not a number.
-    return str(value) if isinstance(value, int) and not isinstance(value, bool) else value
-
-
-def _not_everyone(name: str) -> str:
-    if is_everyone(name):
-        raise ValueError("everyone word")
-    return name
-
-
-def model_name_refused(name: str) -> bool:
-    """A model name that carries an address or hidden text rather than naming one model.
-
-    `provider/*` on the allow-list must not let `huggingface/http://host/v1` through: a scheme
-    or `//` points requests at a server of the sender's choosing (api_base is the operator's
-    setting), and whitespace or control characters hide what is really sent.
-    """
-    return (
-        "://" in name
-        or "//" in name
-        or any(ch.isspace() or unicodedata.category(ch).startswith("C") for ch in name)
-    )
-
-
-def _plain_model_name(name: str) -> str:
-    if model_name_refused(name):
-        raise PydanticCustomError("model_shape", "not a plain model name")
-    return name
-
-
-ModelName = Annotated[
-    str,
-    StringConstraints(strip_whitespace=True, min_length=1, max_length=200, pattern=r"^\S+$"),
-    AfterValidator(_plain_model_name),
-]
-Url = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=2000)]
-Name = Annotated[
-    str,
-    BeforeValidator(_number_as_name),
-    StringConstraints(strip_whitespace=True, min_length=1, max_length=64),
-    AfterValidator(_no_controls),
-]
-Names = Annotated[list[Name], Field(max_length=MAX_LIST)]
-
-
-VoiceName = Annotated[
-    str,
-    StringConstraints(
-        strip_whitespace=True,
-        min_length=1,
-        max_length=64,
-        pattern=r"^[A-Za-z0-9][A-Za-z0-9_.+:-]*$",
-    ),
-]
-
-
-class VoiceSetting(BaseModel):
-    """`voice: {name: en-us+f3, pitch: 60, rate: 170}` (engine.folder.voices.Voice)."""
-
-    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
-
-    name: VoiceName
-    pitch: Annotated[int, Field(ge=0, le=99)] | None = None
-    rate: Annotated[int, Field(ge=80, le=450)] | None = None
-
-
-def _voice_form(value: Any) -> Any:
-    # `voice: alloy` is the short form of `voice: {name: alloy}`.
-    return VoiceSetting(name=value) if isinstance(value, str) else value
-
-
-def _voice_mapping(value: Any) -> Any:
-    return VoiceSetting.model_validate(value) if isinstance(value, Mapping) else value
-
-
-VoiceValue = Annotated[VoiceSetting, BeforeValidator(_voice_mapping), BeforeValidator(_voice_form)]
-
-
-class _Settings(BaseModel):
-    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
-
-    def as_dict(self) -> dict[str, Any]:
-        """The settings written in the file, validated and normalised (what code reads)."""
-        return self.model_dump(exclude_unset=True, exclude_none=True)
-
-
-class SoulSettings(_Settings):
-    """soul.md front matter: everything optional; the scene and environment fill the rest."""
-
-    model: ModelName | None = None
-    fallback_model: ModelName | None = None
-    temperature: Annotated[float, Field(ge=0, le=2)] | None = None
-    aliases: (
-        Annotated[
-            list[Annotated[Name, AfterValidator(_not_everyone)]],
-            Field(max_length=MAX_ALIASES),
-            BeforeValidator(_one_or_many),
-        ]
-        | None
-    ) = None
-    avatar_url: Annotated[Url, _url(("https",))] | None = None
-    api_base: Annotated[Url, _url(("http", "https"))] | None = None
-    reply_format: ReplyFormat | None = None  # engine.door.structured: auto, json or tags
-    voice: VoiceValue | None = None  # the table read (engine.folder.voices)
-    # what this character hides (engine/takes/secrets.py: the ledger of when each one surfaced)
-    secrets: (
-        Annotated[
-            list[
-                Annotated[
-                    str,
-                    BeforeValidator(_number_as_name),
-                    StringConstraints(
-                        strip_whitespace=True, min_length=1, max_length=MAX_SECRET_CHARS
-                    ),
-                    AfterValidator(_no_controls),
-                ]
-            ],
-            Field(max_length=MAX_SECRETS),
-            BeforeValidator(_one_or_many),
-        ]
-        | None
-    ) = None
-
-
-class ContextSettings(_Settings):
-    """context.md front matter: the scene's settings (never shown to any model)."""
-
-    language: (
-        Annotated[str, StringConstraints(pattern=r"^[A-Za-z]{2,3}(?:[-_][A-Za-z0-9]{1,8}){0,3}$")]
-        | None
-    ) = None
-    neglect_turns: Annotated[int, Field(ge=0, le=1000)] | None = None
-    cast: Names | None = None
-    on_stage: Names | None = None  # who is on stage when the scene opens (branch stage)
-    opening: bool | None = None
-    model: ModelName | None = None
-    stage_manager_model: ModelName | None = None
-    api_base: Annotated[Url, _url(("http", "https"))] | None = None
-    turn_timeout: Annotated[float, Field(gt=0, le=3600)] | None = None
-    budget_usd: Annotated[float, Field(ge=0, le=1_000_000)] | None = None
-    budget_tokens: Annotated[int, Field(ge=0, le=10_000_000_000)] | None = None
-    reply_format: ReplyFormat | None = None  # the actors' and stage manager's default
-    # the table read (engine.folder.voices): who reads the action and the heading, who reads
-    # the thoughts (a director's read), which speech model (the operator's), who may ask
-    narrator_voice: VoiceValue | None = None
-    thoughts_voice: VoiceValue | None = None
-    read_model: ModelName | None = None
-    spectators_read: bool | None = None
-    line_notes: Literal["everyone", "crew"] | None = None  # who may note a line (Discord)
-    captains_cue: bool | None = None  # a captain may /cue their own character (default: no)
+        return getattr(setting_schemas, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 _MODEL_HELP = Phrase("error.setting.help.model")
@@ -282,28 +137,68 @@ def _refusal(
     )
 
 
-def _validate(
-    schema: type[_Settings], raw: Mapping[str, Any], path: object, rel: str | None
-) -> Any:
+def _words_only(raw: Mapping[str, Any], path: object, rel: str | None) -> None:
     for key in raw:
         if not isinstance(key, str):
             raise BadSceneFile(path, "error.setting.not_a_word", rel=rel, key=key)
+
+
+def _validate(schema: str, raw: Mapping[str, Any], path: object, rel: str | None) -> Any:
+    from pydantic import ValidationError
+
+    from engine.folder import setting_schemas
+
+    model: type[_Settings] = getattr(setting_schemas, schema)
+    _words_only(raw, path, rel)
     try:
-        return schema.model_validate(dict(raw))
+        return model.model_validate(dict(raw))
     except ValidationError as exc:
-        raise _refusal(exc, schema, path, rel) from None
+        raise _refusal(exc, model, path, rel) from None
 
 
 def soul_settings(raw: Mapping[str, Any], path: object, rel: str | None = None) -> SoulSettings:
     """Validate soul.md front matter (raises BadSceneFile naming the file and the key)."""
-    return _validate(SoulSettings, raw, path, rel)
+    return _validate("SoulSettings", raw, path, rel)
 
 
 def context_settings(
     raw: Mapping[str, Any], path: object, rel: str | None = None
 ) -> ContextSettings:
     """Validate context.md front matter (raises BadSceneFile naming the file and the key)."""
-    return _validate(ContextSettings, raw, path, rel)
+    return _validate("ContextSettings", raw, path, rel)
+
+
+def soul_model(settings: Mapping[str, Any]) -> SoulSettings:
+    """The schema's object for settings already read and checked (`Soul.settings`)."""
+    from engine.folder.setting_schemas import SoulSettings
+
+    return SoulSettings(**settings)
+
+
+def context_model(settings: Mapping[str, Any]) -> ContextSettings:
+    """The schema's object for a scene's settings already read and checked."""
+    from engine.folder.setting_schemas import ContextSettings
+
+    return ContextSettings(**settings)
+
+
+def soul_settings_dict(
+    raw: Mapping[str, Any], path: object, rel: str | None = None
+) -> dict[str, Any]:
+    """`soul_settings(...).as_dict()`, without loading the schema when the settings are
+    plainly valid (engine.folder.setting_rules.quick_settings)."""
+    _words_only(raw, path, rel)
+    quick = quick_settings(SOUL_RULES, raw)
+    return quick if quick is not None else soul_settings(raw, path, rel).as_dict()
+
+
+def context_settings_dict(
+    raw: Mapping[str, Any], path: object, rel: str | None = None
+) -> dict[str, Any]:
+    """`context_settings(...).as_dict()`, as quickly as `soul_settings_dict`."""
+    _words_only(raw, path, rel)
+    quick = quick_settings(CONTEXT_RULES, raw)
+    return quick if quick is not None else context_settings(raw, path, rel).as_dict()
 
 
 # ---------------------------------------------------------------------- untrusted edits
@@ -347,6 +242,8 @@ def model_allowed(model: str, allowed: tuple[str, ...]) -> bool:
 
 def _allowed(model: str, allowed: tuple[str, ...], config: Config) -> bool:
     """Allowed as written or as sent through the operator's gateway (engine.door.gateway)."""
+    from engine.door.gateway import allowed_forms
+
     forms = allowed_forms(model, config)
     return any(model_allowed(form, allowed) for form in forms)
 
@@ -379,6 +276,8 @@ def check_untrusted_soul(
 
 def _check_voices(new: _Settings, keys: tuple[str, ...], unchanged: Any, config: Config) -> None:
     """A voice sent through Discord must be on the operator's list (engine.folder.voices)."""
+    from engine.folder.voices import allowed_voices
+
     voices = allowed_voices(config)
     for key in keys:
         value = getattr(new, key)

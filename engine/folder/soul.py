@@ -17,7 +17,7 @@ from typing import Any
 from engine.catalog import CATALOGS, say
 from engine.folder import frontmatter
 from engine.folder.sections import Section, split
-from engine.folder.settings import soul_settings
+from engine.folder.settings import soul_settings_dict
 
 PRIOR_STORY_HEADINGS = ("前期劇本", "前期剧本", "前情", "prior story", "backstory so far")
 BIO_HEADINGS = ("角色小傳", "角色小传", "小傳", "小传", "bio", "character")
@@ -86,7 +86,7 @@ def _opt_str(value: Any) -> str | None:
 def parse_soul(name: str, text: str, path: object, rel: str | None = None) -> Soul:
     """A soul from its file's text; its settings checked by engine.folder.settings.SoulSettings."""
     settings, body = frontmatter.split(text, path, rel)
-    return Soul(name, body.strip(), soul_settings(settings, path, rel).as_dict())
+    return Soul(name, body.strip(), soul_settings_dict(settings, path, rel))
 
 
 def inside_a_part(text: str) -> str:

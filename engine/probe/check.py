@@ -30,7 +30,7 @@ from engine.door.llm import (
 )
 from engine.errors import BadSceneFile, CircusError, ModelError
 from engine.folder.scene import SceneState
-from engine.folder.settings import context_settings
+from engine.folder.settings import context_settings_dict
 from engine.folder.soul import Soul
 from engine.folder.turns import Turn
 from engine.folder.whispers import Whispers
@@ -119,7 +119,7 @@ def probe_scene(language: str, model: str, api_base: str | None, timeout: float)
     raw["turn_timeout"] = timeout
     if api_base:
         raw["api_base"] = api_base
-    settings = context_settings(raw, "check-model").as_dict()
+    settings = context_settings_dict(raw, "check-model")
     souls = {
         say(name, language): Soul(say(name, language), say(soul, language))
         for name, soul in (

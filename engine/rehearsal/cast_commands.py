@@ -23,16 +23,17 @@ from engine.folder.scene import (
     PLAYERS,
     SceneState,
     backstage_path,
+    draft_path,
     refuse_alias_clash,
     soul_path,
 )
 from engine.folder.settings import (
     MAX_FILE_BYTES,
-    ContextSettings,
-    SoulSettings,
     check_untrusted_context,
     check_untrusted_soul,
+    context_model,
     context_settings,
+    soul_model,
 )
 from engine.folder.soul import blank_soul, parse_soul
 from engine.folder.stage import configured
@@ -41,7 +42,6 @@ from engine.rehearsal.results import check_origin, given_text
 from engine.rehearsal.room_commands import rename_captains, without_actor
 from engine.rehearsal.run_slot import RunSlot
 from engine.rehearsal.scene_access import SceneAccess
-from engine.rehearsal.soul_commands import draft_path
 from engine.vocabulary import Origin
 
 
@@ -121,7 +121,7 @@ class Cast:
             if not soul.body:
                 raise BadSceneFile(path, "error.file.soul_empty", rel=rel)
             if origin == "member":
-                check_untrusted_soul(SoulSettings(**soul.settings), None, self.config)
+                check_untrusted_soul(soul_model(soul.settings), None, self.config)
             refuse_alias_clash(self.scene.root, {**state.aliases(), new: soul.aliases})
             files = {rel: text, CONTEXT: await self._context_with_cast(state, [*state.cast, new])}
             notes = await self.scene.store.read(NOTES)
@@ -221,7 +221,7 @@ class Cast:
         if new.on_stage is not None:
             configured(new.as_dict(), state.cast, path)
         if origin == "member":
-            current = ContextSettings(**state.settings) if state.settings else None
+            current = context_model(state.settings) if state.settings else None
             check_untrusted_context(new, current, self.config)
         self.slot.refuse_if_running()
         with self.scene.store.held(self.scene.name):

@@ -19,33 +19,33 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from engine.config import DEFAULT_TURNS, Config
-from engine.door.llm import LiteLLMModels, Models
 from engine.folder.names import Actor
 from engine.folder.scene import SceneState
 from engine.folder.turns import Turn
-from engine.rehearsal.alert_commands import Alerts
-from engine.rehearsal.cast_commands import Cast
-from engine.rehearsal.harvest import Harvest
-from engine.rehearsal.line_note_commands import LineNotes
-from engine.rehearsal.note_commands import Notes
 from engine.rehearsal.orders import Cue, Order
 from engine.rehearsal.results import Status, status_of
-from engine.rehearsal.room_commands import Room
-from engine.rehearsal.run_loop import RunLoop, RunResult
 from engine.rehearsal.run_slot import RunSlot
 from engine.rehearsal.scene_access import SceneAccess
-from engine.rehearsal.soul_commands import Souls
 from engine.rehearsal.spending import Spending
-from engine.rehearsal.stage_commands import Stage
-from engine.rehearsal.take_commands import Takes
 from engine.rehearsal.view import SceneView, view_of
 from engine.spend.ledger import Ledger
 from engine.vocabulary import Author
 
-if TYPE_CHECKING:  # the type of `read`, loaded at run time only when it is first used
+if TYPE_CHECKING:  # the groups' types; each group's module loads when the group is first used
+    from engine.door.llm import Models
+    from engine.rehearsal.alert_commands import Alerts
+    from engine.rehearsal.cast_commands import Cast
+    from engine.rehearsal.harvest import Harvest
+    from engine.rehearsal.line_note_commands import LineNotes
+    from engine.rehearsal.note_commands import Notes
     from engine.rehearsal.read_commands import Reading
+    from engine.rehearsal.room_commands import Room
+    from engine.rehearsal.run_loop import RunLoop, RunResult
+    from engine.rehearsal.soul_commands import Souls
+    from engine.rehearsal.stage_commands import Stage
+    from engine.rehearsal.take_commands import Takes
 
-__all__ = ["Rehearsal", "RunResult"]
+__all__ = ["Rehearsal"]
 
 
 class Rehearsal:
@@ -67,22 +67,86 @@ class Rehearsal:
         self.files, self.root, self.name = self.scene.files, self.scene.root, self.scene.name
         self.events = self.scene.events
         self.config = config or Config.from_env(os.environ)
-        self.models: Models = models or LiteLLMModels(self.config)  # the model door
+        if models is not None:  # else the `models` property builds the door on first use
+            self.models = models
         self.account = account
         self.ledger = Ledger(self.root.parent, account) if account else None
         self.slot = RunSlot(self.name)
-        self.spend = Spending(self.scene, self.models, self.config, self.ledger)
-        self.run_loop = RunLoop(self.scene, self.slot, self.models, self.config, self.spend)
-        self.notes = Notes(self.scene, self.config)
-        self.souls = Souls(self.scene, self.slot, self.models, self.config, self.spend)
-        self.cast = Cast(self.scene, self.slot, self.config)
-        self.stage = Stage(self.scene, self.slot)
-        self.room = Room(self.scene)
-        self.harvest = Harvest(self.scene)
-        self.line_notes = LineNotes(self.scene, self.harvest)
-        self.takes = Takes(self.scene, self.slot, self.harvest)
-        self.alerts = Alerts(self.scene)
         self.recovered = self.files.store.recover_if_idle(self.name)
+
+    # The parts and command groups, each built on its first use, so that a command pays only
+    # for the modules it touches (`circus status` never loads the run loop, the prompts or
+    # the reply reader). Each is built once and kept: the same object on every access.
+    @functools.cached_property
+    def models(self) -> Models:
+        """The model door: litellm's, configured by `config`, unless one was handed in."""
+        from engine.door.llm import LiteLLMModels
+
+        return LiteLLMModels(self.config)
+
+    @functools.cached_property
+    def spend(self) -> Spending:
+        return Spending(self.scene, lambda: self.models, self.config, self.ledger)
+
+    @functools.cached_property
+    def run_loop(self) -> RunLoop:
+        from engine.rehearsal.run_loop import RunLoop
+
+        return RunLoop(self.scene, self.slot, self.models, self.config, self.spend)
+
+    @functools.cached_property
+    def notes(self) -> Notes:
+        from engine.rehearsal.note_commands import Notes
+
+        return Notes(self.scene, self.config)
+
+    @functools.cached_property
+    def souls(self) -> Souls:
+        from engine.rehearsal.soul_commands import Souls
+
+        return Souls(self.scene, self.slot, self.models, self.config, self.spend)
+
+    @functools.cached_property
+    def cast(self) -> Cast:
+        from engine.rehearsal.cast_commands import Cast
+
+        return Cast(self.scene, self.slot, self.config)
+
+    @functools.cached_property
+    def stage(self) -> Stage:
+        from engine.rehearsal.stage_commands import Stage
+
+        return Stage(self.scene, self.slot)
+
+    @functools.cached_property
+    def room(self) -> Room:
+        from engine.rehearsal.room_commands import Room
+
+        return Room(self.scene)
+
+    @functools.cached_property
+    def harvest(self) -> Harvest:
+        from engine.rehearsal.harvest import Harvest
+
+        return Harvest(self.scene)
+
+    @functools.cached_property
+    def line_notes(self) -> LineNotes:
+        from engine.rehearsal.line_note_commands import LineNotes
+
+        return LineNotes(self.scene, self.harvest)
+
+    @functools.cached_property
+    def takes(self) -> Takes:
+        from engine.rehearsal.take_commands import Takes
+
+        return Takes(self.scene, self.slot, self.harvest)
+
+    @functools.cached_property
+    def alerts(self) -> Alerts:
+        from engine.rehearsal.alert_commands import Alerts
+
+        return Alerts(self.scene)
 
     @functools.cached_property
     def read(self) -> Reading:

@@ -36,7 +36,6 @@ from engine.folder.scene import CONTEXT, TRANSCRIPT, USAGE_LOG, backstage_path
 from engine.folder.stage import Item, StageBlock, merge, parse_blocks
 from engine.folder.store import STATE_DIR, SceneStore, parse_jsonl
 from engine.folder.turns import Turn, parse_backstage, parse_transcript
-from engine.harvest.diff import diff_takes
 from engine.harvest.export import (
     FORMATS,
     ExportLine,
@@ -54,11 +53,9 @@ from engine.harvest.picks import (
     render_picks,
     retarget,
 )
-from engine.harvest.report import ReportInput, build_report
 from engine.rehearsal.scene_access import SceneAccess
 from engine.takes.folders import parse_take_ref, take_dir, take_numbers
 from engine.takes.meta import TURNS_FILE, carried_rows, parse_rows, render_rows, rows_for_take
-from engine.takes.reading import report_sections
 
 POSTS = f"{STATE_DIR}/posts.jsonl"
 REPORT_FILE = "report.md"
@@ -289,6 +286,11 @@ class Harvest:
 
     # ----------------------------------------------------------------- report, diff, export
     async def _report_text(self, view: TakeView, only: frozenset[str] | None = None) -> str:
+        # the report's modules (and the prompt builder the secrets ledger uses) load here,
+        # not for every command that opens a scene
+        from engine.harvest.report import ReportInput, build_report
+        from engine.takes.reading import report_sections
+
         state = await self.scene.state()
         data = ReportInput(
             scene=scene_title(view.context, self.scene.name)[0],
@@ -315,6 +317,8 @@ class Harvest:
 
     async def diff(self, a: TakeRef, b: TakeRef, *, full: bool = False) -> str:
         """Two takes side by side: the shared opening, where they part, both continuations."""
+        from engine.harvest.diff import diff_takes
+
         va, vb = await self._view(a), await self._view(b)
         state = await self.scene.state()
         picks = await self.picks()

@@ -12,6 +12,7 @@ import asyncio
 import json
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from engine.clock import utcnow
 from engine.errors import AmbiguousActor, UnknownActor
@@ -29,8 +30,10 @@ from engine.folder.scene import (
 from engine.folder.turns import ANY, Turn, render_thought, render_turn
 from engine.reply.cue import cue_candidates
 from engine.takes.folders import take_dir, take_numbers
-from engine.turn.performance import Performance, Usage
 from engine.vocabulary import TurnReason
+
+if TYPE_CHECKING:  # hints only: a scene is read without the turn wing (prompts, replies)
+    from engine.turn.performance import Performance, Usage
 
 
 @dataclass(frozen=True)

@@ -9,6 +9,8 @@ scene's budgets and is recorded like every other call (engine.rehearsal.spending
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from engine.config import Config
 from engine.door import llm
 from engine.errors import BadRequest, BadSceneFile, CircusError
@@ -21,8 +23,8 @@ from engine.folder.role_models import (
     stage_manager_model,
     turn_timeout,
 )
-from engine.folder.scene import DRAFTS, refuse_alias_clash, soul_path
-from engine.folder.settings import MAX_FILE_BYTES, SoulSettings, check_untrusted_soul
+from engine.folder.scene import DRAFTS, draft_path, refuse_alias_clash, soul_path
+from engine.folder.settings import MAX_FILE_BYTES, check_untrusted_soul, soul_model
 from engine.folder.soul import (
     bio_part,
     inside_a_part,
@@ -38,9 +40,8 @@ from engine.rehearsal.spending import Spending
 from engine.turn.prompts import bio_messages, summarize_messages
 from engine.vocabulary import Origin
 
-
-def draft_path(actor: str) -> str:
-    return f"{DRAFTS}/{actor}.soul.md"
+if TYPE_CHECKING:  # the schema loads only when a soul is edited
+    from engine.folder.setting_schemas import SoulSettings
 
 
 def kept_story_path(actor: str, number: int) -> str:
@@ -94,7 +95,7 @@ class Souls:
         refuse_alias_clash(self.scene.root, {**state.aliases(), name: new.aliases})
         if origin == "member":
             current = await self._soul_on_disk(name)
-            check_untrusted_soul(SoulSettings(**new.settings), current, self.config)
+            check_untrusted_soul(soul_model(new.settings), current, self.config)
         self.slot.refuse_if_running()
         await self.scene.store.write_atomic(rel, text)
 
@@ -105,7 +106,7 @@ class Souls:
             text = await self.scene.store.read(rel, limit=MAX_FILE_BYTES)
             if text is None:
                 return None
-            return SoulSettings(**parse_soul(name, text, self.scene.root / rel, rel).settings)
+            return soul_model(parse_soul(name, text, self.scene.root / rel, rel).settings)
         except CircusError:
             return None
 

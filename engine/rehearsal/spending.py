@@ -8,25 +8,34 @@ returns; a budget that is used up refuses before a call is made, never after.
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from engine.clock import utcnow
 from engine.config import Config
-from engine.door.llm import Models
 from engine.folder.scene import CONTEXT, USAGE_LOG, SceneState
 from engine.rehearsal.scene_access import SceneAccess
 from engine.spend import budget, call_log
 from engine.spend.budget import Budget, Limit, Spend, SpendGuard
 from engine.spend.ledger import Ledger
 
+if TYPE_CHECKING:
+    from engine.door.llm import Models
+
 
 class Spending:
     """A scene's spend and budgets (and, with `ledger`, its account's day)."""
 
     def __init__(
-        self, scene: SceneAccess, models: Models, config: Config, ledger: Ledger | None
+        self,
+        scene: SceneAccess,
+        door: Callable[[], Models],
+        config: Config,
+        ledger: Ledger | None,
     ) -> None:
-        self.scene, self.models, self.config, self.ledger = scene, models, config, ledger
+        """`door` gives the model door (whose prices a gate asks), first asked for when a call
+        is gated: reading what a scene spent never builds it."""
+        self.scene, self.door, self.config, self.ledger = scene, door, config, ledger
 
     async def usage_rows(self) -> list[dict[str, Any]]:
         """The scene's usage rows (one per role per landed turn); unreadable lines and rows
@@ -46,7 +55,7 @@ class Spending:
         the account's daily ledger as it returns."""
         calls = await call_log.CallLog.open(self.scene.store, utcnow())
         return SpendGuard(
-            self.scene.name, self.ledger, price=self.models.price, config=self.config, calls=calls
+            self.scene.name, self.ledger, price=self.door().price, config=self.config, calls=calls
         )
 
     def limits(self, state: SceneState) -> tuple[Limit, ...]:

@@ -14,18 +14,20 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from datetime import date, datetime
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from engine.catalog import Phrase
 from engine.clock import utcnow
 from engine.config import Config
-from engine.door import llm
 from engine.door.metering import is_count
 from engine.errors import BudgetExceeded, CircusError
 from engine.folder.role_models import reply_cap
 from engine.spend.call_log import CallLog, Spend, day_spend, row_spend, utc_day
 from engine.spend.ledger import Ledger
 from engine.vocabulary import CallPurpose
+
+if TYPE_CHECKING:  # hints only: a budget is read (`circus status`) without the model door
+    from engine.door import llm
 
 SCENE_SETTINGS = {"usd": "budget_usd", "tokens": "budget_tokens"}
 DAILY_ENV = {"usd": "CIRCUS_DAILY_BUDGET_USD", "tokens": "CIRCUS_DAILY_BUDGET_TOKENS"}
@@ -177,17 +179,21 @@ class SpendGuard:
         ledger: Ledger | None,
         clock: Callable[[], datetime] = utcnow,
         *,
-        price: Callable[[str], llm.Price | None] = llm.price,
+        price: Callable[[str], llm.Price | None] | None = None,
         config: Config,
         calls: CallLog | None = None,
     ) -> None:
         """`price` answers what a model costs (the run's model door); `config` gives the reply
         cap a call without its own max_tokens is estimated at; `calls` is the scene's record of
-        every call (engine.spend.call_log)."""
+        every call (engine.spend.call_log). Without `price`, the door's list prices."""
+        if price is None:
+            from engine.door.llm import price as list_price
+
+            price = list_price
+        self.price = price
         self.scene = scene
         self.ledger = ledger
         self.clock = clock
-        self.price = price
         self.config = config
         self.calls = calls
         self.limits: tuple[Limit, ...] = ()

@@ -20,18 +20,17 @@ from engine.errors import CircusError, TakeNotFound
 from engine.folder.attribution import NOBODY, Lead, Mark, cue_marks, last_before, note_marks
 from engine.folder.numbers import whole_number
 from engine.folder.scene import DIRECTIONS, NOTES, SceneFiles, SceneState
-from engine.folder.stage import merge, on_stage, walk
+from engine.folder.stage import merge, walk
 from engine.folder.turns import Turn
 from engine.takes.folders import take_dir, take_numbers
 from engine.takes.secrets import (
+    Breach,
     SecretEntry,
     SeenPrompt,
     ledger,
-    prompt_breaches,
     with_prompt_breaches,
 )
 from engine.takes.tree import Parent
-from engine.turn.prompts import ActorBrief, actor_messages
 from engine.turn.record_lines import block_line, public_line
 
 CURRENT_WORDS = {"current", "當前", "当前"}
@@ -80,13 +79,10 @@ def secrets_of(state: SceneState, marked_now: SceneState | None = None) -> dict[
 
 
 def scaffolding(actor: str, language: str) -> str:
-    """Circus's own words around an actor's prompt (rules, headings, labels): never private,
-    so a secret that is an everyday word in them ("silence") is not a breach there."""
-    brief = ActorBrief(
-        name=actor, soul="", context="", cast=(actor,), turns=(), own_thoughts={},
-        whisper_all="-", whisper_private="-", direction="-", neglected=True, language=language,
-    )  # fmt: skip
-    return "\n".join(m["content"] for m in actor_messages(brief))
+    """Circus's own words around an actor's prompt (engine.takes.audit.scaffolding)."""
+    from engine.takes.audit import scaffolding as words  # here: a take list needs no prompts
+
+    return words(actor, language)
 
 
 def allowed_for(state: SceneState, actor: str, turn: int) -> tuple[str, ...]:
@@ -110,32 +106,14 @@ def allowed_for(state: SceneState, actor: str, turn: int) -> tuple[str, ...]:
 
 
 def rebuilt_prompts(state: SceneState) -> list[SeenPrompt]:
-    """The prompt each turn's actor was built from this take's files (module docstring)."""
-    out: list[SeenPrompt] = []
-    start = state.cast if state.start is None else state.start
-    for turn in state.turns:
-        if turn.actor not in state.souls:
-            continue  # an actor removed since: no soul to rebuild from
-        turns = tuple(t for t in state.turns if t.number < turn.number)
-        blocks = tuple(b for b in state.blocks if b.after < turn.number)
-        mine = {n: t for n, t in state.thoughts.get(turn.actor, {}).items() if n < turn.number}
-        brief = ActorBrief(
-            name=turn.actor,
-            soul=state.souls[turn.actor].body,
-            context=state.context,
-            cast=tuple(state.cast),
-            turns=turns,
-            own_thoughts=mine,
-            whisper_all=state.whispers.everyone,
-            whisper_private=state.whispers.for_actor(turn.actor),
-            language=state.language,
-            stage=blocks,
-            on_stage=tuple(on_stage(state.cast, merge(turns, blocks), start)),
-        )
-        text = "\n".join(m["content"] for m in actor_messages(brief))
-        allowed = allowed_for(state, turn.actor, turn.number)
-        out.append(SeenPrompt(turn.actor, turn.number, text, allowed))
-    return out
+    """The prompt each turn's actor was built from this take's files (module docstring), with
+    everything that actor may see then."""
+    from engine.takes.audit import prompt_texts  # here: a take list needs no prompts
+
+    return [
+        SeenPrompt(turn.actor, turn.number, text, allowed_for(state, turn.actor, turn.number))
+        for turn, text in prompt_texts(state)
+    ]
 
 
 @dataclass(frozen=True)
@@ -183,9 +161,14 @@ def take_ledger(
     """The ledger of one take, its prompt audit included (`secrets_of` says whose secrets),
     and whose note or cue came last before each secret surfaced (from `marks`)."""
     secrets = secrets_of(state, marked_now)
-    prompts = rebuilt_prompts(state) if any(secrets.values()) else []
+    found: dict[tuple[str, str], tuple[Breach, ...]] = {}
+    checked = 0
+    if any(secrets.values()):  # the prompts' builder loads only for secrets to audit
+        from engine.takes.audit import audit
+
+        # what prompt_breaches(secrets, rebuilt_prompts(state)) finds, in one walk of the take
+        found, checked = audit(state, secrets)
     entries = ledger(secrets, state.turns, state.thoughts)
-    found = prompt_breaches(secrets, prompts)
     shown = _only(with_prompt_breaches(entries, found), only)
     leads = tuple(
         last_before(marks or [], number, e.surfaced.number, e.surfaced.actor)
@@ -193,7 +176,7 @@ def take_ledger(
         else NOBODY
         for e in shown
     )
-    return TakeLedger(number, saved, state.language, shown, len(prompts), leads)
+    return TakeLedger(number, saved, state.language, shown, checked, leads)
 
 
 ROLE_WORDS = {"director": "lead.role.director", "captain": "lead.role.captain"}

@@ -59,6 +59,10 @@ def stem(word: str) -> str:
 @lru_cache(maxsize=4096)
 def tokens(text: str) -> tuple[str, ...]:
     """The matching tokens of `text`: CJK characters one by one, other words stemmed."""
+    return _tokens(text)
+
+
+def _tokens(text: str) -> tuple[str, ...]:
     out: list[str] = []
     for chunk in _fold(text).split():
         for piece in re.split(f"({_CJK.pattern})", chunk):
@@ -72,14 +76,28 @@ def tokens(text: str) -> tuple[str, ...]:
 
 
 def mentions(text: str, secret: str) -> bool:
-    """True if `text` says `secret` (module docstring: how loosely)."""
-    want = tokens(secret)
+    """True if `text` says `secret` (module docstring: how loosely): its tokens in a row."""
+    want = _in_a_row(secret)
     if not want or not text:
         return False
-    have = tokens(text)
-    n = len(want)
-    first = want[0]
-    return any(have[i] == first and have[i : i + n] == want for i in range(len(have) - n + 1))
+    return want in _in_a_row(text)
+
+
+@lru_cache(maxsize=64)  # a prompt is asked about each secret in turn: kept that long
+def _in_a_row(text: str) -> str:
+    """`text`'s tokens joined by a control character, and one before and after ("" for none).
+    Tokens never hold one (_fold made them spaces), so "these tokens in a row" is a substring
+    search, at C speed, rather than a comparison at every token of a long prompt. A line
+    break is a boundary nothing folds across (NFKC composes nothing with it), so a text's
+    tokens are its lines' tokens in order: a prompt's lines, most of them in every prompt of
+    a take, are each tokenized once."""
+    rows = [row for row in map(_line_in_a_row, text.split("\n")) if row]
+    return "\x00" + "\x00".join(rows) + "\x00" if rows else ""
+
+
+@lru_cache(maxsize=16384)
+def _line_in_a_row(line: str) -> str:
+    return "\x00".join(_tokens(line))
 
 
 @dataclass(frozen=True)

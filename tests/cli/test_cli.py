@@ -59,6 +59,36 @@ def test_help_lists_every_command_and_imports_nothing_heavy(tmp_path: Path) -> N
     assert loaded.stdout.strip() == "[]"
 
 
+# What a command that only reads or writes the scene folder must never pay for: the model door
+# and litellm behind it, the settings' schemas, the run loop, the prompts and the reply reader.
+HEAVY = (
+    "litellm", "httpx", "pydantic", "engine.door.llm", "engine.rehearsal.run_loop",
+    "engine.turn.performance", "engine.turn.prompts", "engine.reply.read",
+    "engine.rehearsal.soul_commands", "engine.harvest.report",
+)  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "args",
+    [("status",), ("note", "Keep it quiet."), ("take", "list"), ("pick", "1")],
+    ids=["status", "note", "take list", "pick"],
+)
+def test_a_folder_command_in_a_fresh_process_loads_nothing_heavy(wake, args) -> None:
+    """`circus status` and its kind answer at the interpreter's pace (bench/bench_startup.py
+    times them): each module a run needs loads only when something runs."""
+    assert circus("run", "wake", "-n", "2", cwd=wake.parent).returncode == 0
+    probe = (
+        "import sys; from circus.cli import main; "
+        f"sys.argv = ['circus', {args[0]!r}, 'wake', *{list(args[1:])!r}]; code = main(); "
+        f"print(code, sorted(m for m in {HEAVY!r} if m in sys.modules))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], cwd=wake.parent, env=cli_env(),
+        capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert done.stdout.strip().splitlines()[-1] == "0 []", done.stderr[-2000:]
+
+
 def test_templates_and_new(tmp_path: Path) -> None:
     result = circus("templates", cwd=tmp_path)
     assert result.returncode == 0, result.stderr

@@ -189,3 +189,24 @@ async def test_a_secret_marked_after_the_take_was_saved_still_counts(scene, scri
     lines = await secrets_lines(scene, 1)
     assert "律師 · '沉默'：在第 3 輪浮上檯面，出自 律師 的台詞：我的當事人有權保持沉默。" in lines
     assert lines[-1] == "提示詞稽核：檢查了 6 份提示詞，0 次牆被穿越。"
+
+
+@pytest.mark.parametrize(
+    "secrets",
+    [
+        SECRETS,
+        {**SECRETS, "刑警": ["二十萬", "沉默"]},  # said by the lawyer at turn 3: seen after
+        {"林小姐": ["沉默 好"], "刑警": ["當事人", "當事人"], "律師": ["十一點"]},  # across lines
+    ],
+    ids=["marked", "said later", "across lines"],
+)
+async def test_the_one_walk_audit_finds_what_checking_every_prompt_finds(scene, scripted, secrets):
+    """engine.takes.audit keeps what each actor may see turn by turn instead of searching it
+    again for every prompt: the same breaches, prompt by prompt, as the all-prompts search."""
+    from engine.takes.audit import audit
+    from engine.takes.reading import rebuilt_prompts
+
+    await played_take(scene, scripted)
+    state = await SceneFiles(scene / "takes/take_1").load()
+    prompts = rebuilt_prompts(state)
+    assert audit(state, secrets) == (prompt_breaches(secrets, prompts), len(PLAY))
