@@ -5,10 +5,11 @@ public text, a link to its message, and three persistent buttons: Cut here, Reta
 Invariants: the DM goes through bot.thread.backstage (the only way private text leaves the bot),
 after the line's post has landed (so its link exists), at most once per alert and line; the
 armer's rights are checked when it fires (bot.interaction.gate.may_read_private: a secret's text
-only to who may read its owner) and again when a button is pressed — directors, or the armer
-while they may still read that actor; anyone else is refused privately and nothing changes. A
-button's custom id carries the scene (a digest of its key), the take, the turn, the alert and
-the action, so it works after a restart (a dynamic item); it is untrusted input, parsed whole.
+only to who may read its owner) and again when a button is pressed — directors; the armer, while
+they may still read that actor, only to let it run (a captain may not cut or replay); anyone
+else is refused privately and nothing changes. A button's custom id carries the scene (a digest
+of its key), the take, the turn, the alert and the action, so it works after a restart (a
+dynamic item); it is untrusted input, parsed whole.
 """
 
 from __future__ import annotations
@@ -197,7 +198,7 @@ async def press(interaction: discord.Interaction, custom_id: str) -> None:
         pressed = parse_alert_id(custom_id)
         scene_thread = _scene_of(interaction, pressed)
         assert pressed is not None
-        if not await may_press(interaction, scene_thread, pressed.alert):
+        if not await may_press(interaction, scene_thread, pressed.alert, pressed.action):
             await reply(interaction, t("alert.refused", scene_thread.lang))  # the scene's words
             return
         if pressed.action == "cut":
@@ -221,12 +222,15 @@ def _scene_of(interaction: discord.Interaction, pressed: Pressed | None) -> Scen
 
 
 async def may_press(
-    interaction: discord.Interaction, scene_thread: SceneThread, alert: str
+    interaction: discord.Interaction, scene_thread: SceneThread, alert: str, action: str
 ) -> bool:
-    """Directors; or whoever armed this alert, while they may still read its actor."""
+    """Directors; or, to let it run, whoever armed this alert while they may still read its
+    actor (a captain may not cut or replay: Cut here and Retake from here are a director's)."""
     if may_direct(interaction, scene_thread):
         return True
     user = interaction.user.id
+    if action != "dismiss":
+        return False
     for armed in await scene_thread.rehearsal.alerts.all():
         if armed.id == alert and armer(armed) == user:
             return await may_read_private(scene_thread, user, armed.actor or None)

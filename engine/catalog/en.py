@@ -1229,7 +1229,7 @@ TEXT: dict[str, str] = {
     "bot.alert.cut": "Cut here",
     "bot.alert.retake": "Retake from here",
     "bot.alert.dismiss": "Let it run",
-    "bot.alert.refused": "Only this scene's directors, or whoever armed this alert (while they may still read that character), can use these buttons. Nothing changed.",
+    "bot.alert.refused": "Only this scene's directors can cut or retake from here; whoever armed this alert may let it run (while they may still read that character). Nothing changed.",
     "bot.alert.gone": "That scene no longer plays in a thread of this bot. Nothing changed.",
     "bot.alert.dismissed": "▶ Letting it run.",
     "cmd.watch.description": "Page me when…: a DM when something happens in this scene",

@@ -1228,7 +1228,7 @@ TEXT: dict[str, str] = {
     "bot.alert.cut": "就在這裡卡",
     "bot.alert.retake": "從這裡重來",
     "bot.alert.dismiss": "讓它演",
-    "bot.alert.refused": "只有這場戲的導演，或設這個提醒的人（在他仍能讀那個角色時），才能用這些按鈕。什麼都沒變。",
+    "bot.alert.refused": "只有這場戲的導演能在這裡卡或從這裡重來；設這個提醒的人（在他仍能讀那個角色時）可以讓它演。什麼都沒變。",
     "bot.alert.gone": "這場戲已不在這個機器人的討論串裡演出。什麼都沒變。",
     "bot.alert.dismissed": "▶ 讓它繼續演。",
     "cmd.watch.description": "有事叫我：這場戲發生某事時私訊你",

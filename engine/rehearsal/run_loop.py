@@ -34,6 +34,7 @@ from engine.events import (
 from engine.folder.attribution import cue_mark
 from engine.folder.names import Actor
 from engine.folder.role_models import actor_model, turn_timeout
+from engine.folder.sanitize import clean_text
 from engine.folder.scene import DIRECTIONS, SceneState
 from engine.folder.stage import after_event
 from engine.folder.templates import is_template
@@ -405,7 +406,9 @@ class RunLoop:
         head = "" if store.path(DIRECTIONS).exists() else title + "\n"
         entry = say("directions.entry", state.language, take=take, turn=number, actor=actor)
         mark = cue_mark(self._cue_by, take, number, actor, utcnow())
-        body = f"\n{direction}\n" if direction else ""
+        # The direction is the cuer's text: no line of it may read as a cue's mark (its author).
+        shown = clean_text(direction).replace("<!--", "<!‐‐")
+        body = f"\n{shown}\n" if direction else ""
         await store.append_line(DIRECTIONS, f"{head}\n{entry}\n{body}{mark}\n")
 
     async def _wait_for_player(

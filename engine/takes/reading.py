@@ -258,8 +258,9 @@ async def tree_of(
     return await read_parents(store, sorted(turns)), turns
 
 
-def cued_lines(state: SceneState, number: int, marks: list[Mark]) -> list[str]:
-    """Each cued turn of the take: who cued it, and whose note reached the actor last before."""
+def cued_lines(state: SceneState, number: int, marks: list[Mark], only: Only = None) -> list[str]:
+    """Each cued turn of the take: who cued it, and whose note reached the actor last before
+    (`only`: a captain's characters' cued turns alone — who whispered to whom is private)."""
     lang = state.language
     spoken = {t.number: t.actor for t in state.turns}
     notes = [m for m in marks if m.kind == "note"]
@@ -268,6 +269,8 @@ def cued_lines(state: SceneState, number: int, marks: list[Mark]) -> list[str]:
                       key=lambda m: m.turn):  # fmt: skip
         if spoken.get(cue.turn) != cue.target:
             continue  # a cue whose turn was cut, or replayed away
+        if only is not None and cue.target not in only:
+            continue
         note = last_before(notes, number, cue.turn, cue.target or "")
         out.append(
             say(
@@ -295,7 +298,7 @@ async def report_sections(root: Path, number: int, saved: bool, only: Only = Non
     book = await asyncio.to_thread(take_ledger, state, number, saved, now, marks, only)
     if book.entries:
         out += ["", say("report.secrets", lang), "", *ledger_lines(book)[1:]]
-    cued = cued_lines(state, number, marks)
+    cued = cued_lines(state, number, marks, only)
     if cued:
         out += ["", say("report.cued", lang), "", *cued]
     tree, _turns = await tree_of(root, None if saved else len(state.turns) or 1)

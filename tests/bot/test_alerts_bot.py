@@ -183,6 +183,14 @@ async def test_a_captain_arms_alerts_for_their_character_alone_and_is_paged_whil
         await finished(r, thread)
         assert "林小姐標記的秘密在第 5 輪" in dm["content"] and "||line 6||" in dm["content"]
 
+        # A captain may not cut or replay: the buttons that would are a director's alone.
+        before = (r.home / SCENE / "transcript.md").read_text("utf-8"), takes(r)
+        for label in ("從這裡重來", "就在這裡卡"):
+            refused = await press(r, dm, label, "erin")
+            assert "什麼都沒變" in refused, label
+        await r.drain()
+        assert ((r.home / SCENE / "transcript.md").read_text("utf-8"), takes(r)) == before
+
         # No longer captain: the buttons refuse them, and nothing changes.
         await r.ask("captain remove", {"actor": "林小姐", "user": "erin"}, channel=thread)
         before = (r.home / SCENE / "transcript.md").read_text("utf-8"), takes(r)
