@@ -23,6 +23,7 @@ from bot.commands import directing, harvest
 from bot.errors import BotProblem
 from bot.i18n import t
 from bot.interaction.edge import report
+from bot.interaction.gate import author
 from bot.interaction.host import host_of
 from bot.panel.text import (
     BUTTONS,
@@ -131,6 +132,7 @@ async def choose(
         await show_page(interaction, scene_thread, pid.action, page)
         return
     if pid.action == "note" and value == EVERYONE:
+        await author(interaction, scene_thread, None)  # a captain is refused before typing
         await interaction.response.send_modal(NoteForm(scene_thread, None))
         return
     if value == EVERYONE:  # an empty cast's placeholder option
@@ -139,6 +141,8 @@ async def choose(
         actor = await scene_thread.rehearsal.resolve_actor(value)
     except UnknownActor:  # renamed or removed since the panel was drawn
         raise BotProblem("panel.nobody_there", actor=discord.utils.escape_markdown(value)) from None
+    # Whom this member may note or cue is known now: refuse before the form, not after typing.
+    await author(interaction, scene_thread, actor.name, cue=pid.action == "cue")
     form = CueForm(scene_thread, actor) if pid.action == "cue" else NoteForm(scene_thread, actor)
     await interaction.response.send_modal(form)
 

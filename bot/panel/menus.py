@@ -19,6 +19,7 @@ from discord import app_commands
 from bot.errors import BotProblem
 from bot.i18n import t, words
 from bot.interaction.gate import (
+    author,
     crew_refusal,
     may_direct,
     may_note_lines,
@@ -63,6 +64,7 @@ async def cue_actor(interaction: discord.Interaction, message: discord.Message) 
     await checked(interaction, "cue")  # the same gate as /cue
     _, _, name, _ = await line_of(scene_thread, message)
     actor = await scene_thread.rehearsal.resolve_actor(name)
+    await author(interaction, scene_thread, actor.name, cue=True)  # refused before typing
     await interaction.response.send_modal(CueForm(scene_thread, actor))
 
 

@@ -273,3 +273,24 @@ async def test_a_replay_typed_as_a_command_shows_on_the_panel(tmp_path):
         await r.ask("replay", {"take": 1, "until": 1}, channel=thread)
         await until(lambda: "第 2 條 · 1 輪" in panel_of(r, thread)["content"], what="take 2")
         assert len(panels(r, thread)) == 1
+
+
+async def test_a_captain_is_refused_a_form_they_could_not_submit_before_typing(tmp_path):
+    async with room(tmp_path) as r:
+        r.fake.add_user("erin")
+        thread = await r.new_scene(SCENE)
+        await r.ask("captain add", {"actor": "林小姐", "user": "erin"}, channel=thread)
+        await r.ask("run", {"turns": 2}, channel=thread)
+        await finished(r, thread)
+        await until(lambda: usable(r, thread, "save"), what="the panel to settle")
+        before = folder_state(r.home / SCENE)
+        for action, value in (("cue", "林小姐"), ("note", EVERYONE), ("note", "刑警")):
+            handle = await press(r, thread, action, user="erin", values=[value])
+            assert handle.modal is None, (action, value)  # no form to type into, then refusal
+            assert "林小姐" in await r.answer(handle) or "captains_cue" in await r.answer(handle)
+        line = actor_posts(r, thread)[0]
+        handle = await menu(r, "🎬 Cue this actor", int(line["id"]), user="erin")
+        assert handle.modal is None
+        assert folder_state(r.home / SCENE) == before
+        own = await press(r, thread, "note", user="erin", values=["林小姐"])
+        assert own.modal is not None  # a note to their own character: the form opens
