@@ -17,7 +17,7 @@ import functools
 import logging
 import time
 from collections import OrderedDict, deque
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 import discord
@@ -194,9 +194,9 @@ class SceneThread:
         """Who reads `actor`'s thoughts by DM: the directors, and the actor's captains (None:
         every character's captains — whose closed DMs a new run tries again)."""
         readers = list(self.binding.directors)
-        captains: dict[str, tuple[str, ...]] = {}
+        captains: Mapping[str, tuple[str, ...]] = {}
         try:
-            captains = await self.rehearsal.room.captains()
+            captains = await self.rehearsal.room.readers()  # one stat while it is unchanged
         except CircusError as exc:  # a torn captains.json: the directors still get it
             log.warning("scene %s: captains unreadable: %s", self.name, exc)
         for character, writers in captains.items():

@@ -47,6 +47,29 @@ _OFFLINE_ENV = {
 _lock = threading.Lock()
 _litellm: Any = None
 
+# What litellm's import reaches that our own code may be importing in another thread at the
+# same time: packages with an import cycle inside (importlib.abc ↔ importlib.resources) and
+# httpx (the wire's, and litellm's).
+SHARED_IMPORTS = (
+    "importlib.abc",
+    "importlib.machinery",
+    "importlib.util",
+    "importlib.resources",
+    "importlib.resources.abc",
+    "importlib.metadata",
+    "httpx",
+)
+
+
+def settle_imports() -> None:
+    """Import SHARED_IMPORTS in the calling thread: call it before starting a thread that may
+    import litellm. Python's per-module import locks take two threads entering one import
+    cycle from opposite ends for a deadlock and fail one of them ("deadlock detected by
+    _ModuleLock('importlib.resources.abc')") — a model call lost to an import race. Cheap once
+    done (a dict lookup each)."""
+    for name in SHARED_IMPORTS:
+        importlib.import_module(name)
+
 
 def litellm_module() -> Any:
     """Import litellm once, offline-safe, with Circus's local providers registered."""

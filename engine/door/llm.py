@@ -21,7 +21,7 @@ from typing import Any, Protocol
 
 from engine.config import DEFAULT_RETRIES, DEFAULT_TURN_TIMEOUT, Config
 from engine.door import caching, failures, gateway, prices, wire
-from engine.door.boot import LOCAL_PROVIDERS, litellm_module, local_call
+from engine.door.boot import LOCAL_PROVIDERS, litellm_module, local_call, settle_imports
 from engine.door.caching import Pieces
 from engine.door.metering import priced, reply_usage
 from engine.door.served import served_models
@@ -191,6 +191,7 @@ async def _over_wire(call: ModelCall, model: str, config: Config) -> _Said:
     if billed is not None and counted:
         return _Said(answer.text, answer.usage, lambda: billed)  # the proxy's word: no litellm
     # Priced as litellm prices it: loaded now, after the answer, never before a request.
+    settle_imports()  # before the thread: an import race would fail this thread or another
     litellm = await asyncio.to_thread(litellm_module)
     response = _as_response(litellm, answer, model)
     return _Said(answer.text, response.usage, lambda: _cost(litellm, response, model), litellm)
@@ -322,6 +323,11 @@ class LiteLLMModels:
         # What an in-process provider keeps for this door, under its prefix (engine.providers.scripted
         # keeps the scripts that answer `scripted/...` here): a provider registers itself.
         self.local: dict[str, Any] = {}
+        # A door that will send over the wire or through litellm loads litellm in a thread
+        # sooner or later (to price a reply, to route, to count): settle what both reach now.
+        defaults = [self.config.model or EMBEDDED_MODEL, self.config.stage_manager_model]
+        if any(transport(m, {}, self.config) != "in_process" for m in defaults if m):
+            settle_imports()
 
     def _litellm(self) -> Any:
         prices.load_file(self.config.model_prices)
@@ -400,6 +406,7 @@ class LiteLLMModels:
             elif way == "wire":
                 said = await _over_wire(call, model, self.config)
             else:
+                settle_imports()
                 litellm = await asyncio.to_thread(self._litellm)  # seconds, the first time
                 said = await _through_litellm(litellm, call, model, local)
         return _reply(call, model, said)

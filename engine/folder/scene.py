@@ -9,10 +9,10 @@ is derived from the files; nothing lives only in memory.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from engine.errors import BadSceneFile, SceneNotFound, UnknownActor
 from engine.folder import frontmatter
@@ -27,6 +27,7 @@ from engine.folder.store import SceneStore, Signature
 from engine.folder.turns import Turn, parse_backstage, parse_transcript
 from engine.folder.whispers import Whispers, parse_notes
 
+T = TypeVar("T")
 CONTEXT = "context.md"
 NOTES = "director_notes.md"
 TRANSCRIPT = "transcript.md"
@@ -309,6 +310,14 @@ class SceneFiles:
         hit = self._cache.get(TRANSCRIPT)
         turns = hit[1] if hit else []
         return turns[-1].number if turns else 0
+
+    async def small_file(self, rel: str, parse: Callable[[str], T], empty: T) -> T:
+        """One small state file alone, parsed, re-read only when its size or mtime changed
+        (`empty` when it is absent): what a frontend asks on every event costs one stat."""
+        sig = self.store.signatures([rel])[rel]
+        if sig is None:
+            return empty
+        return await self._cached(rel, sig, parse, key="|small", limit=MAX_FILE_BYTES)
 
     def unchanged(self, rels: list[str]) -> bool:
         """True if none of `rels` changed on disk since they were last loaded (or appended)."""

@@ -17,6 +17,7 @@ from typing import Any
 
 from engine.catalog import say
 from engine.config import Config
+from engine.door.boot import settle_imports
 from engine.door.gateway import base_for, proxied
 from engine.door.llm import (
     LiteLLMModels,
@@ -214,6 +215,7 @@ async def check_model(
         scenes = [probe_scene(lang, result.model, base, timeout) for lang in LANGUAGES]
     except BadSceneFile as exc:
         return dataclasses.replace(result, failure=Failure("refused", exc.why))
+    settle_imports()  # the threads below may import litellm beside this one's imports
     if not await asyncio.to_thread(litellm_routable, result.model, base):  # as a run start does
         closest = await asyncio.to_thread(closest_names, result.model, known_names())
         return dataclasses.replace(result, failure=Failure("unroutable", ", ".join(closest)))

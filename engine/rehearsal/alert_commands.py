@@ -18,7 +18,6 @@ from engine.clock import utcnow
 from engine.errors import BadRequest, BadSceneFile, CircusError
 from engine.events import Event, RunFinished, TurnCompleted
 from engine.folder.scene import SceneState
-from engine.folder.settings import MAX_FILE_BYTES
 from engine.folder.state_files import read_state_json
 from engine.rehearsal.alerts import (
     WITH_ACTOR,
@@ -88,8 +87,9 @@ class Alerts:
         self.scene = scene
 
     async def all(self) -> tuple[Alert, ...]:
-        store = self.scene.store
-        return parse_alerts(await store.read(ALERTS, limit=MAX_FILE_BYTES), store.path(ALERTS))
+        """The scene's alerts (re-read only when alerts.json changed: the bot asks per event)."""
+        path = self.scene.store.path(ALERTS)
+        return await self.scene.files.small_file(ALERTS, lambda text: parse_alerts(text, path), ())
 
     async def resolve(self, condition: Condition) -> Condition:
         """`condition` with the actor it names as the cast member it means (an alias, `@` and

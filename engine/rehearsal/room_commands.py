@@ -76,6 +76,14 @@ class Room:
         """Actor -> the writers who captain them (only actors still in the cast)."""
         return dict((await self.scene.state()).captains)
 
+    async def readers(self) -> Mapping[str, tuple[str, ...]]:
+        """Actor -> their captains, from captains.json alone, re-read only when it changed: the
+        bot asks on every turn whom a thought goes to (a captain of an actor no longer in the
+        cast matches no turn)."""
+        files = self.scene.files
+        path = files.root / CAPTAINS
+        return await files.small_file(CAPTAINS, lambda text: parse_captains(text, path), {})
+
     async def captained_by(self, writer: str) -> frozenset[str]:
         """The actors `writer` captains now (read afresh: a change takes effect at once)."""
         return captained_by(await self.captains(), writer)

@@ -16,6 +16,8 @@ import json
 from typing import Any
 
 from engine.config import Config
+from engine.door.boot import settle_imports
+from engine.door.llm import transport
 from engine.errors import (
     BadRequest,
     NobodyOnStage,
@@ -255,4 +257,7 @@ async def check_start(state: SceneState, first: str | None, config: Config) -> N
         raise OffStage(first)
     # Every model the run may call must be one litellm can route: one line now, rather
     # than a provider exception ending every turn. Off the loop: it may import litellm.
-    await asyncio.to_thread(check_models, run_models(state, config))
+    models = run_models(state, config)
+    if any(transport(m.model, {}, config) == "litellm" for m in models):
+        settle_imports()  # litellm may load in the thread beside this one's imports
+    await asyncio.to_thread(check_models, models)

@@ -337,6 +337,30 @@ def test_a_scripted_rehearsal_never_loads_litellm(tmp_path) -> None:
     assert done.stdout.strip() == "False", done.stderr[-2000:]
 
 
+def test_a_door_that_will_load_litellm_in_a_thread_first_imports_what_both_reach() -> None:
+    """litellm loads in a worker thread (to price a wire reply, to route, to warm). What it
+    shares with this thread's own later imports — an import cycle inside importlib, httpx —
+    is imported here first, when the door is made: two threads entering one cycle from its two
+    ends fail one of them ("deadlock detected by _ModuleLock"). A scripted door imports none."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "from engine import Config, LiteLLMModels\n"
+        "from engine.door.boot import SHARED_IMPORTS\n"
+        "LiteLLMModels(Config(model=sys.argv[1]))\n"
+        "print(sorted(set(SHARED_IMPORTS) - set(sys.modules)), 'litellm' in sys.modules)\n"
+    )
+    for model, missing in (("openai/gpt-4o-mini", "[]"), ("anthropic/claude-sonnet-4-5", "[]")):
+        done = subprocess.run([sys.executable, "-c", code, model], capture_output=True, text=True)
+        assert done.stdout.split() == [missing, "False"], done.stderr[-2000:]
+    done = subprocess.run(
+        [sys.executable, "-c", code, "scripted/improv"], capture_output=True, text=True
+    )
+    assert "'httpx'" in done.stdout, done.stderr[-2000:]
+
+
 async def test_a_hosted_models_next_call_reuses_the_connection() -> None:
     """One HTTP client per event loop: the second call of a turn loop skips the handshakes."""
     recorder = Recorder()
