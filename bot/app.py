@@ -61,6 +61,7 @@ from engine import (
     discord_trace,
     list_templates,
     metered,
+    preload,
     redact_logs,
     say,
     shown_number,
@@ -127,6 +128,9 @@ class CircusBot(discord.AutoShardedClient):
 
     # ------------------------------------------------------------------ startup
     async def setup_hook(self) -> None:
+        # The engine's parts load now, before any scene plays: a one-shot command loads each
+        # on first use, but here that would be on the event loop, in the middle of a run.
+        preload()
         # litellm takes seconds to import: load it off the event loop now, not in the middle
         # of the first run (where it would stall every scene and interaction meanwhile).
         self._warming = asyncio.create_task(self._warm_models(), name="warm-litellm")

@@ -135,7 +135,7 @@ if _TYPE_CHECKING:  # what the names are, for the type checker; at run time they
     from engine.rehearsal.alerts import KINDS as ALERT_KINDS
     from engine.rehearsal.alerts import Condition, parse_condition, parse_conditions
     from engine.rehearsal.alerts import Match as AlertMatch
-    from engine.rehearsal.facade import Rehearsal
+    from engine.rehearsal.facade import Rehearsal, preload
     from engine.rehearsal.harvest import Spliced
     from engine.rehearsal.line_note_commands import NotedLine
     from engine.rehearsal.orders import Cue, Order, Replay, Resume, Run
@@ -201,6 +201,7 @@ _HOME: dict[str, str] = {
     "ReadOrder": "engine.rehearsal.read_commands",
     "ReadResult": "engine.rehearsal.read_commands",
     "Rehearsal": "engine.rehearsal.facade",
+    "preload": "engine.rehearsal.facade",
     "Replay": "engine.rehearsal.orders",
     "ReplayResult": "engine.rehearsal.results",
     "Resume": "engine.rehearsal.orders",
@@ -372,6 +373,7 @@ __all__ = [
     "parse_condition",
     "parse_conditions",
     "picker_text",
+    "preload",
     "probe_json",
     "probe_lines",
     "probe_verdict",

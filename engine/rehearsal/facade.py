@@ -45,7 +45,7 @@ if TYPE_CHECKING:  # the groups' types; each group's module loads when the group
     from engine.rehearsal.stage_commands import Stage
     from engine.rehearsal.take_commands import Takes
 
-__all__ = ["Rehearsal"]
+__all__ = ["Rehearsal", "preload"]
 
 
 class Rehearsal:
@@ -215,3 +215,31 @@ class Rehearsal:
 
     async def wait(self) -> RunResult | None:
         return await self.run_loop.wait()
+
+
+# What a command group, a run and a report load on first use (the order matters not).
+PARTS = (
+    "engine.door.llm",
+    "engine.rehearsal.alert_commands",
+    "engine.rehearsal.cast_commands",
+    "engine.rehearsal.harvest",
+    "engine.rehearsal.line_note_commands",
+    "engine.rehearsal.note_commands",
+    "engine.rehearsal.room_commands",
+    "engine.rehearsal.run_loop",
+    "engine.rehearsal.soul_commands",
+    "engine.rehearsal.stage_commands",
+    "engine.rehearsal.take_commands",
+    "engine.harvest.report",
+    "engine.folder.setting_schemas",
+)
+
+
+def preload() -> None:
+    """Load every part now: for a long-running frontend (the bot), whose first run or first
+    report would otherwise import them on its event loop, stalling every scene meanwhile. A
+    one-shot command skips this and pays only for what it uses."""
+    import importlib
+
+    for name in PARTS:
+        importlib.import_module(name)

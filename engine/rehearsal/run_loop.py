@@ -288,9 +288,12 @@ class RunLoop:
 
     async def _after_turn(self, take: int, until: Until) -> bool:
         """What the landed turn made true (RunWatch); True if the run should stop there."""
-        state = await self.scene.state()
-        await self.watch.after_turn(state, take)
-        return await until.met(state) is not None
+        # The record is loaded only for what needs it: a turn is not a second load.
+        await self.watch.after_turn(take, self.scene.state)
+        if not until.conditions:
+            until.seen.clear()
+            return False
+        return await until.met(await self.scene.state()) is not None
 
     # ----------------------------------------------------------------- a turn
     async def _turn(

@@ -9,9 +9,9 @@ writes to the scene.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 
-from engine.events import BudgetUsed, Event, EventHub, UntilMet, VoicesConverged
+from engine.events import BudgetUsed, Event, EventHub, TurnCompleted, UntilMet, VoicesConverged
 from engine.folder.scene import SceneState
 from engine.folder.turns import Turn
 from engine.harvest.report import CONVERGE_MIN_GRAMS, CONVERGE_SHARE
@@ -69,6 +69,14 @@ class Voices:
             self._add(turn)
         self.pairs = set(self._pairs())
 
+    def follows(self, take: int, turns: Sequence[Turn]) -> bool:
+        """Whether `turns` (just landed) carry on the take counted so far, number by number:
+        then they can be added without the record (`new_pairs(take, turns, landed=True)`)."""
+        if not turns or take != self.take or self.last is None:
+            return False
+        numbers = [self.last.number, *(t.number for t in turns)]
+        return all(b == a + 1 for a, b in zip(numbers, numbers[1:], strict=False))
+
     def new_pairs(self, take: int, turns: Sequence[Turn]) -> list[tuple[str, str, float]]:
         """The pairs that converge now but did not before the last of `turns`."""
         counted = self.count
@@ -80,6 +88,15 @@ class Voices:
             self._restart(take, turns[:-1])  # another take, or a record rewritten
         for turn in turns[self.count :]:
             self._add(turn)
+        return self._fresh()
+
+    def extend(self, take: int, landed: Sequence[Turn]) -> list[tuple[str, str, float]]:
+        """`new_pairs` for turns that `follows` the take counted so far."""
+        for turn in landed:
+            self._add(turn)
+        return self._fresh()
+
+    def _fresh(self) -> list[tuple[str, str, float]]:
         now = self._pairs()
         fresh = [(a, b, share) for (a, b), share in now.items() if (a, b) not in self.pairs]
         self.pairs |= set(now)
@@ -94,17 +111,40 @@ class RunWatch:
         self.events, self.name, self.spending = events, name, spending
         self.voices = Voices()
         self.shares: dict[tuple[str, str], float] = {}
+        self.limited = False  # the scene has budgets (as the run started, or the last load)
+        self.landed: list[tuple[int, Turn]] = []  # (take, turn) announced since the last turn
+        events.listen(self._landed)
 
     async def begin(self, state: SceneState) -> None:
         """A run starts: the shares as they stand are the baseline (not news)."""
         self.shares = await self._shares(state)
 
-    async def after_turn(self, state: SceneState, take: int) -> None:
-        if not state.turns:
-            return
-        number = state.turns[-1].number
-        for a, b, share in self.voices.new_pairs(take, state.turns):
+    def _landed(self, event: Event) -> None:
+        if isinstance(event, TurnCompleted):
+            turn = Turn(event.turn, event.actor, event.action, event.dialogue, event.cue)
+            self.landed.append((event.take, turn))
+
+    async def after_turn(self, take: int, load: Callable[[], Awaitable[SceneState]]) -> None:
+        """After a turn landed: its voices from the turns the run announced (the record is
+        loaded only when they do not carry on what was counted — a take rewritten meanwhile),
+        and the budgets' shares when the scene has budgets."""
+        landed = [turn for at, turn in self.landed if at == take]
+        self.landed.clear()
+        state: SceneState | None = None
+        if self.voices.follows(take, landed):
+            pairs = self.voices.extend(take, landed)
+            number = landed[-1].number
+        else:
+            state = await load()
+            if not state.turns:
+                return
+            pairs = self.voices.new_pairs(take, state.turns)
+            number = state.turns[-1].number
+        for a, b, share in pairs:
             self.events.emit(VoicesConverged(self.name, take, number, a, b, share))
+        if not self.limited:
+            return
+        state = state or await load()
         for (scope, unit), share in (await self._shares(state)).items():
             before = self.shares.get((scope, unit), 0.0)
             if share != before:
@@ -112,7 +152,8 @@ class RunWatch:
             self.shares[(scope, unit)] = share
 
     async def _shares(self, state: SceneState) -> dict[tuple[str, str], float]:
-        if not self.spending.limits(state):
+        self.limited = bool(self.spending.limits(state))
+        if not self.limited:
             return {}
         return {
             (b.scope, b.unit): (b.spent / b.limit if b.limit > 0 else 1.0)
