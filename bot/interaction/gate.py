@@ -226,12 +226,13 @@ async def author(
 ) -> Author:
     """Who a note (or cue) to `target` (None: everyone) is from; NotYourCharacter when a
     captain reaches past their character, NotDirector for anyone who is neither."""
-    director = may_direct(interaction, scene_thread)
+    writer, name = writer_of(interaction.user.id), interaction.user.display_name
+    if may_direct(interaction, scene_thread):  # a director reaches anyone: no scene to read
+        return author_of({}, writer, name, target, director=True)
     view = await scene_thread.rehearsal.view()
-    writer = writer_of(interaction.user.id)
-    if not director and not captained_by(view.captains, writer):
+    if not captained_by(view.captains, writer):
         raise refuse(interaction, scene_thread)
     return author_of(
-        view.captains, writer, interaction.user.display_name, target, director=director,
-        cue=cue, captains_cue=view.captains_cue,
+        view.captains, writer, name, target, director=False, cue=cue,
+        captains_cue=view.captains_cue,
     )  # fmt: skip
