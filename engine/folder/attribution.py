@@ -23,7 +23,6 @@ from engine.folder.sections import split
 from engine.vocabulary import Author, AuthorRole
 
 NAME_MOST_CHARS = 40  # a display name is at most 32 on Discord; a console name is short
-NOTE_WORDS = 120  # how much of a note its backstage record repeats (the whole is in the notes)
 COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.DOTALL)  # unclosed: hidden to the end, as shown
 _SECTION = re.compile(r"## (.+?)\s*$")
 _NOTE_MARK = re.compile(
@@ -73,19 +72,6 @@ def cue_mark(
     """The comment line under a cue's heading in directions.md: who cued `actor` for `turn`."""
     by, role = _by(author)
     return f"<!-- {by}{role} · take {take} · turn {turn}{_stamp(at)} · for {actor} -->"
-
-
-def backstage_note(
-    author: Author | None, take: int, after: int, text: str, at: datetime | None = None
-) -> str:
-    """The line a note leaves in the backstage log of each actor it reached: who wrote it,
-    when, and its first words — a comment Obsidian hides and no thought or prompt holds
-    (engine.folder.turns.NOTE_LINE). The note's own text cannot close the comment."""
-    by, role = _by(author)
-    words = " ".join(clean_text(text).split()).replace("--", "‐‐").replace(">", "›")
-    if len(words) > NOTE_WORDS:
-        words = words[: NOTE_WORDS - 1].rstrip() + "…"
-    return f"<!-- note {by}{role} · take {take} · after turn {after}{_stamp(at)}: {words} -->"
 
 
 def strip_comments(text: str) -> str:
@@ -180,3 +166,26 @@ def last_before(marks: Sequence[Mark], take: int, turn: int, actor: str) -> Lead
         return NOBODY
     last = max(enumerate(reached), key=lambda pair: (_position(pair[1]), pair[0]))[1]
     return Lead(last.role, last)
+
+
+def record_line(mark: Mark) -> str:
+    """A note's line in the backstage log of an actor it reached, written with that actor's
+    next thought: who wrote it and when — a comment no thought or prompt holds
+    (engine.folder.turns.NOTE_LINE)."""
+    by = f"by {mark.name} · " if mark.name else ""
+    at = f" · {mark.at}" if mark.at else ""
+    return f"<!-- note {by}{mark.role} · take {mark.take} · after turn {mark.turn}{at} -->"
+
+
+def read_before(marks: Sequence[Mark], take: int, since: int, turn: int, actor: str) -> list[Mark]:
+    """The notes that reached `actor` for its turn `turn` of take `take`: written after turn
+    `since` (its previous turn, or 0) and before `turn`, to them or to everyone. Pure."""
+    read = [
+        m
+        for m in marks
+        if m.kind == "note"
+        and m.take == take
+        and since <= m.turn < turn
+        and (m.target is None or m.target == actor)
+    ]
+    return sorted(read, key=lambda m: (m.turn, m.at))  # in the order they were written

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 
 from engine.catalog import say
 from engine.door.tokens import conservative
-from engine.folder.attribution import strip_comments
+from engine.folder.attribution import Mark, note_marks, strip_comments
 from engine.folder.names import is_everyone
 from engine.folder.sanitize import ELLIPSIS
 from engine.folder.sections import split
@@ -35,6 +35,7 @@ class Whispers:
     everyone: str = ""
     per_actor: dict[str, str] = field(default_factory=dict)
     unknown_sections: tuple[str, ...] = ()
+    marks: tuple[Mark, ...] = ()  # who wrote each attributed note, and when (for the room)
 
     def for_actor(self, actor: str) -> str:
         return self.per_actor.get(actor, "")
@@ -43,6 +44,7 @@ class Whispers:
 def parse_notes(text: str, cast: Iterable[str]) -> Whispers:
     """Split director_notes.md into whispers for everyone and for each cast member, without
     its comments (who wrote a note is for the room, not the actors)."""
+    marks = tuple(note_marks(text, cast)) if "<!--" in text else ()
     text = strip_comments(text)
     cast_set = set(cast)
     everyone: list[str] = []
@@ -60,6 +62,7 @@ def parse_notes(text: str, cast: Iterable[str]) -> Whispers:
         everyone="\n".join(b for b in everyone if b).strip(),
         per_actor={k: "\n".join(b for b in v if b).strip() for k, v in per_actor.items()},
         unknown_sections=tuple(unknown),
+        marks=marks,
     )
 
 

@@ -15,11 +15,11 @@ from engine.config import Config
 from engine.door import tokens
 from engine.errors import BadRequest
 from engine.events import NoteAdded
-from engine.folder.attribution import backstage_note, note_mark
+from engine.folder.attribution import note_mark
 from engine.folder.names import Actor
 from engine.folder.role_models import actor_model, context_tokens, stage_manager_model
 from engine.folder.sanitize import clean_text
-from engine.folder.scene import NOTES, backstage_path
+from engine.folder.scene import NOTES
 from engine.folder.whispers import (
     NOTE_MOST_CHARS,
     add_note,
@@ -56,14 +56,8 @@ class Notes:
             current = await store.read(NOTES)
             if current is None:
                 current = empty_notes(state.cast, state.language)
-            now = utcnow()
-            mark = note_mark(by, take, state.last_turn, now)
+            mark = note_mark(by, take, state.last_turn, utcnow())
             await store.write_atomic(NOTES, add_note(current, text, target, state.language, mark))
-        # Each reader's backstage log records the note too, beside the thoughts it may shape
-        # (one O_APPEND line: it may land beside a turn's commit).
-        record = backstage_note(by, take, state.last_turn, text, now)
-        for reader in [target] if target is not None else state.cast:
-            await store.append_line(backstage_path(reader), record)
         self.scene.events.emit(NoteAdded(self.scene.name, target, text.strip()))
         return (await self.dropped()).get(target or "", 0)
 

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 from engine.clock import utcnow
 from engine.errors import AmbiguousActor, UnknownActor
 from engine.events import EventHub, TurnCompleted
+from engine.folder.attribution import read_before, record_line
 from engine.folder.names import Actor
 from engine.folder.scene import (
     STAGE_KEY,
@@ -103,8 +104,9 @@ class SceneAccess:
         reply, actor = result.reply, at.floor.actor
         turn = Turn(at.number, actor, reply.action, reply.dialogue, reply.cue)
         appends = turn_appends(
-            turn, reply.thought, state.language, usage_rows(at, result), at.floor.sm_log
-        )
+            turn, reply.thought, state.language, usage_rows(at, result), at.floor.sm_log,
+            notes_read(state, at.take, turn),
+        )  # fmt: skip
         # A writer may have edited the logs while the model was thinking: then the cached
         # parse is stale and must be re-read, not extended.
         fresh = self.files.unchanged([TRANSCRIPT, backstage_path(actor)])
@@ -163,16 +165,35 @@ def usage_rows(landing: Landing, result: Performance) -> list[dict[str, object]]
     return rows
 
 
+def notes_read(state: SceneState, take: int, turn: Turn) -> str:
+    """The record lines of the attributed notes `turn`'s actor read since their last turn
+    (engine.folder.attribution.read_before), for its backstage log: the walk back stops at
+    that actor's previous turn."""
+    marks = state.whispers.marks
+    if not marks:
+        return ""
+    since = next((t.number for t in reversed(state.turns) if t.actor == turn.actor), 0)
+    read = read_before(marks, take, since, turn.number, turn.actor)
+    return "".join(record_line(m) + "\n" for m in read)
+
+
 def turn_appends(
-    turn: Turn, thought: str, language: str, usage: list[dict[str, object]], sm_log: str
+    turn: Turn,
+    thought: str,
+    language: str,
+    usage: list[dict[str, object]],
+    sm_log: str,
+    notes: str = "",
 ) -> list[tuple[str, str]]:
-    """What the turn adds to each log, in the order they are written."""
+    """What the turn adds to each log, in the order they are written; `notes`: the record of
+    the notes its actor read (`notes_read`), written in its backstage log before the thought."""
     appends = [
         (TRANSCRIPT, render_turn(turn, language)),
         (USAGE_LOG, "".join(json.dumps(u, ensure_ascii=False) + "\n" for u in usage)),
     ]
     if thought:  # a person's line without a thought leaves the backstage alone
-        appends.insert(0, (backstage_path(turn.actor), render_thought(turn.number, thought)))
+        text = notes + render_thought(turn.number, thought)
+        appends.insert(0, (backstage_path(turn.actor), text))
     if sm_log:
         appends.append((STAGE_MANAGER_LOG, sm_log))
     return appends

@@ -199,7 +199,7 @@ async def test_a_captains_report_lists_the_cued_turns_of_their_own_character_alo
     assert "第 2 輪 · 律師：由 boss（導演，提示）" in everyone
 
 
-async def test_each_note_is_recorded_in_the_backstage_logs_it_reached_and_in_no_thought(
+async def test_each_note_an_actor_read_is_recorded_before_its_thought_and_in_no_prompt(
     scene, scripted
 ):
     r = Rehearsal(scene, models=scripted)
@@ -208,17 +208,24 @@ async def test_each_note_is_recorded_in_the_backstage_logs_it_reached_and_in_no_
     by = await r.room.author("erin", Actor("林小姐"))
     await r.notes.note("Keep the ledger --> hidden\n## 1", Actor("林小姐"), by=by)
     await r.notes.note("ALL-HANDS", by=BOSS)
+    await r.cue(Actor("律師"))
     await r.cue(Actor("林小姐"))
+    await r.cue(Actor("林小姐"))  # nothing new to read: no record
     logs = {a: (scene / "backstage" / f"{a}.log").read_text("utf-8") for a in ("林小姐", "律師")}
-    [mine] = [line for line in logs["林小姐"].splitlines() if "Keep the ledger" in line]
-    assert mine.startswith("<!-- note by erin · captain · take 1 · after turn 1 · ")
-    assert mine.endswith(": Keep the ledger ‐‐› hidden ## 1 -->") and mine.count("-->") == 1
-    assert "Keep the ledger" not in logs["律師"]  # a note to her reached her log alone
-    assert all("<!-- note by boss · director · take 1 · after turn 1" in t for t in logs.values())
+    records = [x for x in logs["林小姐"].splitlines() if x.startswith("<!-- note ")]
+    assert sorted(x.split(" · take")[0] for x in records) == [
+        "<!-- note by boss · director",
+        "<!-- note by erin · captain",
+    ]
+    assert all(" · take 1 · after turn 1 · " in x and x.endswith(" -->") for x in records)
+    lines = logs["林小姐"].splitlines()
+    assert lines.index("## 3") == lines.index(records[-1]) + 1  # read before turn 3's thought
+    [law] = [x for x in logs["律師"].splitlines() if x.startswith("<!-- note ")]
+    assert "by boss · director" in law  # 律師 read only the note to everyone
     thoughts = (await r.state()).thoughts["林小姐"]
-    assert set(thoughts) == {1, 2} and not any("note" in t for t in thoughts.values())
-    second = [c.prompt for c in scripted.calls if c.shape.kind == "actor"][-1]
-    assert "<!-- note" not in second and "erin" not in second
+    assert set(thoughts) == {1, 3, 4} and not any("note" in t for t in thoughts.values())
+    last = [c.prompt for c in scripted.calls if c.shape.kind == "actor"][-1]
+    assert "<!-- note" not in last and "erin" not in last
 
 
 def test_a_thought_that_looks_like_a_notes_record_stays_a_thought():
