@@ -18,6 +18,7 @@ from engine.folder.sanitize import clean_text
 from engine.folder.sections import split
 
 LINE_NOTES = "line-notes.md"
+LOCK = "line-notes"  # the file lock's name (.circus/line-notes.lock): adding, and a replay's cut
 LINE_NOTE_MOST_CHARS = 1000  # one note on a line: a sentence or two; more is refused
 AUTHOR_MOST_CHARS = 80  # an author's name as stored (Discord's display names are at most 32)
 LINE_LONGEST = 4 * LINE_NOTE_MOST_CHARS  # a longer line is no note we wrote: never matched

@@ -140,7 +140,7 @@ class Rehearsal:
     def takes(self) -> Takes:
         from engine.rehearsal.take_commands import Takes
 
-        return Takes(self.scene, self.slot, self.harvest)
+        return Takes(self.scene, self.slot, lambda: self.harvest)
 
     @functools.cached_property
     def alerts(self) -> Alerts:

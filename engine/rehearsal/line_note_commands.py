@@ -16,6 +16,7 @@ from engine.errors import BadRequest, TurnNotFound
 from engine.folder.line_notes import (
     LINE_NOTE_MOST_CHARS,
     LINE_NOTES,
+    LOCK,
     LineNote,
     add_line_note,
     author_name,
@@ -28,7 +29,6 @@ from engine.folder.turns import Turn
 from engine.rehearsal.harvest import Harvest, TakeView
 from engine.rehearsal.scene_access import SceneAccess
 
-LOCK = "line-notes"  # the file lock's name (.circus/line-notes.lock)
 TakeRef = int | str
 
 

@@ -7,12 +7,14 @@ first actor, private direction and mode from it, so no caller passes a mode stri
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from engine.config import DEFAULT_TURNS
 from engine.folder.names import Actor
-from engine.rehearsal.alerts import Condition
 from engine.vocabulary import Author, RunMode
+
+if TYPE_CHECKING:  # a type only: `take list` and `pick` read orders without the alerts
+    from engine.rehearsal.alerts import Condition
 
 
 @dataclass(frozen=True)

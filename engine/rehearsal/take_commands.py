@@ -9,14 +9,16 @@ A replay keeps the source take's line notes on the turns it keeps, under their f
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
 from engine.catalog import say
 from engine.errors import BadRequest
 from engine.events import TakeSaved
 from engine.folder.line_notes import LINE_NOTES, cut_line_notes, empty_line_notes
+from engine.folder.line_notes import LOCK as LINE_NOTES_LOCK
 from engine.folder.scene import STAGE_MANAGER_LOG, TRANSCRIPT, backstage_path
 from engine.folder.turns import parse_transcript
-from engine.rehearsal.harvest import Harvest
-from engine.rehearsal.line_note_commands import LOCK as LINE_NOTES_LOCK
 from engine.rehearsal.results import ReplayResult
 from engine.rehearsal.run_slot import RunSlot
 from engine.rehearsal.scene_access import SceneAccess
@@ -31,12 +33,21 @@ from engine.takes.folders import (
 )
 from engine.takes.tree import record_parent
 
+if TYPE_CHECKING:
+    from engine.rehearsal.harvest import Harvest
+
 
 class Takes:
     """Saved takes and replays for one scene folder."""
 
-    def __init__(self, scene: SceneAccess, slot: RunSlot, harvest: Harvest) -> None:
-        self.scene, self.slot, self.harvest = scene, slot, harvest
+    def __init__(self, scene: SceneAccess, slot: RunSlot, harvest: Callable[[], Harvest]) -> None:
+        """`harvest` gives the harvest part, asked for by a save or a replay only: listing or
+        showing takes never loads the report and export modules."""
+        self.scene, self.slot, self._harvest = scene, slot, harvest
+
+    @property
+    def harvest(self) -> Harvest:
+        return self._harvest()
 
     async def save(self) -> int:
         self.slot.refuse_if_running()
