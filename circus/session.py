@@ -153,6 +153,8 @@ def _status_lines(s: Status, view: SceneView, root: Path) -> list[str]:
             cost=format_cost(s.cost_usd),
         ),
     ]
+    for actor, writers in s.captains:
+        lines.append(t("cli.status.captains", actor=actor, names=", ".join(writers)))
     if s.repairs or s.fallbacks:
         lines.append(t("cli.status.marks", repairs=s.repairs, fallbacks=s.fallbacks))
     for b in s.budgets:

@@ -573,6 +573,7 @@ TEXT: dict[str, str] = {
     "cli.status.stage_manager_model": "stage manager → {model}",
     "cli.status.none": "none",
     "cli.status.held": " (in another process: pid {pid} on {host})",
+    "cli.status.captains": "captain: {actor} ← {names}",
     "cli.status.played_by": "  ·  {actor} played by {player}",
     "cli.status.scene": "scene:   {scene}  ({root})",
     "cli.status.take": "take:    {take} (in progress, unsaved)  ·  saved: {saved}",

@@ -572,6 +572,7 @@ TEXT: dict[str, str] = {
     "cli.status.stage_manager_model": "舞台監督 → {model}",
     "cli.status.none": "無",
     "cli.status.held": "（在另一個行程中：{host} 上的 pid {pid}）",
+    "cli.status.captains": "隊長：  {actor} ← {names}",
     "cli.status.played_by": "  ·  {actor} 由 {player} 扮演",
     "cli.status.scene": "場景：  {scene}  （{root}）",
     "cli.status.take": "這一條：{take}（進行中，未存）  ·  已存：{saved}",

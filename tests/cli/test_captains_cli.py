@@ -62,3 +62,11 @@ def test_a_cue_is_signed_by_who_typed_it_and_a_captain_cues_only_when_the_scene_
     assert "<!-- by 阿明 · director · take 1 · turn 2 · " in directions
     mine = circus("cue", s, "Ruth", "--by", "小王", env=env, cwd=cwd)
     assert mine.returncode == 2 and "You captain Carol" in mine.stderr
+
+
+def test_status_says_who_captains_whom(wake: Path) -> None:
+    cwd, s = wake.parent, str(wake)
+    assert "captain:" not in circus("status", s, cwd=cwd).stdout
+    circus("captain", s, "add", "Carol", "小王", cwd=cwd)
+    circus("captain", s, "add", "Carol", "阿明", cwd=cwd)
+    assert "captain: Carol ← 小王, 阿明" in circus("status", s, cwd=cwd).stdout
