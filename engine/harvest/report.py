@@ -226,9 +226,10 @@ def near_repeats(
     out = []
     matcher = SequenceMatcher(None, autojunk=False)
     least = NEAR_REPEAT_RATIO
+    lengths: dict[int, int] = {}  # token count → bitset of earlier lines of that many tokens
     for i, (turn, toks) in enumerate(lines):
         grams = set(ngrams(toks, 2))
-        passing = _dice_passing(grams, holding, sizes)
+        passing = _dice_passing(grams, holding, sizes) & _near_in_length(len(toks), lengths)
         indexed = False
         while passing:
             j = (passing & -passing).bit_length() - 1
@@ -256,7 +257,19 @@ def near_repeats(
         if len(grams) not in sizes:
             sizes = dict(sorted({**sizes, len(grams): 0}.items()))
         sizes[len(grams)] |= 1 << i
+        lengths[len(toks)] = lengths.get(len(toks), 0) | 1 << i
     return out
+
+
+def _near_in_length(size: int, lengths: Mapping[int, int]) -> int:
+    """The earlier lines whose token counts pass difflib's first bound with a line of `size`
+    tokens (the very test the search makes of each pair), as one bitset: in a take that goes
+    in circles most lines pass the bigram test, and this drops them a length at a time."""
+    near = 0
+    for length, lines in lengths.items():
+        if 2.0 * min(size, length) / (size + length) >= NEAR_REPEAT_RATIO:
+            near |= lines
+    return near
 
 
 def cue_edges(turns: Sequence[Turn], aliases: Mapping[str, Sequence[str]]) -> Counter:
