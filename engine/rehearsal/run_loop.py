@@ -290,8 +290,7 @@ class RunLoop:
         """What the landed turn made true (RunWatch); True if the run should stop there."""
         # The record is loaded only for what needs it: a turn is not a second load.
         await self.watch.after_turn(take, self.scene.state)
-        if not until.conditions:
-            until.seen.clear()
+        if not until.conditions:  # (nothing was kept for it either: see Until)
             return False
         return await until.met(await self.scene.state()) is not None
 

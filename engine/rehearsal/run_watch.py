@@ -1,6 +1,7 @@
 """What a run notices after each turn lands, for alerts: voices starting to converge (the take
-report's own test, engine.harvest.report.converging_pairs, kept incrementally) and each budget's share spent — and
-whether a run asked to stop at a condition (`run --until`) has met it.
+report's own test, engine.harvest.report.converging_pairs, kept incrementally) and each
+budget's share spent — and whether a run asked to stop at a condition (`run --until`) has met
+it.
 
 Invariants: each fact is announced once, as it first holds (a pair of voices once per take; a
 budget share each time it moves), after the turn that made it true has landed; nothing here
@@ -31,9 +32,7 @@ class Voices:
     def __init__(self) -> None:
         self.take = 0
         self.count = 0  # turns counted
-        self.last: Turn | None = (
-            None  # the last turn counted: a record cut back or replaced is noticed
-        )
+        self.last: Turn | None = None  # the last turn counted: a record cut back is noticed
         self.grams: dict[str, set[tuple[str, ...]]] = {}
         self.common: dict[frozenset[str], int] = {}  # a pair of actors -> 4-grams both said
         self.pairs: set[Pair] = set()
@@ -71,7 +70,7 @@ class Voices:
 
     def follows(self, take: int, turns: Sequence[Turn]) -> bool:
         """Whether `turns` (just landed) carry on the take counted so far, number by number:
-        then they can be added without the record (`new_pairs(take, turns, landed=True)`)."""
+        then `extend` adds them without the record."""
         if not turns or take != self.take or self.last is None:
             return False
         numbers = [self.last.number, *(t.number for t in turns)]
@@ -90,7 +89,7 @@ class Voices:
             self._add(turn)
         return self._fresh()
 
-    def extend(self, take: int, landed: Sequence[Turn]) -> list[tuple[str, str, float]]:
+    def extend(self, landed: Sequence[Turn]) -> list[tuple[str, str, float]]:
         """`new_pairs` for turns that `follows` the take counted so far."""
         for turn in landed:
             self._add(turn)
@@ -132,7 +131,7 @@ class RunWatch:
         self.landed.clear()
         state: SceneState | None = None
         if self.voices.follows(take, landed):
-            pairs = self.voices.extend(take, landed)
+            pairs = self.voices.extend(landed)
             number = landed[-1].number
         else:
             state = await load()

@@ -8,7 +8,8 @@ from pathlib import Path
 from engine import Actor, Rehearsal
 from engine.folder.turns import Turn
 from engine.harvest.picks import Pick
-from engine.harvest.report import ReportInput, build_report, near_repeats
+from engine.harvest.repeats import near_repeats
+from engine.harvest.report import ReportInput, build_report
 from engine.providers.scripted import ScriptedRequest
 
 ALIASES = {"林小姐": ("林",), "刑警": (), "律師": ()}

@@ -15,16 +15,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine.folder.turns import Turn
-from engine.harvest.report import (
+from engine.harvest.repeats import (
     NEAR_REPEAT_MIN_TOKENS,
     NEAR_REPEAT_PREFILTER,
     NEAR_REPEAT_RATIO,
-    ReportInput,
-    _grams4,
-    build_report,
     near_repeats,
-    shared_shares,
 )
+from engine.harvest.report import ReportInput, _grams4, build_report, shared_shares
 from engine.harvest.textstats import ngrams, tokens
 
 
