@@ -295,6 +295,7 @@ def test_voices_kept_turn_by_turn_agree_with_the_take_reports_own_test():
             assert voices._pairs() == {(a, b): s for a, b, s in whole.values()}, (trial, number)
             announced |= {frozenset((a, b)) for a, b, _ in fresh}
             assert announced >= set(whole), (trial, number)
-        # A record cut back (a replay) is counted afresh.
-        assert voices.new_pairs(2, turns[:5]) is not None
-        assert voices.count == 5
+        # A record cut back (a replay) is counted afresh, from its own turns alone.
+        voices.new_pairs(2, turns[:5])
+        assert voices.count == 5 and voices.take == 2
+        assert not voices.follows(2, turns[10:11]) and voices.follows(2, turns[5:7])
