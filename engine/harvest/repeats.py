@@ -7,7 +7,6 @@ difflib's ratio decides last. Pure.
 
 from __future__ import annotations
 
-import math
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from difflib import SequenceMatcher
@@ -20,6 +19,7 @@ Tokenize = Callable[[str], Sequence[str]]  # a line's tokens (textstats.tokens, 
 NEAR_REPEAT_RATIO = 0.8  # token-level similarity of two lines
 NEAR_REPEAT_MIN_TOKENS = 4
 NEAR_REPEAT_PREFILTER = 0.5  # token-bigram overlap below which two lines cannot be near repeats
+_QUARTERS = round(2 / NEAR_REPEAT_PREFILTER)  # its Dice test: shared ≥ (size + other) / 4
 
 
 def _counts(bitsets: Iterable[int]) -> list[int]:
@@ -51,14 +51,11 @@ def _at_least(planes: list[int], least: int, among: int) -> int:
     return above | equal
 
 
-@lru_cache(maxsize=4096)
-def _least_shared(size: int, other: int) -> int:
-    """The fewest shared bigrams that pass the Dice prefilter for sets of these sizes, by the
-    very comparison the prefilter makes (so no rounding can differ from it)."""
-    shared = max(0, math.floor(NEAR_REPEAT_PREFILTER * (size + other) / 2) - 1)
-    while 2 * shared < NEAR_REPEAT_PREFILTER * (size + other):
-        shared += 1
-    return shared
+def least_shared(size: int, other: int) -> int:
+    """The fewest shared bigrams with which sets of these sizes pass the Dice prefilter,
+    2·shared ≥ NEAR_REPEAT_PREFILTER·(size + other): ⌈(size + other) / _QUARTERS⌉ (a test
+    holds it to that very comparison; _dice_passing computes it inline)."""
+    return (size + other + _QUARTERS - 1) // _QUARTERS
 
 
 def _multiset_bits(toks: Sequence[str], bit: dict[tuple[str, int], int]) -> int:
@@ -72,12 +69,30 @@ def _multiset_bits(toks: Sequence[str], bit: dict[tuple[str, int], int]) -> int:
     return bits
 
 
-def _lcs(a: Sequence[str], b: Sequence[str]) -> int:
-    """The length of the longest common subsequence of two token lists, bit-parallel (Hyyrö):
-    an upper bound of difflib's matches, whose blocks are one common subsequence."""
+def _members(bits: int) -> list[int]:
+    """The positions of the set bits of `bits`, lowest first (read from its binary digits:
+    one C-level scan, not three big-integer operations a member)."""
+    digits = bin(bits)[:1:-1]  # reversed, so character k is bit k
+    out = []
+    k = digits.find("1")
+    while k >= 0:
+        out.append(k)
+        k = digits.find("1", k + 1)
+    return out
+
+
+def _positions(toks: Sequence[str]) -> dict[str, int]:
+    """Each token of a line with the bitset of where it stands in it (bit k: token k)."""
     where: dict[str, int] = defaultdict(int)
-    for k, tok in enumerate(b):
+    for k, tok in enumerate(toks):
         where[tok] |= 1 << k
+    return where
+
+
+def _lcs(a: Sequence[str], b: Sequence[str], where: Mapping[str, int]) -> int:
+    """The length of the longest common subsequence of two token lists, bit-parallel (Hyyrö),
+    `where` being _positions(b) (built once per line, compared with many): an upper bound of
+    difflib's matches, whose blocks are one common subsequence."""
     full = (1 << len(b)) - 1
     v = full
     for tok in a:
@@ -94,14 +109,17 @@ def _dice_passing(
     line's shared bigrams at once), then compared with the fewest shared bigrams each size of
     set needs. `sizes` maps a bigram-set size to its earlier lines, smallest first."""
     held = [holding[g] for g in grams if g in holding]
-    planes = _counts(held)
     found = len(held)  # no earlier line can share more of the line's bigrams than this
     among: dict[int, int] = defaultdict(int)  # fewest shared bigrams → lines of such sizes
+    size, quarters = len(grams), _QUARTERS
     for other, lines in sizes.items():
-        shared = _least_shared(len(grams), other)
+        shared = (size + other + quarters - 1) // quarters  # least_shared, inline: hot
         if shared > found:
             break  # larger sets need still more
         among[shared] |= lines
+    if not among:
+        return 0  # too few of its bigrams were ever said before: no counting needed
+    planes = _counts(held)
     passing = 0
     for shared, lines in among.items():
         passing |= _at_least(planes, shared, lines)
@@ -128,37 +146,27 @@ def near_repeats(
     ]
     holding: dict[tuple[str, ...], int] = defaultdict(int)  # bigram → bitset of earlier lines
     sizes: dict[int, int] = {}  # bigram-set size → bitset of earlier lines, smallest first
-    bit: dict[tuple[str, int], int] = {}
-    multisets: dict[int, int] = {}  # built only for the lines that get that far
-    out = []
-    matcher = SequenceMatcher(None, autojunk=False)
-    least = NEAR_REPEAT_RATIO
     lengths: dict[int, int] = {}  # token count → bitset of earlier lines of that many tokens
+    pairs = _Pairs([toks for _, toks in lines])
+    out = []
+    # A line said word for word before gets that line's answer, or that line itself (a ratio
+    # of 1): every test is a function of the two token lists. It is never indexed, for its
+    # first saying passes wherever it would and comes first.
+    said: dict[tuple[str, ...], tuple[int, tuple[Turn, float] | None]] = {}
     for i, (turn, toks) in enumerate(lines):
+        if (before := said.get(key := tuple(toks))) is not None:
+            first, answer = before
+            out.append((turn, *(answer or (lines[first][0], 1.0))))
+            continue
         grams = set(ngrams(toks, 2))
-        passing = _dice_passing(grams, holding, sizes) & _near_in_length(len(toks), lengths)
-        indexed = False
-        while passing:
-            j = (passing & -passing).bit_length() - 1
-            passing &= passing - 1
-            theirs = lines[j][1]
-            total = len(toks) + len(theirs)
-            if 2.0 * min(len(toks), len(theirs)) / total < least:
-                continue
-            for k in (i, j):
-                if k not in multisets:
-                    multisets[k] = _multiset_bits(lines[k][1], bit)
-            if 2.0 * (multisets[i] & multisets[j]).bit_count() / total < least:
-                continue
-            if 2.0 * _lcs(toks, theirs) / total < least:
-                continue
-            if not indexed:
-                matcher.set_seq2(toks)  # indexed once per line, compared with the passing ones
-                indexed = True
-            matcher.set_seq1(theirs)
-            if (ratio := matcher.ratio()) >= least:
-                out.append((turn, lines[j][0], ratio))
-                break
+        passing = _dice_passing(grams, holding, sizes)
+        if passing:
+            passing &= _near_in_length(len(toks), lengths)
+        found = pairs.first_match(i, _members(passing)) if passing else None
+        answer = (lines[found[0]][0], found[1]) if found else None
+        if answer:
+            out.append((turn, *answer))
+        said[key] = (i, answer)
         for g in grams:
             holding[g] |= 1 << i
         if len(grams) not in sizes:
@@ -168,12 +176,61 @@ def near_repeats(
     return out
 
 
+class _Pairs:
+    """difflib's bounds and ratio for a line and its candidates, cheapest first: the multiset
+    of tokens (an AND of bitsets, built once a line is first compared), the longest common
+    subsequence (bit-parallel), then the ratio itself."""
+
+    def __init__(self, lines: Sequence[Sequence[str]]) -> None:
+        self.lines = lines
+        self.multisets = [0] * len(lines)  # 0: not built yet (a line has ≥ 4 tokens)
+        self.bit: dict[tuple[str, int], int] = {}
+        self.matcher = SequenceMatcher(None, autojunk=False)
+
+    def multiset(self, k: int) -> int:
+        if not (bits := self.multisets[k]):
+            bits = self.multisets[k] = _multiset_bits(self.lines[k], self.bit)
+        return bits
+
+    def first_match(self, i: int, candidates: Iterable[int]) -> tuple[int, float] | None:
+        """The first of `candidates` (earlier lines, in order) that line `i` nearly repeats, and
+        the ratio; their lengths already pass difflib's first bound (_near_in_length)."""
+        toks, lines, multisets, least = self.lines[i], self.lines, self.multisets, NEAR_REPEAT_RATIO
+        mine = self.multiset(i)
+        where: dict[str, int] | None = None  # the line's token positions, for its first LCS
+        indexed = False
+        for j in candidates:
+            theirs = lines[j]
+            total = len(toks) + len(theirs)
+            if 2.0 * (mine & (multisets[j] or self.multiset(j))).bit_count() / total < least:
+                continue
+            where = where or _positions(toks)
+            if 2.0 * _lcs(theirs, toks, where) / total < least:
+                continue
+            if not indexed:
+                self.matcher.set_seq2(toks)  # indexed once per line, compared with the rest
+                indexed = True
+            self.matcher.set_seq1(theirs)
+            if (ratio := self.matcher.ratio()) >= least:
+                return j, ratio
+        return None
+
+
 def _near_in_length(size: int, lengths: Mapping[int, int]) -> int:
     """The earlier lines whose token counts pass difflib's first bound with a line of `size`
     tokens (the very test the search makes of each pair), as one bitset: in a take that goes
     in circles most lines pass the bigram test, and this drops them a length at a time."""
     near = 0
-    for length, lines in lengths.items():
-        if 2.0 * min(size, length) / (size + length) >= NEAR_REPEAT_RATIO:
-            near |= lines
+    for length in _lengths_near(size):
+        near |= lengths.get(length, 0)
     return near
+
+
+@lru_cache(maxsize=1024)
+def _lengths_near(size: int) -> range:
+    """The token counts whose lines may nearly repeat a line of `size` tokens: those for which
+    2·min / (sum) reaches NEAR_REPEAT_RATIO, a range around `size` (found by that very test)."""
+    fits = [
+        n for n in range(1, 2 * size + 2) if 2.0 * min(size, n) / (size + n) >= NEAR_REPEAT_RATIO
+    ]
+    return range(fits[0], fits[-1] + 1) if fits else range(0)

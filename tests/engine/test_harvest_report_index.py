@@ -19,6 +19,7 @@ from engine.harvest.repeats import (
     NEAR_REPEAT_MIN_TOKENS,
     NEAR_REPEAT_PREFILTER,
     NEAR_REPEAT_RATIO,
+    least_shared,
     near_repeats,
 )
 from engine.harvest.report import ReportInput, _grams4, build_report, shared_shares
@@ -68,6 +69,17 @@ takes = st.lists(st.tuples(st.sampled_from(CAST), line), max_size=60).map(
 @given(takes)
 def test_near_repeats_equal_the_all_pairs_search(turns: list[Turn]) -> None:
     assert near_repeats(turns) == reference_near_repeats(turns)
+
+
+def test_the_fewest_shared_bigrams_are_those_the_prefilter_asks_for() -> None:
+    def passes(shared: int, size: int, other: int) -> bool:
+        return 2 * shared >= NEAR_REPEAT_PREFILTER * (size + other)
+
+    for size in range(300):
+        for other in range(300):
+            need = least_shared(size, other)
+            assert passes(need, size, other), (size, other)
+            assert need == 0 or not passes(need - 1, size, other), (size, other)
 
 
 @settings(max_examples=200, deadline=None)
