@@ -40,7 +40,6 @@ _.CharacterDataHandler
 _.buffer_text
 
 # --- used by the tests or benches -------------------------------------------------------
-_.least_shared  # the Dice threshold, held to the prefilter by a test (engine/harvest/repeats.py)
 _.reactions_seen  # bot/app.py: tests wait on it
 _.delivered  # bot/thread/backstage.py
 _.forget_saved_prompts  # engine/providers/embedded.py

@@ -19,21 +19,31 @@ Tokenize = Callable[[str], Sequence[str]]  # a line's tokens (textstats.tokens, 
 NEAR_REPEAT_RATIO = 0.8  # token-level similarity of two lines
 NEAR_REPEAT_MIN_TOKENS = 4
 NEAR_REPEAT_PREFILTER = 0.5  # token-bigram overlap below which two lines cannot be near repeats
-_QUARTERS = round(2 / NEAR_REPEAT_PREFILTER)  # its Dice test: shared ≥ (size + other) / 4
+# The prefilter's 2·shared ≥ ½·(size + other) in integers: 4·shared ≥ size + other, 4 = 2**2.
+_SHIFT = 2
 
 
 def _counts(bitsets: Iterable[int]) -> list[int]:
     """Bit-sliced counters of how many of `bitsets` hold each line: bit k of a line's count is
-    its bit in planes[k], so adding a bitset is a few big-integer operations, not one per line.
-    """
+    its bit in planes[k]. Bitsets of one weight are added three at a time (a full adder: the
+    sum keeps the weight, the carry doubles it) until one is left: about five big-integer
+    operations a bitset however many lines carry, where adding them one by one rippled a
+    carry through every plane."""
     planes: list[int] = []
-    for carry in bitsets:
-        for k, plane in enumerate(planes):
-            planes[k], carry = plane ^ carry, plane & carry
-            if not carry:
-                break
-        else:
-            planes.append(carry)
+    column = list(bitsets)
+    while column:
+        carries = []
+        while len(column) > 2:
+            a, b, c = column.pop(), column.pop(), column.pop()
+            either = a ^ b
+            column.append(either ^ c)
+            carries.append((a & b) | (either & c))
+        if len(column) == 2:
+            a, b = column
+            column = [a ^ b]
+            carries.append(a & b)
+        planes.append(column[0] if column else 0)
+        column = [c for c in carries if c]
     return planes
 
 
@@ -51,22 +61,39 @@ def _at_least(planes: list[int], least: int, among: int) -> int:
     return above | equal
 
 
-def least_shared(size: int, other: int) -> int:
-    """The fewest shared bigrams with which sets of these sizes pass the Dice prefilter,
-    2·shared ≥ NEAR_REPEAT_PREFILTER·(size + other): ⌈(size + other) / _QUARTERS⌉ (a test
-    holds it to that very comparison; _dice_passing computes it inline)."""
-    return (size + other + _QUARTERS - 1) // _QUARTERS
+class _Occurrences:
+    """A line's tokens as a bitset with one bit per (token, its k-th occurrence), each bit given
+    on first need: the popcount of two lines' AND is the size of their multiset intersection,
+    difflib's quick_ratio matches. A token's first occurrence, by far the commonest, costs one
+    dictionary lookup."""
 
+    def __init__(self) -> None:
+        self.first: dict[str, int] = {}  # token → the bit of its first occurrence in a line
+        self.more: dict[tuple[str, int], int] = {}  # (token, k ≥ 2) → the bit of its k-th
+        self.given = 0
 
-def _multiset_bits(toks: Sequence[str], bit: dict[tuple[str, int], int]) -> int:
-    """A line's tokens as a bitset with one bit per (token, its k-th occurrence): the popcount of
-    two lines' AND is the size of their multiset intersection, difflib's quick_ratio matches."""
-    seen: dict[str, int] = {}
-    bits = 0
-    for tok in toks:
-        k = seen[tok] = seen.get(tok, 0) + 1
-        bits |= 1 << bit.setdefault((tok, k), len(bit))  # each (token, k) once: one bit each
-    return bits
+    def bits(self, toks: Sequence[str]) -> int:
+        first, bits = self.first, 0
+        for tok in toks:
+            if (mask := first.get(tok)) is None:
+                mask = first[tok] = self._new()
+            elif bits & mask:  # said again within the line
+                mask = self._again(tok, bits)
+            bits |= mask
+        return bits
+
+    def _again(self, tok: str, bits: int) -> int:
+        k = 2
+        while True:
+            if (mask := self.more.get((tok, k))) is None:
+                mask = self.more[tok, k] = self._new()
+            if not bits & mask:
+                return mask
+            k += 1
+
+    def _new(self) -> int:
+        self.given += 1
+        return 1 << (self.given - 1)
 
 
 def _members(bits: int) -> list[int]:
@@ -101,29 +128,68 @@ def _lcs(a: Sequence[str], b: Sequence[str], where: Mapping[str, int]) -> int:
     return len(b) - v.bit_count()
 
 
-def _dice_passing(
-    grams: set, holding: Mapping[tuple[str, ...], int], sizes: Mapping[int, int]
-) -> int:
-    """The earlier lines whose bigram sets pass the Dice prefilter with `grams`, as a bitset:
-    each bigram's bitset of earlier lines is added into bit-sliced counters (every earlier
-    line's shared bigrams at once), then compared with the fewest shared bigrams each size of
-    set needs. `sizes` maps a bigram-set size to its earlier lines, smallest first."""
-    held = [holding[g] for g in grams if g in holding]
-    found = len(held)  # no earlier line can share more of the line's bigrams than this
-    among: dict[int, int] = defaultdict(int)  # fewest shared bigrams → lines of such sizes
-    size, quarters = len(grams), _QUARTERS
-    for other, lines in sizes.items():
-        shared = (size + other + quarters - 1) // quarters  # least_shared, inline: hot
-        if shared > found:
-            break  # larger sets need still more
-        among[shared] |= lines
-    if not among:
-        return 0  # too few of its bigrams were ever said before: no counting needed
-    planes = _counts(held)
-    passing = 0
-    for shared, lines in among.items():
-        passing |= _at_least(planes, shared, lines)
-    return passing
+def _add(a: Sequence[int], b: Sequence[int]) -> list[int]:
+    """The bit-sliced sum of two bit-sliced numbers (plane k: every line's bit k), rippled."""
+    out, carry = [], 0
+    for k in range(max(len(a), len(b))):
+        x = a[k] if k < len(a) else 0
+        y = b[k] if k < len(b) else 0
+        either = x ^ y
+        out.append(either ^ carry)
+        carry = (x & y) | (carry & either)
+    if carry:
+        out.append(carry)
+    return out
+
+
+class DicePrefilter:
+    """Which earlier lines pass the Dice prefilter with a line, all at once, as a bitset.
+
+    Lines of s and o bigrams sharing `shared` pass iff 4·shared ≥ s + o, i.e. iff
+    4·shared + (BIG − o) ≥ s + BIG, BIG a power of two above every o. Each earlier line's
+    BIG − o is kept bit-sliced (`spare`); a line's bigrams' bitsets of earlier lines are added
+    into bit-sliced counters (every earlier line's shared bigrams at once), shifted by two
+    planes (·4), added to `spare` and compared with s + BIG: a few big-integer operations a
+    plane, whatever the number of earlier lines."""
+
+    def __init__(self) -> None:
+        self.holding: dict[tuple[str, ...], int] = defaultdict(int)  # bigram → earlier lines
+        self.sizes: dict[int, int] = {}  # bigram-set size → earlier lines (to rebuild `spare`)
+        self.big = 1
+        self.spare: list[int] = []
+        self.indexed = 0  # every earlier line, as a bitset
+        self.fewest = 0  # the fewest bigrams of an earlier line
+
+    def passing(self, grams: set) -> int:
+        held = [h for g in grams if (h := self.holding.get(g))]
+        # no earlier line shares more than len(held) bigrams, nor has fewer than the fewest
+        if not held or len(held) << _SHIFT < len(grams) + self.fewest:
+            return 0
+        total = _add([0] * _SHIFT + _counts(held), self.spare)
+        return _at_least(total, len(grams) + self.big, self.indexed)
+
+    def index(self, i: int, grams: set) -> None:
+        for g in grams:
+            self.holding[g] |= 1 << i
+        size = len(grams)
+        self.sizes[size] = self.sizes.get(size, 0) | 1 << i
+        self.indexed |= 1 << i
+        self.fewest = min(self.fewest, size) if self.fewest else size
+        if size >= self.big:  # rare: BIG doubles and every line's BIG − o is laid out again
+            while size >= self.big:
+                self.big <<= 1
+            self.spare = []
+            for other, lines in self.sizes.items():
+                self._lay(self.big - other, lines)
+        else:
+            self._lay(self.big - size, 1 << i)
+
+    def _lay(self, value: int, lines: int) -> None:
+        while len(self.spare) < value.bit_length():
+            self.spare.append(0)
+        for k in range(value.bit_length()):
+            if value >> k & 1:
+                self.spare[k] |= lines
 
 
 def near_repeats(
@@ -134,7 +200,7 @@ def near_repeats(
     For each line, the first earlier line (in take order) whose token-bigram sets overlap with
     Dice ≥ NEAR_REPEAT_PREFILTER and whose difflib ratio over tokens is ≥ NEAR_REPEAT_RATIO.
     Bit-parallel, so a take's report grows about linearly: the lines passing the Dice test are
-    found as one bitset (_dice_passing), then tried in order, after difflib's cheap upper bounds
+    found as one bitset (DicePrefilter), then tried in order, after difflib's cheap upper bounds
     of the ratio (lengths, the multiset of tokens as an AND of bitsets). Every skip is a
     necessary condition of a match, so the result is exactly that of comparing every pair.
     """
@@ -144,8 +210,7 @@ def near_repeats(
     lines = [
         (t, toks) for t in turns if len(toks := tokenize(t.dialogue)) >= NEAR_REPEAT_MIN_TOKENS
     ]
-    holding: dict[tuple[str, ...], int] = defaultdict(int)  # bigram → bitset of earlier lines
-    sizes: dict[int, int] = {}  # bigram-set size → bitset of earlier lines, smallest first
+    dice = DicePrefilter()
     lengths: dict[int, int] = {}  # token count → bitset of earlier lines of that many tokens
     pairs = _Pairs([toks for _, toks in lines])
     out = []
@@ -159,7 +224,7 @@ def near_repeats(
             out.append((turn, *(answer or (lines[first][0], 1.0))))
             continue
         grams = set(ngrams(toks, 2))
-        passing = _dice_passing(grams, holding, sizes)
+        passing = dice.passing(grams)
         if passing:
             passing &= _near_in_length(len(toks), lengths)
         found = pairs.first_match(i, _members(passing)) if passing else None
@@ -167,11 +232,7 @@ def near_repeats(
         if answer:
             out.append((turn, *answer))
         said[key] = (i, answer)
-        for g in grams:
-            holding[g] |= 1 << i
-        if len(grams) not in sizes:
-            sizes = dict(sorted({**sizes, len(grams): 0}.items()))
-        sizes[len(grams)] |= 1 << i
+        dice.index(i, grams)
         lengths[len(toks)] = lengths.get(len(toks), 0) | 1 << i
     return out
 
@@ -184,12 +245,12 @@ class _Pairs:
     def __init__(self, lines: Sequence[Sequence[str]]) -> None:
         self.lines = lines
         self.multisets = [0] * len(lines)  # 0: not built yet (a line has ≥ 4 tokens)
-        self.bit: dict[tuple[str, int], int] = {}
+        self.occurrences = _Occurrences()
         self.matcher = SequenceMatcher(None, autojunk=False)
 
     def multiset(self, k: int) -> int:
         if not (bits := self.multisets[k]):
-            bits = self.multisets[k] = _multiset_bits(self.lines[k], self.bit)
+            bits = self.multisets[k] = self.occurrences.bits(self.lines[k])
         return bits
 
     def first_match(self, i: int, candidates: Iterable[int]) -> tuple[int, float] | None:

@@ -19,7 +19,7 @@ from engine.harvest.repeats import (
     NEAR_REPEAT_MIN_TOKENS,
     NEAR_REPEAT_PREFILTER,
     NEAR_REPEAT_RATIO,
-    least_shared,
+    DicePrefilter,
     near_repeats,
 )
 from engine.harvest.report import ReportInput, _grams4, build_report, shared_shares
@@ -71,15 +71,27 @@ def test_near_repeats_equal_the_all_pairs_search(turns: list[Turn]) -> None:
     assert near_repeats(turns) == reference_near_repeats(turns)
 
 
-def test_the_fewest_shared_bigrams_are_those_the_prefilter_asks_for() -> None:
-    def passes(shared: int, size: int, other: int) -> bool:
-        return 2 * shared >= NEAR_REPEAT_PREFILTER * (size + other)
+bigram_sets = st.lists(
+    st.frozensets(st.tuples(st.sampled_from("abcdef"), st.sampled_from("abc")), min_size=1),
+    max_size=40,
+)
 
-    for size in range(300):
-        for other in range(300):
-            need = least_shared(size, other)
-            assert passes(need, size, other), (size, other)
-            assert need == 0 or not passes(need - 1, size, other), (size, other)
+
+@settings(max_examples=300, deadline=None)
+@given(bigram_sets)
+def test_the_dice_prefilter_passes_exactly_the_lines_the_pairwise_test_passes(
+    lines: list[frozenset],
+) -> None:
+    dice = DicePrefilter()
+    for i, grams in enumerate(lines):
+        expected = {
+            j
+            for j, theirs in enumerate(lines[:i])
+            if 2 * len(grams & theirs) >= NEAR_REPEAT_PREFILTER * (len(grams) + len(theirs))
+        }
+        passing = dice.passing(set(grams))
+        assert {j for j in range(i) if passing >> j & 1} == expected and passing >> i == 0
+        dice.index(i, set(grams))
 
 
 @settings(max_examples=200, deadline=None)
