@@ -19,8 +19,9 @@ Tokenize = Callable[[str], Sequence[str]]  # a line's tokens (textstats.tokens, 
 NEAR_REPEAT_RATIO = 0.8  # token-level similarity of two lines
 NEAR_REPEAT_MIN_TOKENS = 4
 NEAR_REPEAT_PREFILTER = 0.5  # token-bigram overlap below which two lines cannot be near repeats
-# The prefilter's 2·shared ≥ ½·(size + other) in integers: 4·shared ≥ size + other, 4 = 2**2.
-_SHIFT = 2
+# The prefilter's 2·shared ≥ ½·(size + other) in integers: 4·shared ≥ size + other, 4 = 1 << 2
+# (a test holds DicePrefilter to the comparison itself).
+_SHIFT = round(2 / NEAR_REPEAT_PREFILTER).bit_length() - 1
 
 
 def _counts(bitsets: Iterable[int]) -> list[int]:
