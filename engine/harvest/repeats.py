@@ -7,7 +7,6 @@ difflib's ratio decides last. Pure.
 
 from __future__ import annotations
 
-from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from difflib import SequenceMatcher
 from functools import lru_cache
@@ -111,22 +110,37 @@ def _members(bits: int) -> list[int]:
 
 def _positions(toks: Sequence[str]) -> dict[str, int]:
     """Each token of a line with the bitset of where it stands in it (bit k: token k)."""
-    where: dict[str, int] = defaultdict(int)
+    where: dict[str, int] = {}
+    get = where.get  # not a defaultdict: three times slower at this
     for k, tok in enumerate(toks):
-        where[tok] |= 1 << k
+        where[tok] = get(tok, 0) | 1 << k
     return where
 
 
-def _lcs(a: Sequence[str], b: Sequence[str], where: Mapping[str, int]) -> int:
-    """The length of the longest common subsequence of two token lists, bit-parallel (Hyyrö),
-    `where` being _positions(b) (built once per line, compared with many): an upper bound of
-    difflib's matches, whose blocks are one common subsequence."""
+@lru_cache(maxsize=1024)
+def _needed(total: int) -> int:
+    """The fewest tokens two lines of `total` tokens between them must match for a ratio of
+    NEAR_REPEAT_RATIO, by the very comparison the ratio is held to (2·matches / total)."""
+    matches = 0
+    while 2.0 * matches / total < NEAR_REPEAT_RATIO:
+        matches += 1
+    return matches
+
+
+def _lcs_reaches(a: Sequence[str], b: Sequence[str], where: Mapping[str, int], need: int) -> bool:
+    """Whether the longest common subsequence of two token lists reaches `need`, bit-parallel
+    (Hyyrö), `where` being _positions(b) (built once per line, compared with many): an upper
+    bound of difflib's matches, whose blocks are one common subsequence. Every fourth token it
+    stops once even matching all the rest of `a` could not reach `need`."""
     full = (1 << len(b)) - 1
     v = full
-    for tok in a:
-        u = v & where.get(tok, 0)
-        v = ((v + u) | (v - u)) & full
-    return len(b) - v.bit_count()
+    for k, tok in enumerate(a, 1):
+        if mask := where.get(tok):  # a token `b` lacks leaves the row as it is
+            u = v & mask
+            v = ((v + u) | (v - u)) & full
+        if not k & 3 and len(b) - v.bit_count() + len(a) - k < need:
+            return False
+    return len(b) - v.bit_count() >= need
 
 
 def _add(a: Sequence[int], b: Sequence[int]) -> list[int]:
@@ -154,7 +168,11 @@ class DicePrefilter:
     plane, whatever the number of earlier lines."""
 
     def __init__(self) -> None:
-        self.holding: dict[tuple[str, ...], int] = defaultdict(int)  # bigram → earlier lines
+        # bigram → the bitset of earlier lines holding it; a bigram said in one line so far
+        # (most of them, in ordinary dialogue) is kept as that line's number instead, so that
+        # a 1,000-turn take does not hold thousands of thousand-bit integers of one bit each
+        self.holding: dict[tuple[str, ...], int] = {}
+        self.once: dict[tuple[str, ...], int] = {}
         self.sizes: dict[int, int] = {}  # bigram-set size → earlier lines (to rebuild `spare`)
         self.big = 1
         self.spare: list[int] = []
@@ -162,7 +180,10 @@ class DicePrefilter:
         self.fewest = 0  # the fewest bigrams of an earlier line
 
     def passing(self, grams: set) -> int:
-        held = [h for g in grams if (h := self.holding.get(g))]
+        holding, once = self.holding, self.once
+        held = [
+            h if (h := holding.get(g)) else 1 << once[g] for g in grams if g in holding or g in once
+        ]
         # no earlier line shares more than len(held) bigrams, nor has fewer than the fewest
         if not held or len(held) << _SHIFT < len(grams) + self.fewest:
             return 0
@@ -170,8 +191,14 @@ class DicePrefilter:
         return _at_least(total, len(grams) + self.big, self.indexed)
 
     def index(self, i: int, grams: set) -> None:
+        me, holding, once = 1 << i, self.holding, self.once
         for g in grams:
-            self.holding[g] |= 1 << i
+            if g in holding:
+                holding[g] |= me
+            elif (first := once.pop(g, None)) is not None:
+                holding[g] = 1 << first | me
+            else:
+                once[g] = i
         size = len(grams)
         self.sizes[size] = self.sizes.get(size, 0) | 1 << i
         self.indexed |= 1 << i
@@ -267,7 +294,7 @@ class _Pairs:
             if 2.0 * (mine & (multisets[j] or self.multiset(j))).bit_count() / total < least:
                 continue
             where = where or _positions(toks)
-            if 2.0 * _lcs(theirs, toks, where) / total < least:
+            if not _lcs_reaches(theirs, toks, where, _needed(total)):
                 continue
             if not indexed:
                 self.matcher.set_seq2(toks)  # indexed once per line, compared with the rest
