@@ -20,7 +20,7 @@ import io
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from xml.sax.saxutils import escape, quoteattr
+from functools import cache
 
 from engine.catalog import CATALOGS, lang_of, say
 from engine.folder.stage import ENTER, EVENT, EXIT, StageBlock
@@ -222,11 +222,18 @@ def to_fountain(meta: ScriptMeta, lines: Sequence[ExportLine], thoughts: bool = 
 
 
 # ---------------------------------------------------------------------------- Final Draft
-_NOT_XML = re.compile("[^\t\n\r\u0020-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+@cache
+def _not_xml() -> re.Pattern[str]:
+    """What XML 1.0 cannot hold. Compiled on first use, as is the module below: a class this
+    large costs milliseconds to compile, and saxutils brings urllib, http and email along;
+    only a Final Draft export pays for either."""
+    return re.compile("[^\t\n\r\u0020-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 
 
 def _xml(text: str) -> str:
-    return escape(_NOT_XML.sub("", text))
+    from xml.sax.saxutils import escape
+
+    return escape(_not_xml().sub("", text))
 
 
 def _paragraph(kind: str, text: str, notes: Sequence[str] = ()) -> str:
@@ -239,8 +246,10 @@ def _paragraph(kind: str, text: str, notes: Sequence[str] = ()) -> str:
 def _script_notes(line: ExportLine, first_id: int) -> list[str]:
     """The room's notes on a line as Final Draft's `<ScriptNote>`s (numbered from `first_id`),
     each holding its text in a paragraph of its own and its author in `Author`."""
+    from xml.sax.saxutils import quoteattr
+
     return [
-        f'<ScriptNote ID="{first_id + i}" Author={quoteattr(_NOT_XML.sub("", author))}>'
+        f'<ScriptNote ID="{first_id + i}" Author={quoteattr(_not_xml().sub("", author))}>'
         f"<Paragraph><Text>{_xml(text)}</Text></Paragraph></ScriptNote>"
         for i, (text, author) in enumerate(line.notes)
     ]

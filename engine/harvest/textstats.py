@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from functools import cache
 
 _CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"
 _TOKEN = re.compile(rf"[{_CJK}]|[^\W_{_CJK}]+(?:['’][^\W_{_CJK}]+)*")
-_CJK_CHAR = re.compile(rf"[{_CJK}]")
 
 
 def tokens(text: str) -> list[str]:
@@ -24,8 +24,14 @@ def count_words(text: str) -> int:
     return len(_TOKEN.findall(text or ""))
 
 
+@cache
+def _cjk_char() -> re.Pattern[str]:
+    """Compiled on first use: a class this large costs milliseconds, paid only by exports."""
+    return re.compile(rf"[{_CJK}]")
+
+
 def cjk_chars(text: str) -> int:
-    return len(_CJK_CHAR.findall(text or ""))
+    return len(_cjk_char().findall(text or ""))
 
 
 def ngrams(seq: Sequence[str], n: int) -> list[tuple[str, ...]]:

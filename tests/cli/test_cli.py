@@ -89,6 +89,33 @@ def test_a_folder_command_in_a_fresh_process_loads_nothing_heavy(wake, args) -> 
     assert done.stdout.strip().splitlines()[-1] == "0 []", done.stderr[-2000:]
 
 
+# What a report or a Fountain export never needs: the model door, and Final Draft's XML
+# escaping (saxutils brings urllib, http and email along).
+HEAVY_FOR_PAGES = (
+    "litellm", "httpx", "pydantic", "engine.door.llm", "engine.rehearsal.run_loop",
+    "xml.sax", "http.client", "email.parser",
+)  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "args",
+    [("report",), ("export", "--format", "fountain,md,csv")],
+    ids=["report", "export fountain"],
+)
+def test_a_report_or_a_fountain_export_loads_nothing_it_does_not_use(wake, args) -> None:
+    assert circus("run", "wake", "-n", "2", cwd=wake.parent).returncode == 0
+    probe = (
+        "import sys; from circus.cli import main; "
+        f"sys.argv = ['circus', {args[0]!r}, 'wake', *{list(args[1:])!r}]; code = main(); "
+        f"print(code, sorted(m for m in {HEAVY_FOR_PAGES!r} if m in sys.modules))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], cwd=wake.parent, env=cli_env(),
+        capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert done.stdout.strip().splitlines()[-1] == "0 []", done.stderr[-2000:]
+
+
 def test_templates_and_new(tmp_path: Path) -> None:
     result = circus("templates", cwd=tmp_path)
     assert result.returncode == 0, result.stderr
