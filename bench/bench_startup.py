@@ -6,7 +6,8 @@
   * the one-shot model commands (`run -n 1`, `cue`, `check-model`): to the moment a loopback
     OpenAI-compatible server (the tests' FakeOpenAI, in a thread of this process) receives the
     command's first model request, and, for `run`, to the process's exit once that one turn
-    is played.
+    is played, and once more with the model taking THINK seconds to answer (litellm, which
+    prices the reply, loads meanwhile).
 
 Every command runs once untimed (the file cache), then `--runs` times; the table gives the
 min, median and max of each, in seconds. Timings live here, never in tests. `--against REV`
@@ -59,10 +60,13 @@ class Arrivals(FakeOpenAI):
         super().__init__(cast)
         self.arrived: list[float] = []
         self.first = threading.Event()
+        self.think = 0.0  # seconds before each answer: a hosted model's time to reply
 
     async def handle(self, request: Any) -> Any:
         self.arrived.append(time.perf_counter())
         self.first.set()
+        if self.think:
+            await asyncio.sleep(self.think)
         return await super().handle(request)
 
 
@@ -147,6 +151,8 @@ def make_scene(root: Path, env: dict[str, str]) -> Path:
     return root / "scene"
 
 
+THINK = 2.0  # seconds: a hosted model's answer, with litellm's import (to price it) beside it
+
 FOLDER_COMMANDS = [
     ("circus status SCENE", ["status", "scene"]),
     ("circus note SCENE TEXT", ["note", "scene", "Keep it quiet."]),
@@ -185,12 +191,18 @@ def measure(runs: int, trees: list[Path | None]) -> dict[str, list[list[float]]]
                 first, done = to_first_request(
                     [*circus, "run", "scene", "-n", "1"], env, root, server
                 )
+                server.fake.think = THINK
+                _, thought = to_first_request(
+                    [*circus, "run", "scene", "-n", "1"], env, root, server
+                )
+                server.fake.think = 0.0
                 cue, _ = to_first_request([*circus, "cue", "scene", "Ruth"], env, root, server)
                 probe_args = ["check-model", MODEL, "--api-base", server.base]
                 check, _ = to_first_request([*circus, *probe_args], env, root, server)
                 if i:
                     add("circus run SCENE -n 1 → first request", k, first)
                     add("circus run SCENE -n 1 → exit (1 turn)", k, done)
+                    add(f"  … the model taking {THINK:g} s to answer", k, thought)
                     add("circus cue SCENE Ruth → first request", k, cue)
                     add("circus check-model → first request", k, check)
         server.close()

@@ -71,6 +71,30 @@ def settle_imports() -> None:
         importlib.import_module(name)
 
 
+_loading: list[threading.Thread] = []  # the import started ahead of need, once
+
+
+def load_soon() -> None:
+    """Start importing litellm in a thread of its own, unless it is loaded or loading: for a
+    call whose reply litellm will price, so the seconds of the import pass while the model
+    thinks instead of after it has answered. The thread is not a daemon: a process ending
+    meanwhile waits for the import rather than cutting it off inside a C extension."""
+    with _lock:
+        if _litellm is not None or _loading:
+            return
+        settle_imports()  # before the thread: an import race would fail it or another
+        thread = threading.Thread(target=_load_quietly, name="circus-litellm-import")
+        _loading.append(thread)
+    thread.start()
+
+
+def _load_quietly() -> None:
+    try:
+        litellm_module()
+    except Exception:  # the call that needs litellm imports it again, and says why it fails
+        pass
+
+
 def litellm_module() -> Any:
     """Import litellm once, offline-safe, with Circus's local providers registered."""
     global _litellm

@@ -21,7 +21,13 @@ from typing import Any, Protocol
 
 from engine.config import DEFAULT_RETRIES, DEFAULT_TURN_TIMEOUT, Config
 from engine.door import caching, failures, gateway, prices, wire
-from engine.door.boot import LOCAL_PROVIDERS, litellm_module, local_call, settle_imports
+from engine.door.boot import (
+    LOCAL_PROVIDERS,
+    litellm_module,
+    load_soon,
+    local_call,
+    settle_imports,
+)
 from engine.door.caching import Pieces
 from engine.door.metering import priced, reply_usage
 from engine.door.served import served_models
@@ -181,8 +187,10 @@ async def _over_wire(call: ModelCall, model: str, config: Config) -> _Said:
         max_tokens=call.max_tokens,
         extra=call.extra,
     )
-    status, text, headers = await wire.send(req, call.timeout)
     provider = wire.provider_of(model)
+    if provider != "litellm_proxy":  # litellm will price the reply (a proxy's bills it): load
+        load_soon()  # it while the model thinks, not once it has answered
+    status, text, headers = await wire.send(req, call.timeout)
     if not 200 <= status < 300:
         raise wire.refusal(provider, status, text, headers)
     answer = wire.read(provider, text, headers)

@@ -361,6 +361,43 @@ def test_a_door_that_will_load_litellm_in_a_thread_first_imports_what_both_reach
     assert "'httpx'" in done.stdout, done.stderr[-2000:]
 
 
+def test_litellm_starts_loading_before_a_reply_it_will_price_is_asked_for() -> None:
+    """A hosted model's reply is priced by litellm (seconds to import): the import starts in a
+    thread before the request goes out, so it passes while the model thinks. A proxy bills
+    its replies itself: its calls start no import. Seen by the server, in a fresh process."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    code = (
+        "import asyncio, sys\n"
+        f"sys.path.insert(0, {str(Path(__file__).parent.parent)!r})\n"
+        "from fakeproviders import FakeOpenAI\n"
+        "from engine.config import Config\n"
+        "from engine.door import boot\n"
+        "from engine.door.llm import LiteLLMModels, ModelCall\n"
+        "class Seen(FakeOpenAI):\n"
+        "    async def handle(self, request):\n"
+        "        self.loading = bool(boot._loading) or 'litellm' in sys.modules\n"
+        "        return await super().handle(request)\n"
+        "async def main(model):\n"
+        "    fake = Seen(['Ruth'])\n"
+        "    async with fake as base:\n"
+        "        door = LiteLLMModels(Config())\n"
+        "        messages = ({'role': 'user', 'content': 'Your turn, Ruth.'},)\n"
+        "        call = ModelCall(model, messages, api_base=base, extra={'api_key': 'k'})\n"
+        "        reply = await door.complete(call)\n"
+        "    print(fake.loading, 'litellm' in sys.modules, reply.text != '')\n"
+        "asyncio.run(main(sys.argv[1]))\n"
+    )
+    for model, expected in (
+        ("openai/gpt-4o-mini", "True True True"),  # loading at the request, loaded to price
+        ("litellm_proxy/gpt-4o-mini", "False True True"),  # no bill in the header: priced after
+    ):
+        done = subprocess.run([sys.executable, "-c", code, model], capture_output=True, text=True)
+        assert done.stdout.strip() == expected, (model, done.stderr[-2000:])
+
+
 async def test_a_hosted_models_next_call_reuses_the_connection() -> None:
     """One HTTP client per event loop: the second call of a turn loop skips the handshakes."""
     recorder = Recorder()
