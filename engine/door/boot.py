@@ -78,13 +78,18 @@ def load_soon() -> None:
     """Start importing litellm in a thread of its own, unless it is loaded or loading: for a
     call whose reply litellm will price, so the seconds of the import pass while the model
     thinks instead of after it has answered. The thread is not a daemon: a process ending
-    meanwhile waits for the import rather than cutting it off inside a C extension."""
-    with _lock:
+    meanwhile waits for the import rather than cutting it off inside a C extension. Never
+    waits itself: a lock held means another thread is importing litellm already."""
+    if not _lock.acquire(blocking=False):
+        return
+    try:
         if _litellm is not None or _loading:
             return
         settle_imports()  # before the thread: an import race would fail it or another
         thread = threading.Thread(target=_load_quietly, name="circus-litellm-import")
         _loading.append(thread)
+    finally:
+        _lock.release()
     thread.start()
 
 

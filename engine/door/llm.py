@@ -188,9 +188,10 @@ async def _over_wire(call: ModelCall, model: str, config: Config) -> _Said:
         extra=call.extra,
     )
     provider = wire.provider_of(model)
-    if provider != "litellm_proxy":  # litellm will price the reply (a proxy's bills it): load
-        load_soon()  # it while the model thinks, not once it has answered
-    status, text, headers = await wire.send(req, call.timeout)
+    # litellm will price the reply (a proxy bills its own): it loads while the model thinks,
+    # from the moment the request is out, not once the answer is in
+    sent = load_soon if provider != "litellm_proxy" else None
+    status, text, headers = await wire.send(req, call.timeout, on_sent=sent)
     if not 200 <= status < 300:
         raise wire.refusal(provider, status, text, headers)
     answer = wire.read(provider, text, headers)

@@ -15,7 +15,7 @@ import math
 import os
 import re
 import weakref
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -374,14 +374,25 @@ def _client() -> Any:
     return client
 
 
-async def send(req: Request, timeout: float) -> tuple[int, str, dict[str, str]]:
+async def send(
+    req: Request, timeout: float, on_sent: Callable[[], None] | None = None
+) -> tuple[int, str, dict[str, str]]:
     """POST `req`; (status, body text, headers with lower-case names). Nothing answering is an
-    APIConnectionError, a slow answer a Timeout."""
+    APIConnectionError, a slow answer a Timeout. `on_sent` is called once the request's body
+    has gone out, while the answer is awaited (httpcore's trace of the exchange says when)."""
     import httpx
+
+    async def trace(event: str, info: Mapping[str, Any]) -> None:
+        if on_sent is not None and event.endswith(".send_request_body.complete"):
+            on_sent()
 
     try:
         response = await _client().post(
-            req.url, headers=req.headers, json=req.body, timeout=timeout
+            req.url,
+            headers=req.headers,
+            json=req.body,
+            timeout=timeout,
+            extensions={"trace": trace} if on_sent is not None else None,
         )
     except httpx.TimeoutException as exc:
         raise Timeout(f"Timeout: no answer from {_where(req.url)} in {timeout:g} s") from exc

@@ -19,7 +19,7 @@ from aiohttp import web
 from fakeproviders import serve
 
 from engine.config import Config
-from engine.door import llm, prices
+from engine.door import llm, prices, wire
 from engine.door.llm import LiteLLMModels, ModelCall
 from engine.errors import ModelError
 
@@ -361,10 +361,11 @@ def test_a_door_that_will_load_litellm_in_a_thread_first_imports_what_both_reach
     assert "'httpx'" in done.stdout, done.stderr[-2000:]
 
 
-def test_litellm_starts_loading_before_a_reply_it_will_price_is_asked_for() -> None:
+def test_litellm_starts_loading_once_a_request_whose_reply_it_will_price_is_out() -> None:
     """A hosted model's reply is priced by litellm (seconds to import): the import starts in a
-    thread before the request goes out, so it passes while the model thinks. A proxy bills
-    its replies itself: its calls start no import. Seen by the server, in a fresh process."""
+    thread of its own once the request is sent, so it passes while the model thinks. A proxy
+    bills its replies itself: its calls start none (litellm still loads to price a reply that
+    came without a bill, after it). In a fresh process, where litellm is not yet loaded."""
     import subprocess
     import sys
     from pathlib import Path
@@ -376,26 +377,46 @@ def test_litellm_starts_loading_before_a_reply_it_will_price_is_asked_for() -> N
         "from engine.config import Config\n"
         "from engine.door import boot\n"
         "from engine.door.llm import LiteLLMModels, ModelCall\n"
-        "class Seen(FakeOpenAI):\n"
-        "    async def handle(self, request):\n"
-        "        self.loading = bool(boot._loading) or 'litellm' in sys.modules\n"
-        "        return await super().handle(request)\n"
         "async def main(model):\n"
-        "    fake = Seen(['Ruth'])\n"
-        "    async with fake as base:\n"
+        "    async with FakeOpenAI(['Ruth']) as base:\n"
         "        door = LiteLLMModels(Config())\n"
         "        messages = ({'role': 'user', 'content': 'Your turn, Ruth.'},)\n"
         "        call = ModelCall(model, messages, api_base=base, extra={'api_key': 'k'})\n"
         "        reply = await door.complete(call)\n"
-        "    print(fake.loading, 'litellm' in sys.modules, reply.text != '')\n"
+        "    print(bool(boot._loading), 'litellm' in sys.modules, reply.text != '')\n"
         "asyncio.run(main(sys.argv[1]))\n"
     )
     for model, expected in (
-        ("openai/gpt-4o-mini", "True True True"),  # loading at the request, loaded to price
-        ("litellm_proxy/gpt-4o-mini", "False True True"),  # no bill in the header: priced after
+        ("openai/gpt-4o-mini", "True True True"),
+        ("litellm_proxy/gpt-4o-mini", "False True True"),
     ):
         done = subprocess.run([sys.executable, "-c", code, model], capture_output=True, text=True)
         assert done.stdout.strip() == expected, (model, done.stderr[-2000:])
+
+
+async def test_the_wire_says_when_its_request_is_out_once_and_before_the_answer() -> None:
+    said: list[str] = []
+
+    async def answer(request: web.Request) -> web.Response:
+        said.append("request read")
+        await request.read()
+        return web.json_response({"choices": [{"message": {"content": "Hi."}}]})
+
+    app = web.Application()
+    app.router.add_post("/v1/chat/completions", answer)
+    runner, base = await serve(app)
+    try:
+        req = wire.request(
+            "openai/gpt-4o-mini", MESSAGES, api_base=base + "/v1", extra={"api_key": "k"}
+        )
+        status, _, _ = await wire.send(req, 10.0, on_sent=lambda: said.append("sent"))
+        said.append("answered")
+    finally:
+        await runner.cleanup()  # nothing listens there now: no request can go out
+    assert status == 200 and said.count("sent") == 1 and said[-1] == "answered"
+    with pytest.raises(wire.APIConnectionError):
+        await wire.send(req, 10.0, on_sent=lambda: said.append("sent to nobody"))
+    assert "sent to nobody" not in said
 
 
 async def test_a_hosted_models_next_call_reuses_the_connection() -> None:
