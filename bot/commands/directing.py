@@ -12,6 +12,7 @@ what the command does; the slash command around it only finds the scene. `setup(
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import discord
@@ -195,7 +196,15 @@ async def edit_soul(
 async def show_status(interaction: discord.Interaction, scene_thread: SceneThread) -> None:
     """/status: cast, turns, mode, tokens and cost (and, for directors, what to fix)."""
     await defer(interaction)
-    text = render_status(await scene_thread.rehearsal.status(), scene_thread.lang)
+    status = await scene_thread.rehearsal.status()
+    # Which whispers no longer fit says who was whispered to: for whoever may read them
+    private = await private_actors(interaction, scene_thread)
+    dropped = tuple(
+        (section, count)
+        for section, count in status.notes_dropped
+        if (may_read(private, section) if section else bool(private))
+    )
+    text = render_status(replace(status, notes_dropped=dropped), scene_thread.lang)
     if may_direct(interaction, scene_thread):  # what to fix is for its directors only
         text = await _with_warnings(scene_thread, text)
     await reply(interaction, text)

@@ -265,3 +265,34 @@ async def test_a_display_name_cannot_break_out_of_its_attribution(tmp_path, scri
         await finished(r, thread)
         prompt = next(c.prompt for c in scripted.calls if c.shape.speaker == "林小姐")
         assert "NOTE-X" in prompt and "LEAK" not in prompt and "<!--" not in prompt
+
+
+async def test_status_says_whose_whispers_no_longer_fit_only_to_who_may_read_them(
+    tmp_path, scripted
+):
+    """/status warns that old whispers fall out of the prompts; the warning names who was
+    whispered to, so a director reads every one, a captain the everyone-section's and their
+    own character's, a spectator none."""
+    from engine import Actor, Rehearsal
+
+    async with room(tmp_path, models=scripted) as r:
+        for name in ("erin", "gus"):
+            r.fake.add_user(name)
+        folder = r.home / SCENE
+        write_scene(folder, model="scripted/improv")
+        notes = Rehearsal(folder, models=scripted).notes
+        for i in range(40):
+            await notes.note(f"NOTE{i:02d} " + "很長的耳語。" * 20, None)
+            await notes.note(f"PRIV{i:02d} " + "y" * 1990, Actor("律師"))
+        r.let_open_scenes("bob")
+        await r.ask("scene open", {"name": SCENE}, user="bob")
+        thread = int(r.fake.thread_by_name(f"🎭 {SCENE}")["id"])
+        await r.ask("captain add", {"actor": "林小姐", "user": "erin"}, user="bob", channel=thread)
+
+        async def warned(user: str) -> set[str]:
+            text = await r.ask("status", {}, user=user, channel=thread)
+            return {who for who in ("全體", "律師") if f"給{who}的耳語已經放不進提示裡" in text}
+
+        assert await warned("bob") == {"全體", "律師"}
+        assert await warned("erin") == {"全體"}
+        assert await warned("gus") == set()
