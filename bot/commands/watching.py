@@ -14,7 +14,15 @@ import discord
 from discord import app_commands
 
 from bot.i18n import t, words
-from bot.interaction.gate import directors_only_if, may_direct, may_watch, refuse, scene_of
+from bot.interaction.gate import (
+    directors_only_if,
+    may_direct,
+    may_watch,
+    only_of,
+    private_actors,
+    refuse,
+    scene_of,
+)
 from bot.interaction.options import ActorArg
 from bot.interaction.replies import MESSAGE_LIMIT, defer, reply
 from bot.thread.scene import SceneThread
@@ -39,7 +47,8 @@ async def arm(
     await defer(interaction)
     text = f"{condition.strip()}:{actor.name}" if actor is not None else condition
     alerts = scene_thread.rehearsal.alerts
-    wanted = await alerts.resolve(parse_condition(text))
+    readable = only_of(await private_actors(interaction, scene_thread))
+    wanted = await alerts.resolve(parse_condition(text), readable)  # their aliases alone
     if not await may_watch(interaction, scene_thread, wanted.actor or None):
         raise refuse(interaction, scene_thread)
     alert = await alerts.arm(wanted, armed_by(interaction.user))

@@ -14,7 +14,13 @@ import logging
 import discord
 from discord import app_commands
 
-from bot.interaction.gate import may_direct, scene_of, scene_thread_or_none
+from bot.interaction.gate import (
+    may_direct,
+    only_of,
+    private_actors,
+    scene_of,
+    scene_thread_or_none,
+)
 from bot.render import autocomplete_names
 from engine import Actor
 
@@ -43,7 +49,11 @@ class ActorOption(app_commands.Transformer):
     """An option naming one of the scene's actors (by name or alias)."""
 
     async def transform(self, interaction: discord.Interaction, value: str, /) -> Actor:
-        return await scene_of(interaction).rehearsal.resolve_actor(value)
+        # by the aliases of the characters this member may read: trying names must not tell
+        # anyone else which alias belongs to whom (aliases live in the private souls)
+        scene_thread = scene_of(interaction)
+        readable = only_of(await private_actors(interaction, scene_thread))
+        return await scene_thread.rehearsal.resolve_actor(value, readable)
 
     async def autocomplete(  # type: ignore[override]
         self, interaction: discord.Interaction, value: str, /

@@ -10,7 +10,7 @@ engine.rehearsal.alerts.fired, on facts read from the scene as it stands.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -91,11 +91,14 @@ class Alerts:
         path = self.scene.store.path(ALERTS)
         return await self.scene.files.small_file(ALERTS, lambda text: parse_alerts(text, path), ())
 
-    async def resolve(self, condition: Condition) -> Condition:
-        """`condition` with the actor it names as the cast member it means (an alias, `@` and
-        honorifics tolerated; UnknownActor or AmbiguousActor otherwise)."""
+    async def resolve(
+        self, condition: Condition, aliases_of: Collection[str] | None = None
+    ) -> Condition:
+        """`condition` with the actor it names as the cast member it means (an alias of
+        `aliases_of`, None: anyone's; `@` and honorifics tolerated; UnknownActor or
+        AmbiguousActor otherwise)."""
         if condition.kind in WITH_ACTOR and condition.actor:
-            actor = await self.scene.resolve_actor(condition.actor)
+            actor = await self.scene.resolve_actor(condition.actor, aliases_of)
             return Condition(condition.kind, actor=actor.name)
         return condition
 

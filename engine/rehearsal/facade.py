@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import os
+from collections.abc import Collection
 from contextlib import AbstractAsyncContextManager
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -177,9 +178,10 @@ class Rehearsal:
         """The working take's turns as the public record has them (what a thread shows)."""
         return tuple((await self.scene.state()).turns)
 
-    async def resolve_actor(self, name: str) -> Actor:
-        """The cast member `name` means (SceneAccess.resolve_actor)."""
-        return await self.scene.resolve_actor(name)
+    async def resolve_actor(self, name: str, aliases_of: Collection[str] | None = None) -> Actor:
+        """The cast member `name` means, by these actors' aliases (None: everyone's)
+        (SceneAccess.resolve_actor)."""
+        return await self.scene.resolve_actor(name, aliases_of)
 
     async def current_take(self) -> int:
         """The working take's number: the last saved take's + 1."""

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -72,13 +73,18 @@ class SceneAccess:
     async def state(self) -> SceneState:
         return await self.files.load()
 
-    async def resolve_actor(self, name: str) -> Actor:
+    async def resolve_actor(self, name: str, aliases_of: Collection[str] | None = None) -> Actor:
         """The cast member `name` means (a name or an alias, `@` and honorifics tolerated, a
         Latin name only as a whole word); AmbiguousActor when it could mean several,
         UnknownActor when nobody. The one resolve: commands take the Actor it returns and only
-        check that they are still in the cast (`SceneState.member`)."""
+        check that they are still in the cast (`SceneState.member`). Aliases live in souls,
+        which are private: only the aliases of `aliases_of` count (None: everyone's), so who
+        may not read a character cannot learn its aliases by trying names."""
         state = await self.state()
-        found = [a for a in cue_candidates(name, state.aliases()) if a != ANY]
+        aliases = state.aliases()
+        if aliases_of is not None:
+            aliases = {a: (names if a in aliases_of else ()) for a, names in aliases.items()}
+        found = [a for a in cue_candidates(name, aliases) if a != ANY]
         if len(found) > 1:  # never guess whom a private word is for: ask
             raise AmbiguousActor(name, found)
         if not found or found[0] not in state.cast:

@@ -218,6 +218,34 @@ async def test_autocomplete_offers_aliases_to_directors_only_and_never_fails(tmp
         assert "ANY" in text  # the director learns what to fix
 
 
+async def test_trying_a_private_alias_tells_a_spectator_or_another_captain_nothing(tmp_path):
+    """Aliases live in the private souls: a member who may not read 刑警 gets, for his alias
+    王警官, the very answer a name nobody has gets; his readers resolve it."""
+    async with room(tmp_path) as r:
+        for name in ("erin", "gus"):
+            r.fake.add_user(name)
+        write_scene(r.home / "密室")  # 刑警's soul has the alias 王警官
+        await r.ask("scene open", {"name": "密室"})
+        thread = thread_of(r, "密室")
+        await r.ask("captain add", {"actor": "林小姐", "user": "erin"}, channel=thread)
+        await r.ask("captain add", {"actor": "刑警", "user": "bob"}, channel=thread)
+
+        async def answer(user: str, command: str, name: str) -> str:
+            options = {"condition": f"enter:{name}"} if command == "watch add" else {"actor": name}
+            text = await r.ask(command, options, user=user, channel=thread)
+            return text.replace(name, "NAME")
+
+        for user in ("erin", "gus"):  # another character's captain; a spectator
+            for command in ("backstage", "soul show", "watch add"):
+                alias, nobodys = [await answer(user, command, n) for n in ("王警官", "王探長")]
+                assert alias == nobodys, (user, command, alias, nobodys)
+        # His readers, his captain and the director, resolve the alias.
+        shown = await r.ask("soul show", {"actor": "王警官"}, user="bob", channel=thread)
+        assert "aliases: [王警官]" in shown  # 刑警's own soul
+        armed = await r.ask("watch add", {"condition": "enter:王警官"}, channel=thread)
+        assert "enter:刑警" in armed
+
+
 # ---------------------------------------------------------------------- broken scenes
 async def test_a_broken_scene_answers_everyone_and_only_directors_learn_why(tmp_path):
     async with room(tmp_path) as r:
