@@ -202,7 +202,7 @@ def measure(runs: int, trees: list[Path | None]) -> dict[str, list[list[float]]]
                 if i:
                     add("circus run SCENE -n 1 → first request", k, first)
                     add("circus run SCENE -n 1 → exit (1 turn)", k, done)
-                    add(f"  … the model taking {THINK:g} s to answer", k, thought)
+                    add(f"  … each model call taking {THINK:g} s", k, thought)
                     add("circus cue SCENE Ruth → first request", k, cue)
                     add("circus check-model → first request", k, check)
         server.close()

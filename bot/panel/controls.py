@@ -138,7 +138,7 @@ async def choose(
     if value == EVERYONE:  # an empty cast's placeholder option
         raise BotProblem("panel.unknown")
     try:
-        actor = await scene_thread.rehearsal.resolve_actor(value)
+        actor = await scene_thread.rehearsal.resolve_actor(value, ())  # a name, no alias
     except UnknownActor:  # renamed or removed since the panel was drawn
         raise BotProblem("panel.nobody_there", actor=discord.utils.escape_markdown(value)) from None
     # Whom this member may note or cue is known now: refuse before the form, not after typing.

@@ -63,7 +63,7 @@ async def cue_actor(interaction: discord.Interaction, message: discord.Message) 
     scene_thread = scene_of(interaction)
     await checked(interaction, "cue")  # the same gate as /cue
     _, _, name, _ = await line_of(scene_thread, message)
-    actor = await scene_thread.rehearsal.resolve_actor(name)
+    actor = await scene_thread.rehearsal.resolve_actor(name, ())  # the line's speaker's name
     await author(interaction, scene_thread, actor.name, cue=True)  # refused before typing
     await interaction.response.send_modal(CueForm(scene_thread, actor))
 

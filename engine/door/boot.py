@@ -77,20 +77,22 @@ _loading: list[threading.Thread] = []  # the import started ahead of need, once
 def load_soon() -> None:
     """Start importing litellm in a thread of its own, unless it is loaded or loading: for a
     call whose reply litellm will price, so the seconds of the import pass while the model
-    thinks instead of after it has answered. The thread is not a daemon: a process ending
-    meanwhile waits for the import rather than cutting it off inside a C extension. Never
-    waits itself: a lock held means another thread is importing litellm already."""
+    thinks instead of after it has answered. A daemon thread: a process that ends before it
+    needed litellm (a refused call, Ctrl-C) does not wait for the import. Never waits itself
+    (a lock held means another thread is importing litellm already) and never raises."""
     if not _lock.acquire(blocking=False):
         return
     try:
         if _litellm is not None or _loading:
             return
         settle_imports()  # before the thread: an import race would fail it or another
-        thread = threading.Thread(target=_load_quietly, name="circus-litellm-import")
-        _loading.append(thread)
+        thread = threading.Thread(target=_load_quietly, name="circus-litellm-import", daemon=True)
+        thread.start()
+        _loading.append(thread)  # only once started: a thread that could not start is retried
+    except Exception:  # the call that needs litellm imports it itself, and says why it fails
+        return
     finally:
         _lock.release()
-    thread.start()
 
 
 def _load_quietly() -> None:

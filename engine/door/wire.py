@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import math
 import os
 import re
@@ -21,6 +22,8 @@ from typing import Any
 
 # litellm's providers that speak OpenAI's chat completions (or, for ollama_chat, Ollama's
 # /api/chat) and that the door sends itself.
+log = logging.getLogger(__name__)
+
 OPENAI_LIKE = ("openai", "litellm_proxy", "hosted_vllm", "lm_studio")
 WIRE_PROVIDERS = frozenset((*OPENAI_LIKE, "ollama_chat"))
 # The call keywords this module knows how to send; a call with any other goes through litellm.
@@ -384,7 +387,10 @@ async def send(
 
     async def trace(event: str, info: Mapping[str, Any]) -> None:
         if on_sent is not None and event.endswith(".send_request_body.complete"):
-            on_sent()
+            try:
+                on_sent()
+            except Exception:  # the request is out, maybe billed: its answer must not be lost
+                log.debug("on_sent failed", exc_info=True)
 
     try:
         response = await _client().post(

@@ -21,11 +21,20 @@ import re
 import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache, lru_cache
 
 from engine.folder.turns import Turn
 
-_CJK = r"[\u2e80-\u9fff\uf900-\ufaff\U00020000-\U0002fa1f]"  # compiled on first use (ms)
+_CJK = r"[\u2e80-\u9fff\uf900-\ufaff\U00020000-\U0002fa1f]"
+
+
+@cache
+def _cjk() -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """(a CJK character, the splitter around one): compiled on first use, for a class this
+    large costs milliseconds, and kept (re's own cache may drop it in a long-lived bot)."""
+    return re.compile(_CJK), re.compile(f"({_CJK})")
+
+
 _WORD = re.compile(r"[^\W\d_]+|\d+", re.UNICODE)
 
 
@@ -65,10 +74,11 @@ def tokens(text: str) -> tuple[str, ...]:
 def _tokens(text: str) -> tuple[str, ...]:
     out: list[str] = []
     for chunk in _fold(text).split():
-        for piece in re.split(f"({_CJK})", chunk):
+        cjk, around = _cjk()
+        for piece in around.split(chunk):
             if not piece:
                 continue
-            if re.fullmatch(_CJK, piece):
+            if cjk.fullmatch(piece):
                 out.append(piece)
             else:
                 out += [stem(w) for w in _WORD.findall(piece)]
