@@ -17,6 +17,8 @@ from exportkit import (
     play_plan,
     read_csv,
 )
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from engine import Rehearsal
 from engine.errors import BadRequest, TakeNotFound, UnknownFormat
@@ -164,3 +166,26 @@ def test_structure_in_what_actors_say_stays_text() -> None:
         ("character", "DANNY"),
         ("dialogue", "@MALLORY\nWhat?\nINT. HOUSE - DAY"),
     ]
+
+
+def test_what_xml_cannot_hold_is_the_complement_of_its_char_production() -> None:
+    """XML 1.0's Char: #x9 | #xA | #xD | [#x20-#xD7FF] | [#xE000-#xFFFD] | [#x10000-#x10FFFF];
+    every other code point is dropped from an FDX, and none of these."""
+    from engine.harvest.export import _NOT_XML
+
+    def xml_char(c: int) -> bool:
+        return c in (0x9, 0xA, 0xD) or any(
+            lo <= c <= hi for lo, hi in ((0x20, 0xD7FF), (0xE000, 0xFFFD), (0x10000, 0x10FFFF))
+        )
+
+    every = "".join(chr(c) for c in range(0x110000))
+    assert _NOT_XML.sub("", every) == "".join(ch for ch in every if xml_char(ord(ch)))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=st.characters(codec="utf-8") | st.sampled_from("你好한글かなカナ豈'’_")))
+def test_cjk_characters_are_counted_one_by_one_wherever_they_stand(text: str) -> None:
+    from engine.harvest.textstats import _CJK_RANGES, cjk_chars
+
+    expected = sum(1 for ch in text if any(lo <= ch <= hi for lo, hi in _CJK_RANGES))
+    assert cjk_chars(text) == expected
