@@ -344,3 +344,30 @@ async def test_after_each_roles_first_call_all_it_sent_before_is_read_back(tmp_p
             later_read += read
         cached[who] = read + written
     assert later_read >= 0.85 * later_prompt, (later_read, later_prompt)
+
+
+def test_the_cache_benchs_public_first_layout_moves_whole_sections_and_opens_with_nothing_private():
+    # bench_cache's second floor (the best opening the walls allow) is only honest if the
+    # reordered prompt keeps every character and puts no private text before the name line.
+    import importlib.util
+
+    path = Path(__file__).resolve().parents[2] / "bench" / "bench_cache.py"
+    spec = importlib.util.spec_from_file_location("bench_cache", path)
+    assert spec and spec.loader
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+
+    def body(name: str, soul: str) -> dict:
+        brief = ActorBrief(name, soul, "公開的舞台", ("甲", "乙"), (), {}, language="zh")
+        system = actor_prompt(brief).messages[0]["content"]
+        return {"system": [{"type": "text", "text": system}], "messages": []}
+
+    a, b = body("甲", "甲的秘密"), body("乙", "乙的秘密")
+    moved = [bench.public_first(x)["system"][0]["text"] for x in (a, b)]
+    assert sorted(moved[0]) == sorted(a["system"][0]["text"] + "\n")  # a line break between
+    openings = [text.split("只扮演")[0].rsplit("\n", 1)[0] for text in moved]
+    assert openings[0] == openings[1] and "公開的舞台" in openings[0]
+    assert not any(secret in openings[0] for secret in ("甲的秘密", "乙的秘密"))
+    assert moved[0].index("甲的秘密") > moved[0].index("只扮演「甲」")
+    stage_manager = {"system": [{"type": "text", "text": "你是排演的舞台監督。"}]}
+    assert bench.public_first(stage_manager) is stage_manager
