@@ -18,11 +18,14 @@ _EN_WORDS = (
     r"|private(?: notes?| thoughts?)?|notes? to self|note-to-self|thinking|thoughts?"
     r"|reasoning|analysis|scratch ?pad|monologue|reflection|internally|privately|thinks"
 )
-_ZH_WORDS = (
+_ZH_STRONG = (
     r"內心\s*OS|内心\s*OS|內心獨白|内心独白|內心|内心|心聲|心声|心想|心裡話|心里话"
     r"|心[裡裏里中]?暗?想|暗想|暗忖|潛台詞|潜台词"
-    r"|想法|思考|盤算|盘算|推理|分析|獨白|独白"
 )
+# Words that are also everyday speech ("我有個想法：", "我的分析："): a label only where a
+# label stands (a line's or a sentence's start, in bold, in brackets), never mid-sentence.
+_ZH_WEAK = r"想法|思考|盤算|盘算|推理|分析|獨白|独白"
+_ZH_WORDS = rf"{_ZH_STRONG}|{_ZH_WEAK}"
 # Notes to the reader ("(Note: she is lying)") are out of character and often give the secret
 # away: private when bracketed.
 _NOTE_WORDS = (
@@ -32,12 +35,20 @@ _NOTE_WORDS = (
 )
 
 _OPEN_BRACKET = r"[（(【\[〔]"
+# A thought between asterisks, where roleplay writes one (`*thinks of the ledger*`, `*心想…*`,
+# `*(inner: …)*`): what a bracket would make private, and a bare wondering, is private starred.
+_STARRED = (
+    rf"(?:{_EN_WORDS}|wonders|wondering|inner(?=\s*[:：]))(?![A-Za-z])"
+    r"|(?:[A-Za-z.'’]+\s+){1,3}(?:thinks|thinking|wonders)(?![A-Za-z])"
+    rf"|{_ZH_STRONG}|想著|想着"
+)
 _MARKER = re.compile(
     r"<!--"
     r"|<\s*(/)?\s*([A-Za-z][\w|-]*)([^<>]*)>"
-    rf"|{_OPEN_BRACKET}\s*(?:(?:{_EN_WORDS})(?![A-Za-z])|{_NOTE_WORDS}|{_ZH_WORDS}"
+    rf"|{_OPEN_BRACKET}\s*(?:(?:{_EN_WORDS}|inner(?=\s*[:：]))(?![A-Za-z])|{_NOTE_WORDS}|{_ZH_WORDS}"
     r"|OS(?=\s*[:：)）\]】])"
-    r"|(?:[A-Za-z.'’]+\s+){1,3}(?:thinks|thinking|wonders)(?![A-Za-z]))",
+    r"|(?:[A-Za-z.'’]+\s+){1,3}(?:thinks|thinking|wonders)(?![A-Za-z]))"
+    rf"|(?<!\*)(?P<star>\*)(?!\*)(?=[ \t]*{_OPEN_BRACKET}?[ \t]*(?:{_STARRED}|{_NOTE_WORDS}))",
     re.I,
 )
 _BRACKET_CLOSE = re.compile(r"[）)】\]〕]")
@@ -51,9 +62,16 @@ _BRACKET_LABEL = re.compile(
 # end; weaker ones (analysis, reasoning) only at the start of a line or in bold, where a
 # character is unlikely to be saying them.
 _EMPH = r"[*_]{0,3}"
+# Where a label may stand: a line's start, or after a sentence's end, a comma, a closing quote,
+# emphasis or a bracket (with a space or not) — not after a word ("Here's a thought: …" is
+# speech, and cutting there would publish "Here's a").
+_AT_LABEL = (
+    r"(?:^|(?<=\n)|(?<=[。！？!?.,，、」』”\"*_（(])|(?<=[。！？!?.,，、」』”\"*_（(][ \t]))"
+)
 _LABEL = re.compile(
-    rf"{_EMPH}(?:{_ZH_WORDS})\s*{_EMPH}\s*[:：]"
-    rf"|(?:^|(?<=[\s。！？!?.,，、」』”\"*_（(]))"
+    rf"{_EMPH}(?:{_ZH_STRONG})\s*{_EMPH}\s*[:：]"
+    rf"|{_AT_LABEL}[ \t]*{_EMPH}(?:{_ZH_WEAK})\s*{_EMPH}\s*[:：]"
+    rf"|{_AT_LABEL}[ \t]*"
     rf"{_EMPH}(?:(?i:thoughts?|thinking|thinks|inner (?:thoughts?|voice|monologue)|internal monologue"
     rf"|private (?:notes?|thoughts?)|notes? to self)|OS)\s*{_EMPH}\s*[:：]"
     rf"|(?:^|(?<=\n))[ \t>*_#-]*(?i:reasoning|analysis|scratch ?pad|monologue)\s*{_EMPH}\s*[:：]"
@@ -107,6 +125,15 @@ def _markers(value: str, brackets: bool = True) -> tuple[list[str], list[str], b
         if not brackets and m.group(0) != "<!--" and m.group(2) is None:
             public.append(value[pos : m.end()])
             pos = m.end()
+        elif m.group("star"):
+            end = value.find("*", m.end())
+            if end < 0 or "\n" in value[m.end() : end]:  # no closing star: not an aside
+                public.append(value[pos : m.end()])
+                pos = m.end()
+                continue
+            public.append(value[pos : m.start()])
+            private.append(value[m.end() : end])
+            pos = end + 1
         elif m.group(0) == "<!--":
             end = value.find("-->", m.end())
             public.append(value[pos : m.start()])

@@ -32,7 +32,15 @@ from engine.reply.styles import (
 )
 from engine.vocabulary import ReplyField
 
-__all__ = ["CAPS", "MAX_REPLY_CHARS", "Reply", "is_private_tag", "parse_reply", "split_private"]
+__all__ = [
+    "CAPS",
+    "MAX_REPLY_CHARS",
+    "Reply",
+    "is_private_tag",
+    "parse_reply",
+    "says_nothing",
+    "split_private",
+]
 
 # Caps on what one reply may put on the record (characters). A line longer than ~1500
 # characters is a monologue no five-minute scene needs, and at Discord's 2000-character limit a
@@ -77,6 +85,27 @@ _AT = re.compile(r"^[@＠][ \t]*")
 # "*leans back* Well, …" acts, then speaks; "*Never* say that" (the sentence runs on) is emphasis.
 _STAR_GESTURE = re.compile(r"\*([^*\n]+)\*[ \t]*(?=[^\sa-z])")
 _CUE_SEPARATORS = " \t,，、.。:：;；()（）[]【】-–—"
+# "(sighs) Fine." acts, then speaks, as a script line does; "\"Lovely tea.\" *smiles*" speaks,
+# then acts; "(silence)" alone is all action.
+_PAREN_GESTURE = re.compile(r"[（(]([^()（）\n]+)[)）][ \t]*(?=\S)")
+_TRAILING_GESTURE = re.compile(r"[ \t]+\*([^*\n]+)\*[ \t]*$")
+_ONLY_GESTURE = re.compile(r"\*([^*\n]+)\*|[（(]([^()（）\n]+)[)）]")
+# What models write in a field they leave empty: not a line anybody says.
+# What models write in a field they leave empty, exactly (no punctuation: "None." and "沒有。"
+# are answers a character gives, and stay).
+_NOTHING = re.compile(
+    r"None|N/A|n/a|NA|null|nil|\((?:none|no dialogue|silent)\)|no dialogue"
+    r"|無|无|（無）|（无）|無台詞|无台词|（無台詞）|（无台词）"
+)
+_ONLY_MARKS = re.compile(r"[\"“”「」『』＂«»'‘’\s]*")
+# A model stepping out of the play to refuse, in a field: asked again, never published. It must
+# speak of itself as a model or of the role-play, so a character's own "I can't go on" stays.
+_REFUSAL = re.compile(
+    r"(?=.*(?:\bcan(?:no|')t\b|\bunable\b|\bwon't\b|\bnot (?:able|comfortable)\b|無法|无法|不能|不便))"
+    r"(?=.*(?:\bas an ai\b|\blanguage model\b|\bai assistant\b|\brole-?\s?play|\bthis character\b"
+    r"|作為\s*AI|作为\s*AI|AI\s*助[手理]|語言模型|语言模型|角色扮演))",
+    re.I | re.S,
+)
 
 
 @dataclass(frozen=True)
@@ -210,7 +239,16 @@ def _assemble(
         if seg.field == "thought":
             found.setdefault("thought", []).append(seg.text)
             continue
-        public, private = split_private(seg.text)
+        text = seg.text
+        if seg.field != "cue":  # "Alice (thinking): …" inside a field is her thought
+            said = []
+            for line in text.split("\n"):
+                if at := lines.private_prefix(line):
+                    moved.append(line[at:].strip())
+                else:
+                    said.append(line)
+            text = "\n".join(said)
+        public, private = split_private(text)
         moved.extend(private)
         cut = lines.others_line(public) if seg.field != "cue" else None
         if cut is not None:
@@ -246,6 +284,42 @@ def _unopened_thought(text: str) -> tuple[str, str]:
     return _clean(head), text[closing.end() :]
 
 
+# gpt-oss's own channels, when a server passes them through unsplit: only `final` is the answer.
+_CHANNEL = re.compile(
+    r"<\|channel\|>[ \t]*(\w+)[^<]*(?:<\|constrain\|>[^<]*)?<\|message\|>(.*?)"
+    r"(?=<\|(?:end|return|call|start|channel)\|>|$)",
+    re.S,
+)
+_SPECIAL = re.compile(r"<\|[a-z_]+\|>(?:assistant|user|system)?")
+# A reply that drafts first and then says which answer counts ("Final answer:", "最終回覆：").
+_FINAL = re.compile(
+    r"^[ \t>#*_-]*(?:final(?:[ \t]+(?:answer|reply|response|version|turn|output))?"
+    r"|最[終终](?:回[覆复答]|答案|版本|輸出|输出)?)[ \t]*[*_]*[ \t]*[:：][ \t]*[*_]*",
+    re.I | re.M,
+)
+
+
+def _final_part(text: str) -> tuple[str, str]:
+    """(private head, rest): what a model reasoned or drafted before its final answer is
+    private, however it marked the answer — gpt-oss's `final` channel, or a "Final:" line
+    outside every field (the drafts before it must not be read as the reply)."""
+    if "<|channel|>" in text:
+        channels = _CHANNEL.findall(text)
+        head = "\n".join(body.strip() for name, body in channels if name.lower() != "final")
+        final = "\n".join(body for name, body in channels if name.lower() == "final")
+        return _SPECIAL.sub("", head).strip(), _SPECIAL.sub("", final)
+    marks = list(_FINAL.finditer(text))
+    for mark in reversed(marks):
+        last = next(reversed(list(_OPEN.finditer(text, 0, mark.start()))), None)
+        if last is not None and not last.group(3):
+            field = _FIELDS[last.group(1).lower()]
+            if _CLOSE[field].search(text, last.end(), mark.start()) is None:
+                continue  # inside an open field: a line of it
+        head = _ANY_CLOSE.sub("", _OPEN.sub("", text[: mark.start()]))
+        return _clean(head), text[mark.end() :]
+    return "", text
+
+
 def _bare_cue(cue: str, cast: Mapping[str, Sequence[str]] | None) -> tuple[str, str]:
     """The cue as the name it gives, and the rest of what the cue field said (private).
 
@@ -270,6 +344,35 @@ def _bare_cue(cue: str, cast: Mapping[str, Sequence[str]] | None) -> tuple[str, 
         if name and cue[: len(name)].casefold() == name.casefold() and not after.isalnum():
             return cue[: len(name)], cue[len(name) :].strip(_CUE_SEPARATORS)
     return target, cue
+
+
+def says_nothing(line: str) -> bool:
+    """Whether a line's text is what models write for no line at all: a placeholder ("None",
+    "N/A", "無") or only quote marks (`""`, 「」)."""
+    return bool(_NOTHING.fullmatch(line.strip()) or _ONLY_MARKS.fullmatch(line))
+
+
+def _gestures(values: dict[str, str]) -> None:
+    """A direction written in the line's field, when no action was given, becomes the action,
+    as a script line's does (engine.reply.styles): before the line (`*leans back* Well…`,
+    `(sighs) "Fine."`), after a quoted one (`"Lovely tea." *smiles*`), or alone (`(silence)`).
+    Private text was already moved out of the field, so no gesture holds any."""
+    said = values["dialogue"].strip()
+    if (alone := _ONLY_GESTURE.fullmatch(said)) is not None:
+        values["action"] = values["action"] or (alone.group(1) or alone.group(2)).strip()
+        values["dialogue"] = ""
+        return
+    if values["action"]:
+        return
+    before = _STAR_GESTURE.match(said) or _PAREN_GESTURE.match(said)
+    if before is not None:
+        values["action"] = (before.group(1)).strip()
+        values["dialogue"] = said[before.end() :]
+    elif (after := _TRAILING_GESTURE.search(said)) is not None and unquote(
+        line := said[: after.start()]
+    ) != line:
+        values["action"] = after.group(1).strip()
+        values["dialogue"] = line
 
 
 def _problems(found: bool, values: Mapping[str, str]) -> list[str]:
@@ -301,7 +404,9 @@ def parse_reply(
     if len(text) > MAX_REPLY_CHARS:
         text, cut = text[:MAX_REPLY_CHARS], ["reply"]
     text = _FENCE.sub("", text)
+    drafts, text = _final_part(text)
     head, text = _unopened_thought(text)
+    head = "\n".join(h for h in (drafts, head) if h)
     lines = cast_lines(speaker, cast)
     segments, stop = _read(text, lines)
     found, moved, others = _assemble(segments, stop, lines)
@@ -318,18 +423,17 @@ def parse_reply(
         # private, like any other text a label put in the wrong place.
         values["thought"] = "\n".join([values["thought"], values["cue"]]).strip()
         values["cue"] = ""
-    gesture = None if values["action"] else _STAR_GESTURE.match(values["dialogue"])
-    if gesture is not None:
-        # "<dialogue>*leans back* Well…</dialogue>" and no action: it acts, then speaks, as a
-        # script line does (engine.reply.styles). The gesture was already cleared of private text.
-        values["action"] = gesture.group(1).strip()
-        values["dialogue"] = values["dialogue"][gesture.end() :]
+    _gestures(values)
     values["dialogue"] = unquote(values["dialogue"])
+    if says_nothing(values["dialogue"]):
+        values["dialogue"] = ""
     for field, cap in CAPS.items():
         values[field], was_cut = clip(values[field], cap, "" if field == "cue" else "…")
         if was_cut:
             cut.append(field)
     problems = _problems(bool(found), values)
+    if _REFUSAL.search(values["dialogue"]) or _REFUSAL.search(values["action"]):
+        problems.append("the reply stepped out of the scene to refuse: answer as the character")
     return Reply(
         thought=values["thought"],
         action=values["action"],

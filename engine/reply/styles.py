@@ -53,7 +53,7 @@ _EMPH = r"[*_]{0,3}"
 _PAREN = r"(?:[（(][^()（）\n]{0,40}[)）][ \t]*)?"  # "Alice (quietly):", "Dialogue (spoken):"
 _LABEL = re.compile(
     rf"{_LEAD}(?P<hash>#{{1,6}}[ \t]*)?(?P<em1>[*_]{{1,3}})?[ \t]*(?P<br>[\[【][ \t]*)?"
-    rf"(?:(?P<owner>[^\s:：*_\[\]【】]{{1,24}}?)(?:['’]s[ \t]+|[ \t]*的))?(?P<word>{_WORDS})[ \t]*(?(br)[\]】][ \t]*){_PAREN}(?P<em2>[*_]{{1,3}})?[ \t]*"
+    rf"(?:(?P<owner>[^\s:：*_\[\]【】]{{1,24}}?)(?:['’]s[ \t]+|[ \t]*的))?(?P<word>{_WORDS})[ \t]*(?(br)[\]】][ \t]*)(?P<paren>{_PAREN})(?P<em2>[*_]{{1,3}})?[ \t]*"
     rf"(?P<colon>[:：])?[ \t]*(?P<em3>[*_]{{1,3}})?(?P<rest>.*)",
     re.I,
 )
@@ -109,7 +109,10 @@ def _label(line: str) -> tuple[ReplyField, str, str] | None:
         pass  # "### Dialogue" or "**Dialogue**" alone on its line
     else:
         return None
-    return _BY_WORD[" ".join(m.group("word").split()).lower()], rest, m.group("owner") or ""
+    field = _BY_WORD[" ".join(m.group("word").split()).lower()]
+    if m.group("paren") and has_private(m.group("paren")):
+        field = "thought"  # "**Dialogue (internal):** …" is a thought, whatever the label
+    return field, rest, m.group("owner") or ""
 
 
 def unwrap(text: str) -> str:
@@ -176,10 +179,26 @@ class CastLines:
         m = self.own.match(line) if self.own is not None else None
         return m.end() if m is not None else 0
 
+    def private_prefix(self, line: str) -> int:
+        """Where the text starts after the speaker's name marked private ("Alice (thinking): …",
+        "林小姐（心想）：…"): that line is their thought, not their line. Else 0."""
+        own = self.own_prefix(line)
+        return own if own and has_private(line[:own]) else 0
+
     def others_line(self, text: str) -> int | None:
         """Where the first line written for another cast member starts in `text`, if any."""
         m = self.other.search(text) if self.other is not None else None
         return m.start() if m is not None else None
+
+
+_TITLE = r"(?:mr|mrs|ms|miss|dr|sir|madam)\.?"
+_ZH_TITLE = r"先生|小姐|女士|太太|老師|老师"
+
+
+def _capitals(names: Sequence[str]) -> str:
+    """A screenplay's character cue: a Latin name in capitals alone on its line (`BOB`)."""
+    upper = [n.strip().upper() for n in names if re.search(r"[A-Za-z]", n) and len(n.strip()) > 1]
+    return rf"|[ \t]*(?-i:{_names(upper)})[ \t]*$" if upper else ""
 
 
 def _names(names: Sequence[str]) -> str:
@@ -193,11 +212,22 @@ def _cast_lines(speaker: str, cast: tuple[tuple[str, tuple[str, ...]], ...]) -> 
     others = [n for name, aliases in cast if name != speaker for n in (name, *aliases)]
     others = [n for n in others if n.strip() and n.strip() not in {m.strip() for m in mine}]
     said = rf"{_EMPH}[ \t]*{_PAREN}{_EMPH}[ \t]*[:：][ \t]*{_EMPH}[ \t]*"
+    # How scripts set a name before a line besides plain: bracketed (`[Bob]:`, 【王警官】：), after
+    # a dash (`— Bob:`), with a title (`Mr. Bob:`, 王警官先生：); a screenplay's capitals alone.
+    dash = r"(?:(?:[—–]+|--)[ \t]*)?"
+
+    def named(names: str) -> str:
+        return (
+            rf"{dash}(?:{_TITLE}[ \t]+)?(?P<b{{}}>[\[【(（][ \t]*)?(?:{names})"
+            rf"(?:{_ZH_TITLE})?(?(b{{}})[ \t]*[\]】)）])"
+        )
+
     # After the colon, emphasis is the name's own closing (`**Alice:**`) when the name opened
     # it, else the line's (`Alice: *smiles*`), which stays.
     own = (
         re.compile(
-            rf"{_LEAD}(?P<o1>[*_]{{1,3}})?[ \t]*(?:{_names(mine)})(?P<o2>[*_]{{1,3}})?[ \t]*"
+            rf"{_LEAD}(?P<o1>[*_]{{1,3}})?[ \t]*{named(_names(mine)).format(1, 1)}"
+            rf"(?P<o2>[*_]{{1,3}})?[ \t]*"
             rf"{_PAREN}{_EMPH}[ \t]*[:：][ \t]*(?(o1)(?(o2)(?:[*_]{{1,3}}(?=\s|$))?|[*_]{{0,3}})"
             rf"|(?:[*_]{{1,3}}(?=\s|$))?)[ \t]*",
             re.I,
@@ -208,8 +238,9 @@ def _cast_lines(speaker: str, cast: tuple[tuple[str, tuple[str, ...]], ...]) -> 
     # Another's line: their name and a colon, or their name alone as a heading or in bold.
     other = (
         re.compile(
-            rf"^{_LEAD}(?:{_EMPH}[ \t]*(?:{_names(others)}){said}"
-            rf"|(?:#{{1,6}}[ \t]*{_EMPH}|[*_]{{1,3}})[ \t]*(?:{_names(others)})[ \t]*{_EMPH}[ \t]*$)",
+            rf"^{_LEAD}(?:{_EMPH}[ \t]*{named(_names(others)).format(1, 1)}{said}"
+            rf"|(?:#{{1,6}}[ \t]*{_EMPH}|[*_]{{1,3}})[ \t]*(?:{_names(others)})[ \t]*{_EMPH}[ \t]*$"
+            rf"{_capitals(others)})",
             re.I | re.M,
         )
         if _names(others)
@@ -233,6 +264,42 @@ class Segment:
     closed: bool = True  # ended by its own closing tag (or a JSON string), not by what followed
 
 
+_OPENS, _CLOSES = '"“「『', '"”」』'
+
+
+def _runs_on(body: Sequence[str], after: Sequence[str], lines: CastLines) -> bool:
+    """Whether a public field's line goes on past a blank line: its quote is still open and
+    closes before the next label (`"I loved him once.⏎⏎But that was before the war."`), or its
+    paragraph closed a quote and the next one opens another, which is no label, name or
+    heading. Anything else after a blank line is stray prose, never published."""
+    said = "\n".join(body)
+    rest = []
+    for row in after:
+        if row.strip() and _starts_field(row.strip(), lines):
+            break
+        rest.append(row)
+    more = "\n".join(rest)
+    for o, c in zip(_OPENS, _CLOSES, strict=True):
+        still_open = said.count(o) % 2 if o == c else said.count(o) > said.count(c)
+        if still_open and c in more:
+            return True
+    following = next((row for row in after if row.strip()), "").strip()
+    return (
+        said.rstrip()[-1:] in _CLOSES
+        and following[:1] in _OPENS
+        and not _starts_field(following, lines)
+    )
+
+
+def _starts_field(row: str, lines: CastLines) -> bool:
+    return (
+        label_of(row) is not None
+        or bool(lines.own_prefix(row))
+        or lines.others_line(row) == 0
+        or _HEADING.match(row) is not None
+    )
+
+
 def read_labels(text: str, lines: CastLines, offset: int = 0) -> tuple[list[Segment], int | None]:
     """The fields `text` opens with labels or the speaker's name, and where a line written for
     another cast member starts (reading stops there), as an offset into the whole reply."""
@@ -248,13 +315,16 @@ def read_labels(text: str, lines: CastLines, offset: int = 0) -> tuple[list[Segm
 
     pos = 0
     spoken = False  # the open public field has text (a blank line after it ends it)
-    for line in text.split("\n"):
+    rows = text.split("\n")
+    for k, line in enumerate(rows):
         at, pos = pos, pos + len(line) + 1
         if not line.strip():
             if field is not None and field != "thought" and spoken:
-                close()  # a public field ends at a blank line; what follows is stray prose
-                field = None
-            elif field is not None:
+                if not _runs_on(body, rows[k + 1 :], lines):
+                    close()  # a public field ends at a blank line; what follows is stray prose
+                    field = None
+                    continue
+            if field is not None:
                 body.append(line)
             continue
         if field != "thought" and lines.others_line(line) == 0:
@@ -271,7 +341,9 @@ def read_labels(text: str, lines: CastLines, offset: int = 0) -> tuple[list[Segm
         if label is not None or own:
             close()
             field, first = label[:2] if label is not None else ("dialogue", line[own:].strip())
-            gesture = _GESTURE.match(first) if label is None else None
+            if label is None and lines.private_prefix(line):
+                field = "thought"
+            gesture = _GESTURE.match(first) if label is None and field != "thought" else None
             if gesture is not None and not has_private(gesture.group(0)):
                 # A script line: "Alice: *leans in* I know." acts, then speaks.
                 out.append(Segment("action", gesture.group(1) or gesture.group(2), offset + at))

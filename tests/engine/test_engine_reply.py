@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from engine.folder.sanitize import clean_text
 from engine.reply.private import has_private
-from engine.reply.read import parse_reply
+from engine.reply.read import parse_reply, says_nothing
 
 WELL_FORMED = "<thought>他在說謊。</thought>\n<action>拍桌子</action>\n<dialogue>「說！」</dialogue>\n<cue>律師</cue>"
 
@@ -126,6 +126,7 @@ safe_text = (
     .map(str.strip)
     .filter(bool)
     .filter(lambda s: not has_private(s))  # "OS:", "想法：": private labels have their tests
+    .filter(lambda s: not says_nothing(s))  # "None", `""`: no line, tested in the corpus
 )
 
 
@@ -149,8 +150,10 @@ def test_anything_said_inside_a_closed_dialogue_stays_dialogue(text):
     lowered = text.lower().replace(" ", "")
     # Tags and brackets may be private markers (moved to the thought), and a leading *gesture*
     # is the line's action ("*leans back* Well…"); those have their tests.
-    if not any(tag in lowered for tag in ("<", "(", "（", "【", "[", "*")) and not has_private(
-        text
+    if (
+        not any(tag in lowered for tag in ("<", "(", "（", "【", "[", "*"))
+        and not has_private(text)
+        and not says_nothing(clean_text(text))  # "None", `""`: no line, tested in the corpus
     ):
         said = clean_text(text)
         clean = "\n".join(line.rstrip() for line in said.strip().split("\n")).strip()

@@ -318,7 +318,7 @@ QUOTED_LINES = [
     ('"I know.\nI always knew."', "I know.\nI always knew."),  # one quote over two lines
     ('"I know."\n"I always knew."', "I know.\nI always knew."),  # each line its own quote
     ('"I know."\nShe pauses.', '"I know."\nShe pauses.'),  # a line not quoted: as written
-    ('""', '""'),  # nothing inside: left for the reader's own checks
+    ('""', ""),  # nothing inside: no line at all
 ]
 
 
