@@ -139,15 +139,27 @@ def soul_text(aliases: Sequence[str], story: Sequence[str], language: str, bio: 
     return with_setting(body, "aliases", list(aliases)) if aliases else body
 
 
+def _lines_of(script: Script, scene: ScriptScene) -> range:
+    """The file's lines from this scene's heading to the next one's (the whole file for a
+    script without headings)."""
+    if scene.heading is None:
+        return range(0, 1 << 62)
+    starts = [s.heading.start for s in scenes_of(script) if s.heading]
+    after = [start for start in starts if start > scene.heading.start]
+    return range(scene.heading.start + 1, min(after, default=1 << 62) + 1)
+
+
 def scene_notes(script: Script, scene: ScriptScene) -> tuple[Note, ...]:
     """The writer's notes between this scene's heading and the next one, and those the file
     keeps in no place (a Final Draft note outside every paragraph: line 0)."""
-    if scene.heading is None:
-        return script.notes
-    starts = [s.heading.start for s in scenes_of(script) if s.heading]
-    after = [start for start in starts if start > scene.heading.start]
-    end = min(after, default=1 << 62)
-    return tuple(n for n in script.notes if n.line == 0 or scene.heading.start < n.line <= end)
+    within = _lines_of(script, scene)
+    return tuple(n for n in script.notes if n.line == 0 or n.line in within)
+
+
+def scene_cuts(script: Script, scene: ScriptScene) -> int:
+    """How many cut passages (/* … */) lie between this scene's heading and the next one."""
+    within = _lines_of(script, scene)
+    return sum(1 for line in script.cut_lines if line in within) if script.cut_lines else 0
 
 
 def sheet_text(source: str, script: Script, scene: ScriptScene, staged: Staged, lang: str) -> str:
@@ -155,7 +167,7 @@ def sheet_text(source: str, script: Script, scene: ScriptScene, staged: Staged, 
     out = say(
         "import.sheet", lang, heading=scene.label or source, source=source,
         scene=scene.number or scene.ordinal, turns=len(staged.turns), events=events,
-        line=staged.last.end + 1, cut=script.cut,
+        line=staged.last.end + 1, cut=scene_cuts(script, scene),
     )  # fmt: skip
     if script.revision:
         out += say("import.sheet.revision", lang, revision=script.revision)
@@ -253,7 +265,7 @@ async def import_script(
         turns=len(made.staged.turns),
         events=sum(1 for b in made.staged.blocks if b.kind == EVENT),
         line=made.staged.last.end + 1,
-        cut=script.cut,
+        cut=scene_cuts(script, made.scene),
         notes=tuple((n.line, n.text) for n in scene_notes(script, made.scene)),
         language=made.language,
         last_lines=tuple((t.actor, t.dialogue) for t in made.staged.turns[-LAST_LINES:]),

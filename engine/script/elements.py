@@ -58,6 +58,7 @@ class Script:
     title: Mapping[str, str] = field(default_factory=dict)  # title page: key → value
     notes: tuple[Note, ...] = ()
     cut: int = 0  # boneyard passages dropped
+    cut_lines: tuple[int, ...] = ()  # the line each of them starts on (Fountain)
     characters: tuple[str, ...] = ()  # FDX SmartType characters (who may never speak)
     revision: str = ""  # FDX: the active revision set
     spans: tuple[int, ...] = ()  # FDX: where each paragraph's top-level container ends (bytes)

@@ -132,6 +132,7 @@ def parse_fountain(text: str) -> Script:
         title=title,
         notes=tuple(_notes(unboned, notes)),
         cut=len(cuts),
+        cut_lines=tuple(len(LINE_BREAK.findall(text, 0, offset)) + 1 for offset, _ in cuts),
     )
 
 

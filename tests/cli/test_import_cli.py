@@ -105,3 +105,18 @@ def test_export_into_replace_swaps_the_writer_range(tmp_path: Path) -> None:
 def test_replace_without_into_is_a_usage_error(tmp_path: Path) -> None:
     made = circus("export", "tea", "--replace", "1-2", cwd=tmp_path)
     assert made.returncode == 2 and "--into" in made.stderr
+
+
+@pytest.mark.parametrize(
+    ("heading", "cuts"), [("cold open", 1), ("harbour office", 1), ("pier", 0)]
+)
+def test_only_the_scenes_own_cut_passages_are_counted(tmp_path: Path, heading, cuts) -> None:
+    # harbour.fountain has two /* … */ passages: one in the cold open, one in the office
+    made = circus(
+        "import", str(SCRIPTS / "harbour.fountain"), "s", "--heading", heading, cwd=tmp_path
+    )
+    assert made.returncode == 0, made.stderr
+    said = [line for line in made.stdout.splitlines() if "cut passage" in line]
+    assert said == ([f"{cuts} cut passage(s) ignored."] if cuts else [])
+    sheet = next((tmp_path / "s").rglob("script.md")).read_text(encoding="utf-8")
+    assert f"- Cut passages ignored: {cuts}\n" in sheet
