@@ -25,7 +25,7 @@ async def test_the_folder_is_a_normal_scene(tmp_path: Path) -> None:
     done = await import_script(HARBOUR, tmp_path / "office", ImportAsk(scene="2"))
     root = done.root
     assert done.cast == ("MARA", "TOM", "BRICK", "RAY")
-    assert (done.turns, done.line, done.cut) == (10, 70, 2)
+    assert (done.turns, done.line, done.cut) == (10, 70, 1)  # its own; the cold open has the other
     context = (root / "context.md").read_text(encoding="utf-8")
     assert "cast: [MARA, TOM, BRICK, RAY]" in context and "language: en" in context
     assert "# INT. HARBOUR OFFICE - NIGHT" in context
