@@ -66,9 +66,26 @@ def check_embedded(view: SceneView) -> None:
 async def until_conditions(rehearsal: Rehearsal, texts: Sequence[str]) -> tuple[Condition, ...]:
     """`--until` as conditions, each actor it names resolved against the cast (a name or an
     alias; UnknownActor otherwise)."""
-    from engine import parse_conditions
+    from circus.exits import UsageError
+    from engine import parse_conditions, say
 
-    return tuple([await rehearsal.alerts.resolve(c) for c in parse_conditions(texts)])
+    conditions = tuple([await rehearsal.alerts.resolve(c) for c in parse_conditions(texts)])
+    never = [c for c in conditions if not await rehearsal.alerts.can_fire(c)]
+    if never:
+        lang = (await rehearsal.view()).language
+        said = [
+            say(
+                "cli.until.no_secret_of" if c.actor else "cli.until.no_secret",
+                lang, condition=c.text, actor=c.actor,
+            )
+            for c in never
+        ]  # fmt: skip
+        if len(never) == len(conditions):
+            # refused before a model is paid for a run that could only play to its end
+            raise UsageError(said[0])
+        for line in said:
+            print_error(line)
+    return conditions
 
 
 async def play(

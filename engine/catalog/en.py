@@ -1218,6 +1218,8 @@ TEXT: dict[str, str] = {
     "alert.trigger.stop_fallback": "Turn {turn}: {actor}'s model gave no usable reply, so Circus played a silence.",
     "alert.trigger.stop_error": "The run stopped by itself after turn {turn}: an error.",
     "alert.trigger.stop_budget": "The run stopped by itself after turn {turn}: a budget is spent.",
+    "cli.until.no_secret": "--until {condition} could never stop this run: no soul in this scene marks a secret. Add `secrets: [a phrase]` to a soul's front matter, or drop the condition.",
+    "cli.until.no_secret_of": "--until {condition} could never stop this run: {actor}'s soul marks no secret. Add `secrets: [a phrase]` to its front matter, or drop the condition.",
     "cli.arg.until": "stop after the first turn that meets CONDITION: secret[:ACTOR], exit[:ACTOR], enter[:ACTOR], turn:N, converge, budget:80%%, stop (repeat it, or give a comma list)",
     "cli.until_met": "■ Stopped after turn {turn}, as asked (--until {condition}): {why}",
     "bot.watch.armed": "🔔 Armed `{condition}` ({id}): I'll DM you when it happens in this scene.",

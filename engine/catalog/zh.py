@@ -1217,6 +1217,8 @@ TEXT: dict[str, str] = {
     "alert.trigger.stop_fallback": "第 {turn} 輪：{actor}的模型沒給出能用的回覆，Circus 代演了一段沉默。",
     "alert.trigger.stop_error": "演出在第 {turn} 輪之後自己停了：出了錯。",
     "alert.trigger.stop_budget": "演出在第 {turn} 輪之後自己停了：預算用完了。",
+    "cli.until.no_secret": "--until {condition} 永遠不會讓這次排練停下：這場戲沒有任何角色設定標記秘密。在角色設定開頭加上 `secrets: [一句話]`，或拿掉這個條件。",
+    "cli.until.no_secret_of": "--until {condition} 永遠不會讓這次排練停下：{actor}的角色設定沒有標記秘密。在開頭加上 `secrets: [一句話]`，或拿掉這個條件。",
     "cli.arg.until": "在第一個符合 CONDITION 的回合之後停下：secret[:角色]、exit[:角色]、enter[:角色]、turn:N、converge、budget:80%%、stop（可重複，或用逗號分隔）",
     "cli.until_met": "■ 照你的要求在第 {turn} 輪之後停下（--until {condition}）：{why}",
     "bot.watch.armed": "🔔 已設定 `{condition}`（{id}）：這場戲發生時我會私訊你。",

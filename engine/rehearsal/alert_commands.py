@@ -102,6 +102,14 @@ class Alerts:
             return Condition(condition.kind, actor=actor.name)
         return condition
 
+    async def can_fire(self, condition: Condition) -> bool:
+        """False when the scene as it stands can never meet `condition`: a secret alert while
+        no soul (or not that actor's) marks a secret. Every other kind may yet be met."""
+        if condition.kind != "secret":
+            return True
+        marked = secrets_of(await self.scene.state())
+        return any(s for owner, s in marked.items() if condition.actor in ("", owner))
+
     async def arm(self, condition: Condition, by: str) -> Alert:
         """Arm `condition` for `by` (its actor resolved against the cast); the same condition
         armed twice by the same person is the one alert."""

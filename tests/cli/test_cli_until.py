@@ -60,3 +60,26 @@ def test_a_condition_it_cannot_read_is_refused_and_nothing_runs(marked: Path, un
     result = circus("run", "審訊室", "-n", "40", "--until", until, cwd=marked.parent)
     assert result.returncode != 0 and result.stderr.strip()
     assert listing(marked) == before
+
+
+@pytest.mark.parametrize(
+    ("until", "says"),
+    [
+        ("secret", "沒有任何角色設定標記秘密"),
+        ("secret:刑警", "刑警的角色設定沒有標記秘密"),
+    ],
+)
+def test_a_secret_no_soul_marks_is_refused_before_any_turn(tmp_path: Path, until, says) -> None:
+    root = write_scene(tmp_path / "審訊室")  # no soul marks a secret
+    before = listing(root)
+    result = circus("run", "審訊室", "-n", "40", "--until", until, cwd=root.parent)
+    assert result.returncode == 2
+    assert says in result.stderr and f"--until {until}" in result.stderr
+    assert listing(root) == before  # nothing ran, nothing was paid for
+
+
+def test_a_secret_condition_beside_one_that_can_fire_is_only_warned_about(marked: Path) -> None:
+    result = circus("run", "審訊室", "-n", "40", "--until", "secret:刑警,turn:2", cwd=marked.parent)
+    assert result.returncode == 0, result.stderr
+    assert "刑警的角色設定沒有標記秘密" in result.stderr
+    assert turns_of(marked)[-1].number == 2
