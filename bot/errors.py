@@ -47,3 +47,11 @@ class ReplaceNeedsInto(BotProblem):
 
     def __init__(self) -> None:
         super().__init__("export_replace_needs_into")
+
+
+class IntoOwnFormat(BotProblem):
+    """/export into: writes the take into the writer's script, in its own format: a format: or
+    thoughts: beside it would be silently ignored, so it is refused."""
+
+    def __init__(self) -> None:
+        super().__init__("export_into_own_format")

@@ -207,8 +207,7 @@ COMMANDS: tuple[Command, ...] = (
     Command("export", "cli.help.export", (
         SCENE, TAKE,
         arg("--picks", action="store_true", help="cli.arg.export.picks"),
-        arg("--format", default="fountain,fdx,md,csv", metavar="LIST",
-            help="cli.arg.export.format"),
+        arg("--format", default=None, metavar="LIST", help="cli.arg.export.format"),
         arg("--thoughts", action="store_true", help="cli.arg.export.thoughts"),
         arg("--out", metavar="DIR", help="cli.arg.export.out"),
         arg("--into", metavar="SCRIPT", help="cli.arg.export.into"),

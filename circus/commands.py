@@ -206,11 +206,13 @@ async def cmd_notes(args: argparse.Namespace) -> int:
 async def cmd_export(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    if args.replace and not args.into:
-        from circus.exits import UsageError
-        from circus.words import t
+    from circus.exits import UsageError
+    from circus.words import t
 
+    if args.replace and not args.into:
         raise UsageError(t("cli.export.replace_needs_into"))
+    if args.into and (args.format is not None or args.thoughts):
+        raise UsageError(t("cli.export.into_own_format"))
     rehearsal = await open_scene(args.scene, args.config)
     if args.into:
         from circus.script_commands import cmd_splice
@@ -218,7 +220,7 @@ async def cmd_export(args: argparse.Namespace) -> int:
         return await cmd_splice(args, rehearsal)
     paths = await rehearsal.harvest.export(
         take=args.take,
-        formats=args.format,
+        formats=args.format or "fountain,fdx,md,csv",
         picks=args.picks,
         thoughts=args.thoughts,
         out=Path(args.out) if args.out else None,

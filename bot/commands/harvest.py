@@ -27,7 +27,7 @@ from typing import Any
 import discord
 from discord import app_commands
 
-from bot.errors import BotProblem, ReplaceNeedsInto
+from bot.errors import BotProblem, IntoOwnFormat, ReplaceNeedsInto
 from bot.i18n import t, words
 from bot.interaction.files import INLINE_LIMIT, checked_script, text_file
 from bot.interaction.gate import (
@@ -409,6 +409,8 @@ async def export(
 ) -> None:
     if replace is not None and into is None:
         raise ReplaceNeedsInto()
+    if into is not None and (format != "all" or thoughts):
+        raise IntoOwnFormat()
     if into is not None:
         await splice_take(interaction, scene_of(interaction), take, picks, into, replace)
         return

@@ -75,6 +75,10 @@ async def test_import_rehearse_and_splice_back_in_discord(tmp_path):
         assert "INT. HARBOUR OFFICE - NIGHT" in refused and "nothing was written" in refused
         refused = await r.ask("export", {"replace": "69-70"}, channel=thread)
         assert "`into:`" in refused
+        for ignored in ({"format": "fdx"}, {"thoughts": True}):  # never silently dropped
+            handle = await r.slash("export", {"into": HARBOUR, **ignored}, channel=thread)
+            refused = await r.answer(handle)
+            assert "`format:` and `thoughts:`" in refused and not attached(r, handle)
 
 
 @pytest.mark.parametrize(

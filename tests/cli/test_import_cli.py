@@ -107,6 +107,13 @@ def test_replace_without_into_is_a_usage_error(tmp_path: Path) -> None:
     assert made.returncode == 2 and "--into" in made.stderr
 
 
+@pytest.mark.parametrize("ignored", [["--format", "fdx"], ["--thoughts"]])
+def test_into_with_a_format_or_thoughts_is_refused_not_ignored(tmp_path: Path, ignored) -> None:
+    script = SCRIPTS / "harbour.fountain"
+    made = circus("export", "tea", "--into", str(script), *ignored, cwd=tmp_path)
+    assert made.returncode == 2 and "--format and --thoughts" in made.stderr
+
+
 @pytest.mark.parametrize(
     ("heading", "cuts"), [("cold open", 1), ("harbour office", 1), ("pier", 0)]
 )
