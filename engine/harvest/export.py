@@ -316,6 +316,9 @@ def to_markdown(meta: ScriptMeta, lines: Sequence[ExportLine], thoughts: bool = 
             label = _t(meta, "thought")
             out += [f"> *{label}: {t}*" if t.strip() else ">" for t in line.thought.split("\n")]
             out.append("")
+        for text, author in line.notes:  # the room's notes, after the line they are on; a
+            # note is one line and "📌 " opens it, so it can never start a heading or a list
+            out += [f"> 📌 {' '.join(text.split())} — {' '.join(author.split())}", ""]
     return "\n".join(out)
 
 

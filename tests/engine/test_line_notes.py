@@ -184,6 +184,14 @@ async def test_fountain_carries_notes_after_their_line_which_readers_take_as_not
     assert f"[[{CY} — Cy]]" in picked and ANA not in picked
 
 
+async def test_screenplay_md_shows_each_note_after_its_line(tmp_path, scripted) -> None:
+    rehearsal = await noted_take(tmp_path, scripted)
+    await rehearsal.harvest.export(formats="md")
+    text = (rehearsal.root / "exports" / "take_1" / "screenplay.md").read_text("utf-8")
+    assert text.index("Answer me.") < text.index(f"> 📌 {ANA} — Ana") < text.index("BANG")
+    assert text.index(f"> 📌 {BO} — Bo") < text.index("BANG") < text.index(f"> 📌 {CY} — Cy")
+
+
 async def test_fdx_carries_script_notes_inside_the_lines_paragraph(tmp_path, scripted) -> None:
     rehearsal = await noted_take(tmp_path, scripted)
     await rehearsal.harvest.export(formats="fdx")
