@@ -19,7 +19,11 @@ from engine.folder.soul import guidance_lines, guided_parts, missing_parts
 from engine.folder.templates import CONTEXT_GUIDE
 
 _KEY = re.compile(r"\s*([A-Za-z_]+)\s*:")
-_CONTEXT_GUIDANCE = guidance_lines([CONTEXT_GUIDE])  # a blank scene's context, in any language
+# A blank scene's context, or the one `circus next` drafts (its lines without the scene's own
+# names filled in), in any language.
+_CONTEXT_GUIDANCE = guidance_lines([CONTEXT_GUIDE]) | {
+    line for line in guidance_lines(["next.context"]) if "{" not in line
+}
 
 
 @dataclass(frozen=True)
