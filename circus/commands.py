@@ -26,7 +26,14 @@ from circus.words import LANGUAGE, t
 
 
 async def cmd_templates(args: argparse.Namespace) -> int:
-    from engine import CircusError, list_templates, load_view, template_summary, templates_dir
+    from engine import (
+        CircusError,
+        list_templates,
+        load_view,
+        template_path,
+        template_summary,
+        templates_dir,
+    )
 
     names = list_templates(args.config)
     if not names:
@@ -35,7 +42,7 @@ async def cmd_templates(args: argparse.Namespace) -> int:
     width = max(len(n) for n in names)
     for name in names:
         try:
-            cast = ", ".join((await load_view(templates_dir(args.config) / name, args.config)).cast)
+            cast = ", ".join((await load_view(template_path(name, args.config), args.config)).cast)
         except CircusError as exc:
             cast = t("cli.template_broken", why=exc)
         print(f"{name:<{width}}  {template_summary(name, args.config)}  [{cast}]")

@@ -120,6 +120,7 @@ if _TYPE_CHECKING:  # what the names are, for the type checker; at run time they
         is_template,
         list_templates,
         new_scene,
+        template_path,
         template_summary,
         templates_dir,
     )
@@ -266,6 +267,7 @@ _HOME: dict[str, str] = {
     "split_cast": "engine.folder.names",
     "start_next": "engine.continuity.next_scene",
     "template_summary": "engine.folder.templates",
+    "template_path": "engine.folder.templates",
     "templates_dir": "engine.folder.templates",
     "track_queue": "engine.door.metrics",
     "tree_lines_of": "engine.takes.reading",
@@ -387,6 +389,7 @@ __all__ = [
     "split_cast",
     "start_next",
     "template_summary",
+    "template_path",
     "templates_dir",
     "track_queue",
     "tree_lines_of",

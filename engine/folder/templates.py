@@ -31,6 +31,20 @@ def templates_dir(config: Config) -> Path:
     return chosen or SHIPPED
 
 
+def _roots(config: Config) -> list[Path]:
+    """Where templates are looked for, first found first: the operator's folder, then the
+    shipped templates (a folder of your own adds to them; one of the same name replaces it)."""
+    return [templates_dir(config), SHIPPED] if config.templates_dir else [SHIPPED]
+
+
+def template_path(name: str, config: Config) -> Path:
+    """The folder of the template `name` (see _roots)."""
+    for root in _roots(config):
+        if (root / name / "context.md").is_file():
+            return root / name
+    return templates_dir(config) / name
+
+
 def is_template(folder: Path | str, config: Config) -> bool:
     """True if `folder` is (inside) a templates folder: copy it with `new`, never rehearse it."""
     try:
@@ -69,10 +83,14 @@ def blank_scene_files(
 
 
 def list_templates(config: Config) -> list[str]:
-    root = templates_dir(config)
-    if not root.is_dir():
-        return []
-    return sorted(p.name for p in root.iterdir() if (p / "context.md").is_file())
+    names = {
+        p.name
+        for root in _roots(config)
+        if root.is_dir()
+        for p in root.iterdir()
+        if (p / "context.md").is_file()
+    }
+    return sorted(names)
 
 
 def template_summary(name: str, config: Config) -> str:
@@ -81,7 +99,7 @@ def template_summary(name: str, config: Config) -> str:
     from engine.folder import frontmatter
     from engine.folder.store import decode
 
-    path = templates_dir(config) / name / "context.md"
+    path = template_path(name, config) / "context.md"
     try:
         _, body = frontmatter.split(decode(path.read_bytes(), path), path)
     except (OSError, CircusError):  # a broken template is listed as broken, never a traceback
@@ -128,7 +146,7 @@ def new_scene(
             template=template,
             available=tuple(available) or Phrase("error.no_templates"),
         )
-    source = templates_dir(config) / template
+    source = template_path(template, config)
     return _build(
         dest,
         lambda tmp: shutil.copytree(

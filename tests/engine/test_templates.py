@@ -4,6 +4,7 @@ each secret lives in one soul only, and no prior story knows what its character 
 from __future__ import annotations
 
 import re
+import shutil
 from pathlib import Path
 
 import pytest
@@ -11,7 +12,7 @@ from scenekit import operator_config
 
 from engine.folder import frontmatter
 from engine.folder.scene import SceneFiles
-from engine.folder.templates import list_templates, new_scene, templates_dir
+from engine.folder.templates import list_templates, new_scene, template_path, templates_dir
 from engine.folder.whispers import parse_notes
 from engine.turn.record_lines import estimate_tokens
 
@@ -136,3 +137,18 @@ def test_a_fresh_clone_has_the_scenes_folder_the_readme_creates_scenes_in() -> N
     assert "scenes/*" in ignore and "!scenes/README.md" in ignore
     readme = (root / "README.md").read_text("utf-8")
     assert "circus new scenes/s1" in readme
+
+
+def test_a_templates_folder_of_your_own_adds_to_the_shipped_ones(tmp_path: Path) -> None:
+    from dataclasses import replace
+
+    mine = tmp_path / "mine"
+    shutil.copytree(templates_dir(config=operator_config()) / "wake", mine / "vigil")
+    (mine / "wake").mkdir()  # one of yours named like a shipped template replaces it
+    (mine / "wake" / "context.md").write_text("---\ncast: []\n---\n# My wake\n", "utf-8")
+    config = replace(operator_config(), templates_dir=mine)
+    assert list_templates(config=config) == ["interrogation", "vigil", "wake"]
+    made = new_scene(tmp_path / "s", config=config)  # the default template is still there
+    assert "林小姐" in (made / "context.md").read_text("utf-8")
+    assert template_path("wake", config) == mine / "wake"
+    assert template_path("interrogation", config).parent != mine
