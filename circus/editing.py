@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING
 
-from circus.exits import EXIT_FAILURE, EXIT_OK, EXIT_USAGE, print_error
+from circus.exits import EXIT_FAILURE, EXIT_OK, EXIT_USAGE, UsageError, print_error
 from circus.given import me
 from circus.words import t
 
@@ -22,9 +22,22 @@ def _editor() -> str:
     return os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi"
 
 
-def edit_text(text: str, name: str = "text.md") -> str | None:
-    """`text` after the writer's $EDITOR (None if the editor failed: nothing to use)."""
+def _editor_command(path: str) -> list[str]:
+    """The editor's command line for `path`: a UsageError for an $EDITOR that is not one."""
     import shlex
+
+    try:
+        words = shlex.split(_editor())
+    except ValueError as exc:  # EDITOR='"vim' — an unclosed quote
+        raise UsageError(t("cli.editor_missing", editor=_editor(), why=exc)) from None
+    if not words:
+        raise UsageError(t("cli.editor_missing", editor=_editor(), why=t("cli.editor_blank")))
+    return [*words, path]
+
+
+def edit_text(text: str, name: str = "text.md") -> str | None:
+    """`text` after the writer's $EDITOR (None if the editor failed: nothing to use); an editor
+    that cannot be started at all is a UsageError naming it."""
     import subprocess
     import tempfile
 
@@ -32,7 +45,12 @@ def edit_text(text: str, name: str = "text.md") -> str | None:
         path = os.path.join(tmp, name)
         with open(path, "w", encoding="utf-8") as f:
             f.write(text)
-        code = subprocess.call([*shlex.split(_editor()), path])
+        command = _editor_command(path)
+        try:
+            code = subprocess.call(command)
+        except OSError as exc:  # not on PATH, not executable
+            why = exc.strerror or exc
+            raise UsageError(t("cli.editor_missing", editor=command[0], why=why)) from None
         if code != 0:
             print_error(t("cli.editor_failed", editor=_editor(), code=code))
             return None

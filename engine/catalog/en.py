@@ -542,6 +542,8 @@ TEXT: dict[str, str] = {
     "cli.demo.on_disk": "\nThe scene is on disk: {dest}/transcript.md (frontstage), {dest}/backstage/ (thoughts). Go on with: {me} console {dest}",
     "cli.no_bot": "the Discord frontend is not installed with this copy of Circus ({why})",
     "cli.editor_failed": "{editor} exited with {code}; nothing was changed",
+    "cli.editor_missing": "cannot start the editor {editor} ({why}) — set $VISUAL or $EDITOR to one on your PATH (e.g. EDITOR=nano); nothing was changed",
+    "cli.editor_blank": "it is blank",
     "cli.soul.from_draft": "(continuing from your kept draft, drafts/{actor}.soul.md)",
     "cli.no_change": "No change.",
     "cli.soul.kept": "{why} — your edit is kept in {kept}; `{me} soul {root} edit {actor}` reopens it (soul.md is unchanged)",

@@ -541,6 +541,8 @@ TEXT: dict[str, str] = {
     "cli.demo.on_disk": "\n場景已在磁碟上：{dest}/transcript.md（台前）、{dest}/backstage/（想法）。繼續：{me} console {dest}",
     "cli.no_bot": "這份 Circus 沒有安裝 Discord 前端（{why}）",
     "cli.editor_failed": "{editor} 以 {code} 結束；什麼都沒改",
+    "cli.editor_missing": "無法啟動編輯器 {editor}（{why}）——請把 $VISUAL 或 $EDITOR 設成 PATH 上的編輯器（例如 EDITOR=nano）；什麼都沒改",
+    "cli.editor_blank": "它是空的",
     "cli.soul.from_draft": "（從你保留的草稿繼續：drafts/{actor}.soul.md）",
     "cli.no_change": "沒有變更。",
     "cli.soul.kept": "{why}——你的修改保留在 {kept}；`{me} soul {root} edit {actor}` 會重新打開它（soul.md 沒變）",
