@@ -1,5 +1,6 @@
 """Text edited in the writer's $EDITOR (`context edit`, `soul edit`, a backstory draft): a failed
-editor changes nothing, and a soul edit the engine refuses is kept in drafts/, never thrown away.
+editor changes nothing, and a soul or context.md edit the engine refuses is kept in drafts/,
+never thrown away, and the next edit starts from it.
 
 Below the commands (circus.commands and circus.setup_commands both use it); writes go through
 the Rehearsal only.
@@ -87,4 +88,33 @@ async def edit_soul(rehearsal: Rehearsal, actor: Actor) -> int:
     if draft is not None:
         await rehearsal.souls.drop_draft(actor)
     print(t("cli.soul.updated", actor=actor))
+    return EXIT_OK
+
+
+async def edit_context(rehearsal: Rehearsal) -> int:
+    """$EDITOR on context.md; an edit that cannot be used is kept in drafts/context.md, never
+    lost, and the next edit starts from it."""
+    from engine import CircusError
+
+    before = await rehearsal.cast.context_text()
+    draft = await rehearsal.cast.context_draft()
+    if draft is not None:
+        print(t("cli.context.from_draft"))
+    after = edit_text(draft if draft is not None else before, "context.md")
+    if after is None:
+        return EXIT_FAILURE
+    if after == before:
+        if draft is not None:
+            await rehearsal.cast.drop_context_draft()
+        print(t("cli.no_change"))
+        return EXIT_OK
+    try:
+        await rehearsal.cast.set_context(after)
+    except CircusError as exc:
+        kept = rehearsal.root / await rehearsal.cast.save_context_draft(after)
+        print_error(t("cli.context.kept", why=exc, kept=kept, me=me(), root=rehearsal.root))
+        return EXIT_USAGE
+    if draft is not None:
+        await rehearsal.cast.drop_context_draft()
+    print(t("cli.context.updated"))
     return EXIT_OK

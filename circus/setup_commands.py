@@ -11,8 +11,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-from circus.editing import edit_text
-from circus.exits import EXIT_FAILURE, EXIT_OK, UsageError, print_error
+from circus.editing import edit_context, edit_text
+from circus.exits import EXIT_OK, UsageError, print_error
 from circus.given import me, read_text
 from circus.session import open_scene
 from circus.words import LANGUAGE, t
@@ -77,19 +77,11 @@ async def cmd_context(args: argparse.Namespace) -> int:
     if args.action == "show":
         sys.stdout.write(await rehearsal.cast.context_text())
         return EXIT_OK
-    if args.action == "set":
-        if args.file is None:
-            raise UsageError(t("cli.context.set_needs_file"))
-        await rehearsal.cast.set_context(read_text(args.file))
-    else:
-        before = await rehearsal.cast.context_text()
-        after = edit_text(before, "context.md")
-        if after is None:
-            return EXIT_FAILURE
-        if after == before:
-            print(t("cli.no_change"))
-            return EXIT_OK
-        await rehearsal.cast.set_context(after)
+    if args.action == "edit":
+        return await edit_context(rehearsal)
+    if args.file is None:
+        raise UsageError(t("cli.context.set_needs_file"))
+    await rehearsal.cast.set_context(read_text(args.file))
     print(t("cli.context.updated"))
     return EXIT_OK
 

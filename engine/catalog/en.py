@@ -98,6 +98,7 @@ TEXT: dict[str, str] = {
     "warning.soul_guidance": "still holds the blank soul's guidance under {parts} — the actor would play it as written; write the character there before a run",
     "warning.context_guidance": "still holds the blank scene's guidance (Place and time…, The situation…) — every role would read it as the stage; write this scene's place, time and situation there before a run",
     "warning.soul_draft": "a soul edit that could not be used is kept here — fix it and `circus soul SCENE set {actor} FILE`, or delete it",
+    "warning.context_draft": "a context.md edit that could not be used is kept here — `circus context SCENE edit` reopens it, or delete it",
     # --- errors raised across the engine: a command's arguments, a scene file's problem
     "error.remember_post": "remember_post needs whole numbers.",
     "error.nothing_picked": "Nothing is picked yet — pick a line first (circus pick SCENE_DIR TURN); nothing was written.",
@@ -561,6 +562,8 @@ TEXT: dict[str, str] = {
     "cli.context.no_file": "context {action} takes no FILE",
     "cli.context.set_needs_file": "context set needs a FILE with the new context.md (- for stdin)",
     "cli.context.updated": "Updated context.md; used from the next turn.",
+    "cli.context.from_draft": "(continuing from your kept draft, drafts/context.md)",
+    "cli.context.kept": "{why} — your edit is kept in {kept}; `{me} context {root} edit` reopens it (context.md is unchanged)",
     "cli.ask.again": "Please answer one of: {choices}.",
     "cli.backstory.draft": "\n== {name}: prior story (only what {name} knows) ==\n{draft}\n",
     "cli.backstory.empty": "the draft for {name} came back empty; kept the soul as it is",

@@ -99,6 +99,7 @@ TEXT: dict[str, str] = {
     "warning.soul_guidance": "「{parts}」底下還是空白角色的提示文字——演員會照著演；開排前寫上這個角色自己的內容",
     "warning.context_guidance": "還是空白場景的提示文字（時間與地點……、處境……）——每個角色都會把它當成舞台來讀；開排前寫上這場戲的地點、時間和處境",
     "warning.soul_draft": "這裡留著一份沒能套用的角色檔修改——改好後用 `circus soul SCENE set {actor} FILE`，或刪掉它",
+    "warning.context_draft": "這裡留著一份沒能套用的 context.md 修改——`circus context SCENE edit` 會重新打開它，或刪掉它",
     # --- errors raised across the engine: a command's arguments, a scene file's problem
     "error.remember_post": "remember_post 需要整數。",
     "error.nothing_picked": "還沒有選任何一句——先選一句（circus pick 場景 輪次）；什麼都沒寫入。",
@@ -560,6 +561,8 @@ TEXT: dict[str, str] = {
     "cli.context.no_file": "context {action} 不接 FILE",
     "cli.context.set_needs_file": "context set 需要新 context.md 的 FILE（- 代表 stdin）",
     "cli.context.updated": "已更新 context.md；從下一回合起生效。",
+    "cli.context.from_draft": "（從你保留的草稿繼續：drafts/context.md）",
+    "cli.context.kept": "{why}——你的修改保留在 {kept}；`{me} context {root} edit` 會重新打開它（context.md 沒變）",
     "cli.ask.again": "請回答其中之一：{choices}。",
     "cli.backstory.draft": "\n== {name}：前史（只有 {name} 知道的）==\n{draft}\n",
     "cli.backstory.empty": "{name} 的草稿是空的；靈魂維持原樣",
