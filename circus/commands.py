@@ -13,7 +13,7 @@ import sys
 from circus import continuity
 from circus.editing import edit_soul
 from circus.exits import EXIT_FAILURE, EXIT_OK, UsageError, print_error
-from circus.given import me, read_text, user
+from circus.given import demo_folder, me, read_text, user
 from circus.session import (
     check_embedded,
     open_scene,
@@ -342,10 +342,14 @@ async def cmd_console(args: argparse.Namespace) -> int:
 
 
 async def cmd_demo(args: argparse.Namespace) -> int:
-    from engine import Run, is_scene, new_scene
+    from engine import Run, is_scene, list_templates, new_scene
 
+    templates = list_templates(args.config)
+    if args.template not in templates:  # refused even when a demo scene is already there
+        available = tuple(templates) or t("error.no_templates")
+        raise UsageError(t("error.no_template", template=args.template, available=available))
     scenes = args.config.scenes_dir
-    dest = scenes / "demo"
+    dest = scenes / demo_folder(args.template)
     if not is_scene(dest):
         scenes.mkdir(parents=True, exist_ok=True)
         new_scene(dest, args.template, config=args.config)

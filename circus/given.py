@@ -1,5 +1,6 @@
 """What the command line is given, and who gives it: a text file named on it (`-` = stdin), the
-user's name, how they called `circus`, and the terminal's default number of turns.
+user's name, how they called `circus`, the terminal's default number of turns, and the folder
+`circus demo` plays.
 
 The bottom of circus/: every other module may import it; it imports only circus.exits and
 circus.words (standard library and the catalog's words, never the engine at the top).
@@ -16,6 +17,16 @@ from circus.words import t
 # The terminal's documented default for run/resume/replay/RUN (README); Discord and the
 # engine's own default is engine.DEFAULT_TURNS (5). Kept apart on purpose: no behaviour changes.
 DEFAULT_TURNS = 6
+# `circus demo`'s template, played in scenes/demo; any other is played in scenes/demo-NAME.
+# English by default: SmolLM2's tokenizer spends ~3 tokens per CJK character, so the Chinese
+# interrogation scene takes several times longer per turn on the embedded model.
+DEMO_TEMPLATE = "wake"
+
+
+def demo_folder(template: str) -> str:
+    """The folder (in the scenes folder) `circus demo --template TEMPLATE` plays: each template
+    its own, so a demo never goes on with another template's scene."""
+    return "demo" if template == DEMO_TEMPLATE else f"demo-{template}"
 
 
 def me() -> str:
