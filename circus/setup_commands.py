@@ -104,6 +104,8 @@ async def cmd_backstory(args: argparse.Namespace) -> int:
     rehearsal = await open_scene(args.scene, args.config)
     history = read_text(args.file)
     interactive = not args.accept_all and sys.stdin.isatty() and args.file != "-"
+    if not args.accept_all and not interactive:  # before any draft: each one is a billed call
+        raise UsageError(t("cli.backstory.not_a_terminal"))
     drafts = await rehearsal.souls.backstory_drafts(history)
     accepted = 0
     for name, draft in drafts.items():
@@ -124,8 +126,6 @@ async def cmd_backstory(args: argparse.Namespace) -> int:
             print(t("cli.backstory.wrote", name=name))
             if kept is not None:
                 print(t("cli.prior_story.kept", path=rehearsal.root / kept))
-    if not args.accept_all and not interactive:
-        print_error(t("cli.backstory.not_a_terminal"))
-    elif accepted < len(drafts):
+    if accepted < len(drafts):
         print_error(t("cli.backstory.some", accepted=accepted, total=len(drafts)))
     return EXIT_OK

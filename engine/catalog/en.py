@@ -569,7 +569,7 @@ TEXT: dict[str, str] = {
     "cli.backstory.empty": "the draft for {name} came back empty; kept the soul as it is",
     "cli.backstory.ask": "{name}: [a]ccept, [e]dit, [d]rop?",
     "cli.backstory.wrote": "Wrote it as {name}'s prior story.",
-    "cli.backstory.not_a_terminal": "nothing was written: run this on a terminal to accept each draft, or add --accept-all",
+    "cli.backstory.not_a_terminal": "backstory asks you to accept each draft and there is no terminal to ask on — run it on a terminal with the backstory in a FILE (not -), or add --accept-all; no model was called",
     "cli.backstory.some": "wrote {accepted} of {total} prior stories; the others are unchanged",
     "cli.plays_on": "this scene plays on {model}",
     "cli.cutting": "cutting… (the turn in flight is dropped)",

@@ -568,7 +568,7 @@ TEXT: dict[str, str] = {
     "cli.backstory.empty": "{name} 的草稿是空的；靈魂維持原樣",
     "cli.backstory.ask": "{name}：[a]接受、[e]編輯、[d]捨棄？",
     "cli.backstory.wrote": "已寫成 {name} 的前史。",
-    "cli.backstory.not_a_terminal": "什麼都沒寫：請在終端機上執行以逐一接受草稿，或加上 --accept-all",
+    "cli.backstory.not_a_terminal": "backstory 要你逐一接受草稿，但這裡沒有終端機可以問——請在終端機上執行並把背景放在 FILE 裡（不是 -），或加上 --accept-all；沒有呼叫任何模型",
     "cli.backstory.some": "寫了 {total} 份前史中的 {accepted} 份；其他的沒變",
     "cli.plays_on": "這場戲用 {model} 演",
     "cli.cutting": "喊卡中…（進行中的回合會被丟棄）",
