@@ -30,9 +30,22 @@ def demo_folder(template: str) -> str:
 
 
 def me() -> str:
-    """How to call circus again, as the director did (`.venv/bin/circus` stays copy-pasteable)."""
+    """How to call circus again: `circus` when that is the program on PATH (README's `Next:
+    circus run …`), else as the director did (`.venv/bin/circus` stays copy-pasteable)."""
+    import shutil
+
     argv0 = sys.argv[0] if sys.argv else ""
-    return argv0 if os.path.basename(argv0) == "circus" else "circus"
+    if os.path.basename(argv0) != "circus":  # `python -m circus`
+        return "circus"
+    on_path = shutil.which("circus")
+    return "circus" if on_path is not None and _same_file(argv0, on_path) else argv0
+
+
+def _same_file(a: str, b: str) -> bool:
+    try:
+        return os.path.samefile(a, b)
+    except OSError:  # one of them is not there
+        return False
 
 
 def read_text(path: str) -> str:
