@@ -13,7 +13,7 @@ import sys
 from circus import continuity
 from circus.editing import edit_soul
 from circus.exits import EXIT_FAILURE, EXIT_OK, UsageError, print_error
-from circus.given import demo_folder, me, read_text, user
+from circus.given import demo_folder, me, read_backstory, read_text, user
 from circus.session import (
     check_embedded,
     open_scene,
@@ -323,7 +323,7 @@ async def cmd_soul(args: argparse.Namespace) -> int:
 async def cmd_summarize(args: argparse.Namespace) -> int:
     rehearsal = await open_scene(args.scene, args.config)
     actor = await rehearsal.resolve_actor(args.actor)
-    history = read_text(args.file)
+    history = read_backstory(args.file)
     story = await rehearsal.souls.summarize_for(actor, history, write=False)
     print(story)
     if not args.dry_run:

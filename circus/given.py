@@ -62,6 +62,16 @@ def read_text(path: str) -> str:
         raise UsageError(t("cli.not_utf8", path=path)) from None
 
 
+def read_backstory(path: str) -> str:
+    """A backstory named on the command line: a UsageError naming the file if it holds nothing
+    to draft from (before any model is called)."""
+    text = read_text(path)
+    if not text.strip():
+        where = t("cli.stdin") if path == "-" else path
+        raise UsageError(t("cli.backstory_file_empty", path=where))
+    return text
+
+
 def user() -> str:
     """Who is at the terminal: the login name, or `director` where there is none."""
     import getpass

@@ -13,7 +13,7 @@ import sys
 
 from circus.editing import edit_context, edit_text
 from circus.exits import EXIT_OK, UsageError, print_error
-from circus.given import me, read_text
+from circus.given import me, read_backstory, read_text
 from circus.session import open_scene
 from circus.words import LANGUAGE, t
 
@@ -102,7 +102,7 @@ def _ask(question: str, choices: str) -> str:
 
 async def cmd_backstory(args: argparse.Namespace) -> int:
     rehearsal = await open_scene(args.scene, args.config)
-    history = read_text(args.file)
+    history = read_backstory(args.file)
     interactive = not args.accept_all and sys.stdin.isatty() and args.file != "-"
     if not args.accept_all and not interactive:  # before any draft: each one is a billed call
         raise UsageError(t("cli.backstory.not_a_terminal"))

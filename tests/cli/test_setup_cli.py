@@ -121,7 +121,9 @@ def test_a_blank_scene_built_only_through_the_cli_rehearses_saves_and_exports(
         (("note", "{s}", "--to", "Primrose", "a", "secret"), ("No actor called Primrose",)),
         (("cue", "{s}", "Freddie", "sit"), ("No actor called Freddie",)),
         (("context", "{s}", "set", "{d}/broken.md"), ("context.md", "unknown setting `modle`")),
-        (("backstory", "{s}", "{d}/empty.md"), ("backstory",)),
+        (("backstory", "{s}", "{d}/empty.md"), ("empty.md is empty — give the backstory text",)),
+        (("summarize", "{s}", "Rose", "{d}/empty.md"), ("empty.md is empty — give the backstory",)),
+        (("summarize", "{s}", "Rose", "-"), ("standard input is empty",)),
     ],
 )
 def test_bad_setup_input_is_one_line_and_writes_nothing(tmp_path: Path, argv, says) -> None:
