@@ -66,10 +66,15 @@ async def cmd_resume(args: argparse.Namespace) -> int:
 
 
 async def cmd_cue(args: argparse.Namespace) -> int:
-    from engine import Cue
+    from engine import Cue, UnknownActor, is_everyone
 
     rehearsal = await open_scene(args.scene, args.config)
-    actor = await rehearsal.resolve_actor(args.actor)
+    try:
+        actor = await rehearsal.resolve_actor(args.actor)
+    except UnknownActor as exc:
+        if not is_everyone(args.actor):
+            raise
+        raise UsageError(t("cli.cue.everyone", why=exc, me=me(), scene=args.scene)) from None
     check_embedded(await rehearsal.view())
     await print_warnings(rehearsal)
     direction = " ".join(args.direction).strip()
@@ -80,8 +85,13 @@ async def cmd_cue(args: argparse.Namespace) -> int:
 
 
 async def cmd_note(args: argparse.Namespace) -> int:
+    from engine import UnknownActor
+
     rehearsal = await open_scene(args.scene, args.config)
-    actor = await rehearsal.resolve_actor(args.to) if args.to else None
+    try:
+        actor = await rehearsal.resolve_actor(args.to) if args.to else None
+    except UnknownActor as exc:  # a private note never reaches everyone because of a typo
+        raise UsageError(t("cli.note.unknown", why=exc)) from None
     # --by NAME: a captain of the actor is named as such; a captain of another is refused.
     by = await rehearsal.room.author(args.by, actor) if args.by else None
     dropped = await rehearsal.notes.note(" ".join(args.text), actor, by=by)

@@ -513,6 +513,8 @@ TEXT: dict[str, str] = {
     "cli.template_broken": "broken: {why}",
     "cli.noted_for_actor": "Noted for {actor} only; used from the next turn.",
     "cli.noted_for_all": "Noted for everyone; used from the next turn.",
+    "cli.note.unknown": "{why} Nothing was noted. A note without --to reaches everyone.",
+    "cli.cue.everyone": "{why} A cue is for one actor; to let the stage manager pick who speaks: {me} run {scene} -n 1",
     "cli.take.full_with_diff": "--full goes with take diff",
     "cli.take.save_no_number": "take save takes no number (takes are numbered in order)",
     "cli.take.saved": "Saved take_{number}.",

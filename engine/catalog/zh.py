@@ -512,6 +512,8 @@ TEXT: dict[str, str] = {
     "cli.template_broken": "壞了：{why}",
     "cli.noted_for_actor": "已記下，只給 {actor}；從下一回合起生效。",
     "cli.noted_for_all": "已記下，給所有人；從下一回合起生效。",
+    "cli.note.unknown": "{why} 沒有記下任何東西。不加 --to 的筆記會給所有人。",
+    "cli.cue.everyone": "{why} 提示只給一位演員；要讓舞台監督挑誰開口：{me} run {scene} -n 1",
     "cli.take.full_with_diff": "--full 要搭配 take diff",
     "cli.take.save_no_number": "take save 不接編號（各條依序編號）",
     "cli.take.saved": "已存為 take_{number}。",

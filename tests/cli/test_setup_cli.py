@@ -120,6 +120,16 @@ def test_a_blank_scene_built_only_through_the_cli_rehearses_saves_and_exports(
         (("note", "{s}", "--to", "Linda", "a", "secret"), ("No actor called Linda",)),
         (("note", "{s}", "--to", "Primrose", "a", "secret"), ("No actor called Primrose",)),
         (("cue", "{s}", "Freddie", "sit"), ("No actor called Freddie",)),
+        (
+            ("note", "{s}", "--to", "大家", "hi"),
+            ("No actor called 大家", "without --to reaches everyone"),
+        ),
+        (("note", "{s}", "--to", "Freddie", "hi"), ("Nothing was noted", "without --to")),
+        (
+            ("cue", "{s}", "大家"),
+            ("No actor called 大家", "A cue is for one actor", " run {s} -n 1"),
+        ),
+        (("cue", "{s}", "Everyone", "sit"), ("A cue is for one actor",)),
         (("context", "{s}", "set", "{d}/broken.md"), ("context.md", "unknown setting `modle`")),
         (("backstory", "{s}", "{d}/empty.md"), ("empty.md is empty — give the backstory text",)),
         (("summarize", "{s}", "Rose", "{d}/empty.md"), ("empty.md is empty — give the backstory",)),
@@ -137,7 +147,7 @@ def test_bad_setup_input_is_one_line_and_writes_nothing(tmp_path: Path, argv, sa
     (tmp_path / "empty.md").write_text("  \n", "utf-8")
     before = listing(tmp_path)
     args = [a.format(d=tmp_path, s=scene) for a in argv]
-    refused(circus(*args, cwd=tmp_path), *says)
+    refused(circus(*args, cwd=tmp_path), *(a.format(d=tmp_path, s=scene) for a in says))
     assert listing(tmp_path) == before
 
 
