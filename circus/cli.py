@@ -16,13 +16,10 @@ from collections.abc import Callable, Coroutine, Mapping
 from typing import Any
 
 from circus.exits import EXIT_CUT, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, UsageError, print_error
-from circus.given import DEFAULT_TURNS
+from circus.given import DEFAULT_TURNS, DEMO_TEMPLATE
 from circus.words import help_text, t
 
 DEMO_TURNS = 4
-# English by default: SmolLM2's tokenizer spends ~3 tokens per CJK character, so the Chinese
-# interrogation scene takes several times longer per turn on the embedded model.
-DEMO_TEMPLATE = "wake"
 HELP_VALUES = {"template": DEMO_TEMPLATE}  # the blanks a help sentence may name
 
 

@@ -13,7 +13,7 @@ import sys
 from circus import continuity
 from circus.editing import edit_soul
 from circus.exits import EXIT_FAILURE, EXIT_OK, UsageError, print_error
-from circus.given import me, read_text, user
+from circus.given import demo_folder, me, read_backstory, read_text, user
 from circus.session import (
     check_embedded,
     open_scene,
@@ -73,10 +73,15 @@ async def cmd_resume(args: argparse.Namespace) -> int:
 
 
 async def cmd_cue(args: argparse.Namespace) -> int:
-    from engine import Cue
+    from engine import Cue, UnknownActor, is_everyone
 
     rehearsal = await open_scene(args.scene, args.config)
-    actor = await rehearsal.resolve_actor(args.actor)
+    try:
+        actor = await rehearsal.resolve_actor(args.actor)
+    except UnknownActor as exc:
+        if not is_everyone(args.actor):
+            raise
+        raise UsageError(t("cli.cue.everyone", why=exc, me=me(), scene=args.scene)) from None
     check_embedded(await rehearsal.view())
     await print_warnings(rehearsal)
     direction = " ".join(args.direction).strip()
@@ -87,8 +92,13 @@ async def cmd_cue(args: argparse.Namespace) -> int:
 
 
 async def cmd_note(args: argparse.Namespace) -> int:
+    from engine import UnknownActor
+
     rehearsal = await open_scene(args.scene, args.config)
-    actor = await rehearsal.resolve_actor(args.to) if args.to else None
+    try:
+        actor = await rehearsal.resolve_actor(args.to) if args.to else None
+    except UnknownActor as exc:  # a private note never reaches everyone because of a typo
+        raise UsageError(t("cli.note.unknown", why=exc)) from None
     # --by NAME: a captain of the actor is named as such; a captain of another is refused.
     by = await rehearsal.room.author(args.by, actor) if args.by else None
     dropped = await rehearsal.notes.note(" ".join(args.text), actor, by=by)
@@ -332,7 +342,7 @@ async def cmd_soul(args: argparse.Namespace) -> int:
 async def cmd_summarize(args: argparse.Namespace) -> int:
     rehearsal = await open_scene(args.scene, args.config)
     actor = await rehearsal.resolve_actor(args.actor)
-    history = read_text(args.file)
+    history = read_backstory(args.file)
     story = await rehearsal.souls.summarize_for(actor, history, write=False)
     print(story)
     if not args.dry_run:
@@ -351,10 +361,14 @@ async def cmd_console(args: argparse.Namespace) -> int:
 
 
 async def cmd_demo(args: argparse.Namespace) -> int:
-    from engine import Run, is_scene, new_scene
+    from engine import Run, is_scene, list_templates, new_scene
 
+    templates = list_templates(args.config)
+    if args.template not in templates:  # refused even when a demo scene is already there
+        available = tuple(templates) or t("error.no_templates")
+        raise UsageError(t("error.no_template", template=args.template, available=available))
     scenes = args.config.scenes_dir
-    dest = scenes / "demo"
+    dest = scenes / demo_folder(args.template)
     if not is_scene(dest):
         scenes.mkdir(parents=True, exist_ok=True)
         new_scene(dest, args.template, config=args.config)

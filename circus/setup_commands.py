@@ -11,9 +11,9 @@ from __future__ import annotations
 import argparse
 import sys
 
-from circus.editing import edit_text
-from circus.exits import EXIT_FAILURE, EXIT_OK, UsageError, print_error
-from circus.given import me, read_text
+from circus.editing import edit_context, edit_text
+from circus.exits import EXIT_OK, UsageError, print_error
+from circus.given import me, read_backstory, read_text
 from circus.session import open_scene
 from circus.words import LANGUAGE, t
 
@@ -77,19 +77,11 @@ async def cmd_context(args: argparse.Namespace) -> int:
     if args.action == "show":
         sys.stdout.write(await rehearsal.cast.context_text())
         return EXIT_OK
-    if args.action == "set":
-        if args.file is None:
-            raise UsageError(t("cli.context.set_needs_file"))
-        await rehearsal.cast.set_context(read_text(args.file))
-    else:
-        before = await rehearsal.cast.context_text()
-        after = edit_text(before, "context.md")
-        if after is None:
-            return EXIT_FAILURE
-        if after == before:
-            print(t("cli.no_change"))
-            return EXIT_OK
-        await rehearsal.cast.set_context(after)
+    if args.action == "edit":
+        return await edit_context(rehearsal)
+    if args.file is None:
+        raise UsageError(t("cli.context.set_needs_file"))
+    await rehearsal.cast.set_context(read_text(args.file))
     print(t("cli.context.updated"))
     return EXIT_OK
 
@@ -110,8 +102,10 @@ def _ask(question: str, choices: str) -> str:
 
 async def cmd_backstory(args: argparse.Namespace) -> int:
     rehearsal = await open_scene(args.scene, args.config)
-    history = read_text(args.file)
+    history = read_backstory(args.file)
     interactive = not args.accept_all and sys.stdin.isatty() and args.file != "-"
+    if not args.accept_all and not interactive:  # before any draft: each one is a billed call
+        raise UsageError(t("cli.backstory.not_a_terminal"))
     drafts = await rehearsal.souls.backstory_drafts(history)
     accepted = 0
     for name, draft in drafts.items():
@@ -132,8 +126,6 @@ async def cmd_backstory(args: argparse.Namespace) -> int:
             print(t("cli.backstory.wrote", name=name))
             if kept is not None:
                 print(t("cli.prior_story.kept", path=rehearsal.root / kept))
-    if not args.accept_all and not interactive:
-        print_error(t("cli.backstory.not_a_terminal"))
-    elif accepted < len(drafts):
+    if accepted < len(drafts):
         print_error(t("cli.backstory.some", accepted=accepted, total=len(drafts)))
     return EXIT_OK

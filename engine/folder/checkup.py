@@ -1,7 +1,7 @@
 """What is wrong with a hand-built scene that still loads: one warning per problem, naming the
 file (an empty soul, a cast entry without a folder, settings written without `---` fences, a
 soul without its three parts, a soul or context still holding a blank scene's placeholder
-guidance, a soul edit waiting in drafts/). Pure functions over the files' texts; a file that
+guidance, a soul or context.md edit waiting in drafts/). Pure functions over the files' texts; a file that
 does not load at all is the loader's error, not a warning.
 """
 
@@ -81,10 +81,15 @@ def _holds_context_guidance(body: str) -> bool:
 
 
 def check_scene(
-    context: str, souls: Mapping[str, str | None], drafts: Iterable[str] = ()
+    context: str,
+    souls: Mapping[str, str | None],
+    drafts: Iterable[str] = (),
+    *,
+    context_draft: bool = False,
 ) -> tuple[SceneWarning, ...]:
     """Warnings for a scene: `context` is context.md's text, `souls` each actor folder's
-    soul.md text (None when it is missing), `drafts` the actors with a kept soul draft."""
+    soul.md text (None when it is missing), `drafts` the actors with a kept soul draft,
+    `context_draft` whether a context.md edit is kept in drafts/."""
     out: list[SceneWarning] = []
     keys = unfenced_settings(context, CONTEXT_KEYS)
     if keys:
@@ -122,4 +127,6 @@ def check_scene(
         out.append(
             SceneWarning("warning.soul_draft", f"drafts/{actor}.soul.md", (("actor", actor),))
         )
+    if context_draft:
+        out.append(SceneWarning("warning.context_draft", "drafts/context.md"))
     return tuple(out)

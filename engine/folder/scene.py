@@ -40,6 +40,7 @@ USAGE_LOG = (
 STAGE_KEY = "|stage"  # the transcript's stage blocks, cached beside its turns
 DIRECTIONS = "directions.md"  # the director's cue directions, by take and turn (append-only)
 DRAFTS = "drafts"  # soul edits that failed validation, kept for the writer (not in a take)
+CONTEXT_DRAFT = f"{DRAFTS}/context.md"  # a context.md edit that failed validation, kept likewise
 
 
 def is_scene(folder: Path | str) -> bool:

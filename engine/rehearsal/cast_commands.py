@@ -19,6 +19,7 @@ from engine.folder.names import MAX_CAST, Actor, check_name, name_key
 from engine.folder.scene import (
     CAPTAINS,
     CONTEXT,
+    CONTEXT_DRAFT,
     NOTES,
     PLAYERS,
     SceneState,
@@ -228,6 +229,21 @@ class Cast:
             await self.scene.store.write_atomic(CONTEXT, text)
             self.scene.files.forget()
 
+    async def save_context_draft(self, text: str) -> str:
+        """Keep a context.md edit that could not be used, in drafts/context.md (never loaded,
+        never in a take). Returns that path inside the scene."""
+        await self.scene.state()  # SceneNotFound for a folder that is not a scene
+        path = self.scene.root / CONTEXT_DRAFT
+        await self.scene.store.write_atomic(CONTEXT_DRAFT, given_text(text, path, CONTEXT_DRAFT))
+        return CONTEXT_DRAFT
+
+    async def context_draft(self) -> str | None:
+        """The kept draft of context.md, if there is one."""
+        return await self.scene.store.read(CONTEXT_DRAFT, limit=MAX_FILE_BYTES)
+
+    async def drop_context_draft(self) -> None:
+        self.scene.store.remove(CONTEXT_DRAFT)
+
     # ----------------------------------------------------------------- warnings
     async def warnings(self) -> tuple[SceneWarning, ...]:
         """One warning per problem a hand-built scene has that does not stop it loading."""
@@ -240,5 +256,7 @@ class Cast:
             except CircusError:
                 continue  # unreadable: the loader says why
         drafts = [a for a in souls if store.path(draft_path(a)).is_file()]
+        context_draft = store.path(CONTEXT_DRAFT).is_file()
         carried = await store.read(CARRIED, limit=MAX_FILE_BYTES) or ""
-        return check_scene(context, souls, drafts) + unedited_warnings(carried, souls)
+        found = check_scene(context, souls, drafts, context_draft=context_draft)
+        return found + unedited_warnings(carried, souls)

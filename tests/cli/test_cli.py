@@ -237,6 +237,35 @@ def test_demo_creates_the_scene_once_and_continues_it(tmp_path: Path) -> None:
         assert len(turns_of(tmp_path / "scenes" / "demo")) == expected
 
 
+def test_demo_with_another_template_plays_it_in_a_folder_of_its_own(tmp_path: Path) -> None:
+    env = cli_env(CIRCUS_SCENES_DIR=str(tmp_path / "scenes"))
+    wake, zh = tmp_path / "scenes" / "demo", tmp_path / "scenes" / "demo-interrogation"
+    assert circus("demo", "-n", "1", cwd=tmp_path, env=env).returncode == 0
+    for expected in (1, 2):
+        result = circus("demo", "-n", "1", "--template", "interrogation", cwd=tmp_path, env=env)
+        assert result.returncode == 0, result.stderr
+        assert f"Rehearsing {zh} " in result.stdout
+        assert len(turns_of(zh)) == expected and {t.actor for t in turns_of(zh)} <= ZH_CAST
+    assert len(turns_of(wake)) == 1 and {t.actor for t in turns_of(wake)} <= WAKE_CAST
+    again = circus("demo", "-n", "1", "--template", "wake", cwd=tmp_path, env=env)
+    assert again.returncode == 0 and len(turns_of(wake)) == 2
+
+
+@pytest.mark.parametrize("first_demo", [False, True])
+def test_demo_refuses_an_unknown_template_whether_or_not_a_demo_is_there(
+    tmp_path: Path, first_demo: bool
+) -> None:
+    env = cli_env(CIRCUS_SCENES_DIR=str(tmp_path / "scenes"))
+    if first_demo:
+        assert circus("demo", "-n", "1", cwd=tmp_path, env=env).returncode == 0
+    before = listing(tmp_path)
+    result = circus("demo", "--template", "nope", cwd=tmp_path, env=env)
+    assert result.returncode == 2, result.stdout
+    assert result.stderr.startswith("circus: No template called 'nope' — the templates are")
+    assert "wake" in result.stderr and result.stdout == ""
+    assert listing(tmp_path) == before
+
+
 def test_soul_set_checks_the_new_soul_before_writing(wake: Path, tmp_path: Path) -> None:
     soul_file = wake / "actors" / "Danny" / "soul.md"
     before = soul_file.read_text(encoding="utf-8")

@@ -120,8 +120,20 @@ def test_a_blank_scene_built_only_through_the_cli_rehearses_saves_and_exports(
         (("note", "{s}", "--to", "Linda", "a", "secret"), ("No actor called Linda",)),
         (("note", "{s}", "--to", "Primrose", "a", "secret"), ("No actor called Primrose",)),
         (("cue", "{s}", "Freddie", "sit"), ("No actor called Freddie",)),
+        (
+            ("note", "{s}", "--to", "大家", "hi"),
+            ("No actor called 大家", "without --to reaches everyone"),
+        ),
+        (("note", "{s}", "--to", "Freddie", "hi"), ("Nothing was noted", "without --to")),
+        (
+            ("cue", "{s}", "大家"),
+            ("No actor called 大家", "A cue is for one actor", " run {s} -n 1"),
+        ),
+        (("cue", "{s}", "Everyone", "sit"), ("A cue is for one actor",)),
         (("context", "{s}", "set", "{d}/broken.md"), ("context.md", "unknown setting `modle`")),
-        (("backstory", "{s}", "{d}/empty.md"), ("backstory",)),
+        (("backstory", "{s}", "{d}/empty.md"), ("empty.md is empty — give the backstory text",)),
+        (("summarize", "{s}", "Rose", "{d}/empty.md"), ("empty.md is empty — give the backstory",)),
+        (("summarize", "{s}", "Rose", "-"), ("standard input is empty",)),
     ],
 )
 def test_bad_setup_input_is_one_line_and_writes_nothing(tmp_path: Path, argv, says) -> None:
@@ -135,7 +147,7 @@ def test_bad_setup_input_is_one_line_and_writes_nothing(tmp_path: Path, argv, sa
     (tmp_path / "empty.md").write_text("  \n", "utf-8")
     before = listing(tmp_path)
     args = [a.format(d=tmp_path, s=scene) for a in argv]
-    refused(circus(*args, cwd=tmp_path), *says)
+    refused(circus(*args, cwd=tmp_path), *(a.format(d=tmp_path, s=scene) for a in says))
     assert listing(tmp_path) == before
 
 
@@ -209,28 +221,19 @@ def test_a_blank_scene_warns_of_its_placeholder_guidance_before_it_runs_on_it(tm
     assert "actors/Ines/soul.md" not in status and "actors/Rafa/soul.md" in status
 
 
-def writers_files(root: Path) -> list[tuple[str, bytes]]:
-    """Every file's bytes but the scenes' records of model calls (each call made is recorded)."""
-    return [
-        (str(p.relative_to(root)), p.read_bytes())
-        for p in sorted(root.rglob("*"))
-        if p.is_file() and p.name not in ("calls.jsonl", "run.lock")
-    ]
-
-
-def test_backstory_writes_nothing_without_an_accept(tmp_path: Path) -> None:
+def test_backstory_off_a_terminal_is_refused_before_any_model_call(tmp_path: Path) -> None:
     cwd, s = tmp_path, str(tmp_path / "s")
     ok(circus("new", s, "--cast", "Eddie, Rose", cwd=cwd))
     scene = tmp_path / "s"
     story = tmp_path / "story.md"
-    story.write_text("Eddie and Rose robbed the diner in 1999. Only Rose kept the money.", "utf-8")
-    before = writers_files(tmp_path)
+    text = "Eddie and Rose robbed the diner in 1999. Only Rose kept the money."
+    story.write_text(text, "utf-8")
+    before = listing(tmp_path)
     piped = circus("backstory", s, str(story), cwd=cwd, stdin="a\na\n")  # not a terminal
-    assert piped.returncode == 0, piped.stderr
-    assert "== Eddie: prior story" in piped.stdout and "== Rose: prior story" in piped.stdout
-    assert "nothing was written" in piped.stderr
-    assert writers_files(tmp_path) == before  # only the record of the two billed calls grew
-    assert len((scene / ".circus" / "calls.jsonl").read_text("utf-8").splitlines()) == 2
+    refused(piped, "no terminal", "--accept-all", "no model was called")
+    assert piped.stdout == ""
+    refused(circus("backstory", s, "-", cwd=cwd, stdin=text), "a FILE (not -)")
+    assert listing(tmp_path) == before  # not even a record of a call: none was made
     result = ok(circus("backstory", s, str(story), "--accept-all", cwd=cwd))
     assert result.count("Wrote it as") == 2
     for actor in ("Eddie", "Rose"):
