@@ -355,8 +355,9 @@ async def cmd_summarize(args: argparse.Namespace) -> int:
 
 async def cmd_console(args: argparse.Namespace) -> int:
     from circus.console import Console
+    from engine import CONSOLE
 
-    rehearsal = await open_scene(args.scene, args.config)
+    rehearsal = await open_scene(args.scene, args.config, frozenset({CONSOLE}))
     return await Console(rehearsal, backstage=args.backstage).run()
 
 

@@ -3,7 +3,8 @@
 Verbs are case-insensitive. A RUN (CUE, RESUME) plays in the background while a daemon thread
 reads input, so CUT stops it mid-turn (nothing half-made lands) and the console never blocks the
 event loop or hangs on exit. End of input waits for a run in progress; QUIT cuts it; Ctrl-C cuts
-a run, or leaves when nothing is running.
+a run, or leaves when nothing is running. Leaving, the console gives the roles it played back to
+their models (nobody is left to type their lines).
 """
 
 from __future__ import annotations
@@ -158,6 +159,7 @@ class Console:
         finally:
             if self.rehearsal.running:
                 await self.rehearsal.cut()
+            await self._give_roles_back()
             try:
                 loop.remove_signal_handler(signal.SIGINT)
             except (NotImplementedError, RuntimeError):
@@ -165,6 +167,20 @@ class Console:
             unlisten_prompt()
             unlisten()
         return 0
+
+    async def _give_roles_back(self) -> None:
+        """Leaving (QUIT, end of input, Ctrl-C), the console gives back the roles it played:
+        nobody is left here to type their lines, and a run elsewhere must not wait for them."""
+        from engine import CircusError
+
+        try:
+            freed = await self.rehearsal.stage.unplay(player=CONSOLE)
+        except CircusError as exc:  # a torn players.json: said, never a traceback
+            self.renderer.info(f"circus: {exc}")
+            return
+        self.playing = None
+        if freed:
+            self.say(t("cli.console.unplayed", names=tuple(freed)))
 
     # ----------------------------------------------------------------- verbs
     async def handle(self, line: str) -> None:

@@ -22,6 +22,7 @@ from engine import (
     CONSOLE,
     Cut,
     ErrorEvent,
+    PlayerAway,
     RunFinished,
     RunStarted,
     StageChanged,
@@ -127,6 +128,7 @@ class Renderer:
         self.cost: float | None = None
         self.cost_known = True
         self.errors: list[str] = []
+        self.away: set[str] = set()  # actors whose absent player this run has named
 
     # ----------------------------------------------------------------- output helpers
     def _clear_status(self) -> None:
@@ -186,6 +188,15 @@ class Renderer:
                 self._draw_status()
 
     # ----------------------------------------------------------------- events
+    def _player(self, event: PlayerAway | WaitingForPlayer) -> None:
+        """A played actor's turn: waited for (and how to answer), or played by the model."""
+        if isinstance(event, WaitingForPlayer):
+            here = t("cli.waiting.here") if event.player == CONSOLE else ""
+            self.info(t("cli.waiting", actor=event.actor, player=event.player) + here)
+        elif event.actor not in self.away:  # once a run: the way out does not change
+            self.away.add(event.actor)
+            self.info(t("cli.player_away", actor=event.actor, player=event.player))
+
     def __call__(self, event: object) -> None:
         if isinstance(event, RunStarted):
             self.reset()
@@ -220,9 +231,8 @@ class Renderer:
             )
         elif isinstance(event, StageChanged):
             self.say(format_block(event, self.language) + "\n")
-        elif isinstance(event, WaitingForPlayer):
-            here = t("cli.waiting.here") if event.player == CONSOLE else ""
-            self.info(t("cli.waiting", actor=event.actor, player=event.player) + here)
+        elif isinstance(event, (PlayerAway, WaitingForPlayer)):
+            self._player(event)
         elif isinstance(event, StillWaiting):
             self.info(
                 t("cli.still_waiting", turn=event.turn, actor=event.actor, seconds=event.seconds)

@@ -22,9 +22,13 @@ if TYPE_CHECKING:  # hints only: nothing is imported at run time
     from engine import Condition, Config, Rehearsal, RunResult, SceneView, Status
 
 
-async def open_scene(path: str, config: Config) -> Rehearsal:
+async def open_scene(
+    path: str, config: Config, players_here: frozenset[str] = frozenset()
+) -> Rehearsal:
     """A Rehearsal on an existing, readable scene folder (SceneNotFound otherwise), with the
-    operator's `config` (engine.Config) read once at startup."""
+    operator's `config` (engine.Config) read once at startup. `players_here`: who can type a
+    played line into this process — nobody in a one-shot command (a run plays a person's role
+    by its model rather than wait for a line no one here can give), the console itself."""
     from pathlib import Path
 
     from engine import Rehearsal, SceneNotFound, is_scene
@@ -32,7 +36,7 @@ async def open_scene(path: str, config: Config) -> Rehearsal:
     root = Path(path)
     if not is_scene(root):
         raise SceneNotFound(root)
-    rehearsal = Rehearsal(root, config=config)
+    rehearsal = Rehearsal(root, config=config, players_here=players_here)
     await rehearsal.view()  # a broken file is reported now, before anything is written
     return rehearsal
 

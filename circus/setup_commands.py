@@ -58,8 +58,10 @@ async def cmd_actor(args: argparse.Namespace) -> int:
             print(t("cli.actor.write_soul", me=me(), root=rehearsal.root, actor=actor))
     elif args.action == "remove":
         actor = await rehearsal.resolve_actor(args.name)
-        await rehearsal.cast.remove(actor)
+        whispers = await rehearsal.cast.remove(actor)
         print(t("cli.actor.removed", actor=actor))
+        if whispers:
+            print(t("cli.actor.removed_whispers", count=whispers))
     else:
         actor = await rehearsal.resolve_actor(args.name)
         new = await rehearsal.cast.rename(actor, args.new_name)

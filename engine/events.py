@@ -170,6 +170,18 @@ class WaitingForPlayer(Event):
 
 
 @dataclass(frozen=True)
+class PlayerAway(Event):
+    """A run reached an actor a person plays, but that person cannot hand a line to this
+    process (a console in another terminal, a Discord member while the terminal runs the
+    scene): their model plays this turn, and the role stays theirs."""
+
+    take: int
+    turn: int
+    actor: str
+    player: str
+
+
+@dataclass(frozen=True)
 class ErrorEvent(Event):
     """Why a run stopped or skipped a turn: a catalog code and its fields, said by a frontend
     at its edge (`say(code, language, **fields)`). `language` is the one the engine itself says

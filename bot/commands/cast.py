@@ -163,10 +163,13 @@ async def remove_actor(
 ) -> None:
     """/actor remove: the thread hears it by name."""
     await defer(interaction)
-    await scene_thread.rehearsal.cast.remove(actor)
+    whispers = await scene_thread.rehearsal.cast.remove(actor)
     await scene_thread.refresh()
     scene_thread.status_line(t("cast.line_left", scene_thread.lang, actor=actor.name))
-    await reply(interaction, t("cast.removed", scene_thread.lang, actor=actor.name))
+    said = t("cast.removed", scene_thread.lang, actor=actor.name)
+    if whispers:  # only who ran the command hears how many whispers there were
+        said += "\n" + t("cast.removed_whispers", scene_thread.lang, count=whispers)
+    await reply(interaction, said)
 
 
 async def rename_actor(

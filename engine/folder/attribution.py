@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Literal
@@ -155,12 +155,67 @@ def _position(mark: Mark) -> tuple[int, int, str]:
     return mark.take, spot, mark.at
 
 
-def last_before(marks: Sequence[Mark], take: int, turn: int, actor: str) -> Lead:
+# take → (the take it was made from, how many of that take's turns it kept: None, unknown).
+# A take it does not name was made from the take before it (engine.takes.tree reads it).
+Lineage = Mapping[int, tuple[int, int | None]]
+
+
+def _parent(lineage: Lineage, take: int) -> tuple[int, int | None] | None:
+    found = lineage.get(take)
+    if found is not None and found[0] < take:
+        return found
+    return (take - 1, None) if take > 1 and found is None else None
+
+
+def played_in(lineage: Lineage, take: int, turn: int) -> int:
+    """The take turn `turn` of take `take` was played in: a replay or a take played on copies
+    the turns it kept from its parent, and a copied turn was played in the parent (or further
+    up). Pure."""
+    while (parent := _parent(lineage, take)) is not None:
+        kept = parent[1]
+        if kept is None or turn > kept:
+            break
+        take = parent[0]
+    return take
+
+
+def _ancestors(lineage: Lineage, take: int) -> dict[int, int | None]:
+    """The takes `take` was made from, each with the last of its turns `take` kept (None: all
+    known ones)."""
+    out: dict[int, int | None] = {}
+    cutoff: int | None = None
+    while (parent := _parent(lineage, take)) is not None and parent[0] not in out:
+        take, kept = parent
+        cutoff = kept if cutoff is None else (cutoff if kept is None else min(cutoff, kept))
+        out[take] = cutoff
+    return out
+
+
+def _reached_before(mark: Mark, take: int, turn: int, ancestors: Mapping[int, int | None]) -> bool:
+    if mark.take == take:
+        return _position(mark)[1] < 4 * turn
+    if mark.take not in ancestors:
+        return False  # a later take, or a sibling: played in another branch
+    kept = ancestors[mark.take]
+    # A note stays in the notes the take was made with; a cue was for its turn alone, which
+    # this take holds only if it kept it.
+    return mark.kind == "note" or kept is None or mark.turn <= kept
+
+
+def last_before(
+    marks: Sequence[Mark], take: int, turn: int, actor: str, lineage: Lineage | None = None
+) -> Lead:
     """Whose note or cue reached `actor` last before its turn `turn` of take `take` (a cue for
-    that very turn included): a captain's, a director's, or nobody's. Pure."""
-    limit = (take, 4 * turn, "")
+    that very turn included): a captain's, a director's, or nobody's. A turn a take copied from
+    its parent (`lineage`) keeps the answer of the take it was played in: only marks made
+    before it was played, in that take or the takes it was made from, count. Pure."""
+    lineage = lineage or {}
+    origin = played_in(lineage, take, turn)
+    ancestors = _ancestors(lineage, origin)
     reached = [
-        m for m in marks if (m.target is None or m.target == actor) and _position(m)[:2] < limit[:2]
+        m
+        for m in marks
+        if (m.target is None or m.target == actor) and _reached_before(m, origin, turn, ancestors)
     ]
     if not reached:
         return NOBODY

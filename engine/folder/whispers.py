@@ -108,6 +108,17 @@ def rename_section(text: str, old: str, new: str) -> str:
     return "\n".join(out)
 
 
+def without_section(text: str, actor: str) -> tuple[str, int]:
+    """(director_notes.md without the whispers headed `## actor`, how many notes they held):
+    a removed actor's whispers go with them, rather than sit in a section nobody reads."""
+    lines = text.split("\n")
+    gone = [s for s in split(text, _SECTION) if s.match.group(1) == actor]
+    notes = sum(len(note_items(strip_comments("\n".join(s.lines)))) for s in gone)
+    for section in reversed(gone):
+        del lines[section.start : section.end]
+    return "\n".join(lines), notes
+
+
 def with_section(text: str, actor: str) -> str:
     """director_notes.md with an empty section for `actor` added if it has none."""
     if any(s.match.group(1) == actor for s in split(text, _SECTION)):

@@ -3,7 +3,9 @@
 `render_picks` and `parse_picks` round-trip exactly (parse(render(p)) == p, and rendering a
 parsed file gives the same text back); the parser tolerates a writer's edits (labels in either
 language, blank lines, a changed header, a vote count that no longer matches). A value line that
-could be read as structure is escaped with a backslash, as in transcript.md. Pure functions.
+could be read as structure is escaped with a backslash, as in transcript.md. A voter is one
+person whatever the case they type their name in (`Ana` and `ana` are one vote, shown as first
+spelled). Pure functions.
 """
 
 from __future__ import annotations
@@ -47,6 +49,24 @@ class Pick:
     note: str = ""
 
 
+def _same_voter(a: str, b: str) -> bool:
+    """Whether two names are one voter: equal but for case."""
+    return a.casefold() == b.casefold()
+
+
+def _voted(votes: tuple[str, ...] | list[str], by: str) -> bool:
+    return any(_same_voter(v, by) for v in votes)
+
+
+def _with_votes(votes: tuple[str, ...], more: tuple[str, ...]) -> tuple[str, ...]:
+    """`votes`, then each of `more` not yet among them (the first spelling kept)."""
+    out = list(votes)
+    for name in more:
+        if not _voted(out, name):
+            out.append(name)
+    return tuple(out)
+
+
 def render_pick(pick: Pick, language: str = "zh") -> str:
     labels = _LABELS[lang_of(language)]
     out = [f"## take_{pick.take} · turn {pick.turn} · {pick.actor} · {STAR} {len(pick.votes)}"]
@@ -86,7 +106,7 @@ def _pick_fields(pick: Pick, lines: tuple[str, ...]) -> Pick:
         vote = _VOTE.match(line)
         if vote:
             name = vote.group(1).strip()
-            if name and name not in votes:
+            if name and not _voted(votes, name):
                 votes.append(name)
             field = None
             continue
@@ -124,7 +144,7 @@ def add_vote(picks: list[Pick], new: Pick, by: str, note: str = "") -> tuple[lis
         out.append(pick)
         return out, pick
     pick = out[i]
-    if by in pick.votes:
+    if _voted(pick.votes, by):
         return out, pick
     pick = replace(pick, votes=pick.votes + (by,), note=pick.note or note.strip())
     out[i] = pick
@@ -146,9 +166,9 @@ def remove_vote(
     if by is None:
         del out[i]
         return out, None
-    if by not in pick.votes:
+    if not _voted(pick.votes, by):
         return None
-    pick = replace(pick, votes=tuple(v for v in pick.votes if v != by))
+    pick = replace(pick, votes=tuple(v for v in pick.votes if not _same_voter(v, by)))
     if not pick.votes:
         del out[i]
         return out, None
@@ -168,6 +188,5 @@ def retarget(picks: list[Pick], from_take: int, to_take: int) -> list[Pick]:
             out.append(p)
         else:
             old = out[i]
-            votes = old.votes + tuple(v for v in p.votes if v not in old.votes)
-            out[i] = replace(old, votes=votes, note=old.note or p.note)
+            out[i] = replace(old, votes=_with_votes(old.votes, p.votes), note=old.note or p.note)
     return out

@@ -38,7 +38,7 @@ from engine.folder.settings import (
 )
 from engine.folder.soul import blank_soul, parse_soul
 from engine.folder.stage import configured
-from engine.folder.whispers import rename_section, with_section
+from engine.folder.whispers import rename_section, with_section, without_section
 from engine.rehearsal.results import check_origin, given_text
 from engine.rehearsal.room_commands import rename_captains, without_actor
 from engine.rehearsal.run_slot import RunSlot
@@ -137,11 +137,14 @@ class Cast:
 
         return await self._change(plan)  # type: ignore[return-value]
 
-    async def remove(self, actor: Actor) -> None:
-        """Take an actor out of the scene: their folder goes, context.md's cast and on_stage
-        forget them. Their lines stay in the transcript and the saved takes (history)."""
+    async def remove(self, actor: Actor) -> int:
+        """Take an actor out of the scene: their folder and their whispers in
+        director_notes.md go, context.md's cast and on_stage forget them. Their lines stay in
+        the transcript and the saved takes (history). Returns how many whispers went."""
+        dropped = 0
 
         async def plan(state: SceneState):
+            nonlocal dropped
             name = state.member(actor)
             if len(state.cast) == 1:
                 raise BadRequest("error.cast_last", name=name)
@@ -150,6 +153,12 @@ class Cast:
             captains = without_actor(state.captains, name)  # their captains go with them
             if captains is not None:
                 files[CAPTAINS] = captains
+            notes = await self.scene.store.read(NOTES)
+            dropped = 0
+            if notes is not None:
+                kept, dropped = without_section(notes, name)
+                if kept != notes:
+                    files[NOTES] = kept
 
             async def apply(files: dict[str, str]) -> None:
                 self.scene.store.remove(f"actors/{name}")
@@ -158,6 +167,7 @@ class Cast:
             return files, apply
 
         await self._change(plan)
+        return dropped
 
     async def rename(self, actor: Actor, new_name: str) -> Actor:
         """Rename an actor before the first turn of the current take (folder, cast, on_stage,

@@ -59,11 +59,14 @@ class Rehearsal:
         models: Models | None = None,
         config: Config | None = None,
         account: str | None = None,
+        players_here: Collection[str] | None = None,
     ) -> None:
         """`models` is the model door (default: litellm, configured by `config`); `config` the
         operator's settings (default: the environment, read once now). `account` names whose
         daily budget the runs spend (the bot: discord-<guild id>); its ledger lives beside the
-        scene, under <scenes folder>/.circus/spend/."""
+        scene, under <scenes folder>/.circus/spend/. `players_here`: the players who can hand
+        this process a line (the console: itself; a one-shot command: nobody); a run plays
+        anyone else's role by its model (None: it waits for every player)."""
         self.scene = SceneAccess(root)
         self.files, self.root, self.name = self.scene.files, self.scene.root, self.scene.name
         self.events = self.scene.events
@@ -72,7 +75,8 @@ class Rehearsal:
             self.models = models
         self.account = account
         self.ledger = Ledger(self.root.parent, account) if account else None
-        self.slot = RunSlot(self.name)
+        here = frozenset(players_here) if players_here is not None else None
+        self.slot = RunSlot(self.name, here)
         self.recovered = self.files.store.recover_if_idle(self.name)
 
     # The parts and command groups, each built on its first use, so that a command pays only

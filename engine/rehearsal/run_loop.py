@@ -24,6 +24,7 @@ from engine.errors import BadRequest, BudgetExceeded, CircusError, NobodyOnStage
 from engine.events import (
     Cut,
     ErrorEvent,
+    PlayerAway,
     RunFinished,
     RunStarted,
     StageManagerDecided,
@@ -316,7 +317,12 @@ class RunLoop:
         else:
             floor = await self._pick(state, take, number, avoid)
         if floor.actor in state.played:
-            if await self._played_turn(state, take, number, floor, index, total):
+            player = state.players[floor.actor]
+            if not self.slot.answers(player):  # nobody here can type it: never wait forever
+                self.scene.events.emit(
+                    PlayerAway(self.scene.name, take, number, floor.actor, player)
+                )
+            elif await self._played_turn(state, take, number, floor, index, total):
                 return
         events, name = self.scene.events, self.scene.name
         events.emit(TurnStarted(name, take, number, floor.actor, floor.reason, index, total))

@@ -17,7 +17,15 @@ from pathlib import Path
 
 from engine.catalog import say
 from engine.errors import CircusError, TakeNotFound
-from engine.folder.attribution import NOBODY, Lead, Mark, cue_marks, last_before, note_marks
+from engine.folder.attribution import (
+    NOBODY,
+    Lead,
+    Lineage,
+    Mark,
+    cue_marks,
+    last_before,
+    note_marks,
+)
 from engine.folder.numbers import whole_number
 from engine.folder.scene import DIRECTIONS, NOTES, SceneFiles, SceneState
 from engine.folder.stage import merge, walk
@@ -30,7 +38,7 @@ from engine.takes.secrets import (
     ledger,
     with_prompt_breaches,
 )
-from engine.takes.tree import Parent
+from engine.takes.tree import Parent, lineage_of
 from engine.turn.record_lines import block_line, public_line
 
 CURRENT_WORDS = {"current", "當前", "当前"}
@@ -157,9 +165,11 @@ def take_ledger(
     marked_now: SceneState | None = None,
     marks: list[Mark] | None = None,
     only: Only = None,
+    lineage: Lineage | None = None,
 ) -> TakeLedger:
     """The ledger of one take, its prompt audit included (`secrets_of` says whose secrets),
-    and whose note or cue came last before each secret surfaced (from `marks`)."""
+    and whose note or cue came last before each secret surfaced (from `marks`, in the take
+    each turn was played in: `lineage`)."""
     secrets = secrets_of(state, marked_now)
     found: dict[tuple[str, str], tuple[Breach, ...]] = {}
     checked = 0
@@ -171,7 +181,7 @@ def take_ledger(
     entries = ledger(secrets, state.turns, state.thoughts)
     shown = _only(with_prompt_breaches(entries, found), only)
     leads = tuple(
-        last_before(marks or [], number, e.surfaced.number, e.surfaced.actor)
+        last_before(marks or [], number, e.surfaced.number, e.surfaced.actor, lineage)
         if e.surfaced is not None
         else NOBODY
         for e in shown
@@ -258,9 +268,16 @@ async def tree_of(
     return await read_parents(store, sorted(turns)), turns
 
 
-def cued_lines(state: SceneState, number: int, marks: list[Mark], only: Only = None) -> list[str]:
+def cued_lines(
+    state: SceneState,
+    number: int,
+    marks: list[Mark],
+    only: Only = None,
+    lineage: Lineage | None = None,
+) -> list[str]:
     """Each cued turn of the take: who cued it, and whose note reached the actor last before
-    (`only`: a captain's characters' cued turns alone — who whispered to whom is private)."""
+    (`only`: a captain's characters' cued turns alone — who whispered to whom is private;
+    `lineage`: the takes it was made from)."""
     lang = state.language
     spoken = {t.number: t.actor for t in state.turns}
     notes = [m for m in marks if m.kind == "note"]
@@ -271,7 +288,7 @@ def cued_lines(state: SceneState, number: int, marks: list[Mark], only: Only = N
             continue  # a cue whose turn was cut, or replayed away
         if only is not None and cue.target not in only:
             continue
-        note = last_before(notes, number, cue.turn, cue.target or "")
+        note = last_before(notes, number, cue.turn, cue.target or "", lineage)
         out.append(
             say(
                 "report.cued_turn", lang, turn=cue.turn, actor=cue.target,
@@ -295,13 +312,14 @@ async def report_sections(root: Path, number: int, saved: bool, only: Only = Non
         return ""
     lang = state.language
     out: list[str] = []
-    book = await asyncio.to_thread(take_ledger, state, number, saved, now, marks, only)
+    tree, turns = await tree_of(root, None if saved else len(state.turns) or 1)
+    made_from = lineage_of(tree, turns)
+    book = await asyncio.to_thread(take_ledger, state, number, saved, now, marks, only, made_from)
     if book.entries:
         out += ["", say("report.secrets", lang), "", *ledger_lines(book)[1:]]
-    cued = cued_lines(state, number, marks, only)
+    cued = cued_lines(state, number, marks, only, made_from)
     if cued:
         out += ["", say("report.cued", lang), "", *cued]
-    tree, _turns = await tree_of(root, None if saved else len(state.turns) or 1)
     if len(tree) > 1:
         out += ["", say("report.tree", lang), "", mermaid_tree(tree, lang, number)]
     return "\n".join(out) + ("\n" if out else "")
@@ -318,7 +336,9 @@ async def secrets_lines(
     state = await load_take(root, number, saved)
     now = await SceneFiles(root).load() if saved else None
     marks = await room_marks(root, number, saved, state.cast)
-    book = await asyncio.to_thread(take_ledger, state, number, saved, now, marks, only)
+    tree, turns = await tree_of(root, None if saved else len(state.turns))
+    made_from = lineage_of(tree, turns)
+    book = await asyncio.to_thread(take_ledger, state, number, saved, now, marks, only, made_from)
     if only is not None and not book.entries:
         return [say("secrets.none_yours", state.language)]
     return ledger_lines(book)

@@ -15,6 +15,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from engine.catalog import say
+from engine.folder.attribution import Lineage
 from engine.folder.numbers import whole_number
 from engine.folder.store import STATE_DIR, SceneStore, parse_jsonl
 
@@ -54,6 +55,17 @@ def parents(recorded: Mapping[int, Parent], takes: Sequence[int]) -> dict[int, P
             out[take] = found
         else:
             out[take] = Parent(known[i - 1], None) if i else None
+    return out
+
+
+def lineage_of(tree: Mapping[int, Parent | None], turns: Mapping[int, int]) -> Lineage:
+    """Each take's parent and how many of its turns it kept (engine.folder.attribution): a
+    replay the turns it was made up to, a take played on all its parent's turns."""
+    out: dict[int, tuple[int, int | None]] = {}
+    for take, parent in tree.items():
+        if parent is not None:
+            kept = parent.turn if parent.turn is not None else turns.get(parent.take)
+            out[take] = (parent.take, kept)
     return out
 
 

@@ -65,8 +65,11 @@ async def test_a_scene_built_only_through_discord_rehearses_saves_and_exports(tm
         assert context.split("\n---\n")[0] == settings_before
         assert context.endswith("\n---\n\n# 午夜審訊\n\n凌晨一點四十分，警局偵訊室。\n")
 
+        await r.ask("note", {"text": "盯緊她", "actor": "刑警"}, channel=thread)
         said = await r.ask("actor remove", {"actor": "刑警"}, channel=thread)
         assert "刑警" in said and not (folder / "actors" / "刑警").exists()
+        assert "給他的 1 則悄悄話也一併移除" in said  # their whisper went with them
+        assert "## 刑警" not in (folder / "director_notes.md").read_text("utf-8")
 
         assert "▶" in await r.ask("run", {"turns": 4}, channel=thread)
         await finished(r, thread)

@@ -36,6 +36,8 @@ def test_the_harvest_from_the_command_line(wake: Path) -> None:
     assert result.returncode == 0, result.stderr
     assert result.stdout.startswith("Picked: take_1 · turn 2 · " + second.actor)
     assert circus("pick", s, "2", "--by", "bob", cwd=cwd).returncode == 0
+    again = circus("pick", s, "2", "--by", "Alice", cwd=cwd)  # the same writer, another case
+    assert again.returncode == 0, again.stderr
     listed = circus("picks", s, cwd=cwd).stdout.strip().splitlines()
     assert len(listed) == 1 and "⭐2 (alice, bob)" in listed[0] and "keep this" in listed[0]
     assert second.dialogue in (wake / "picks.md").read_text(encoding="utf-8")

@@ -322,3 +322,28 @@ def test_console_cue_with_a_glued_word_is_refused_never_dropped(tmp_path: Path) 
     turns = turns_of(tmp_path / "s")
     assert [t.actor for t in turns] == ["Ruth"]
     assert "glances up" in (tmp_path / "s" / "directions.md").read_text("utf-8")
+
+
+def test_a_removed_actor_takes_their_whispers_and_a_renamed_one_keeps_them(tmp_path) -> None:
+    cwd, s = tmp_path, str(tmp_path / "s")
+    notes = tmp_path / "s" / "director_notes.md"
+    ok(circus("new", s, "--cast", "Eddie, Rose, Ruth", cwd=cwd))
+    ok(circus("note", s, "--to", "Ruth", "hide the keys", cwd=cwd))
+    ok(circus("note", s, "--to", "Rose", "you know", cwd=cwd))
+    ok(circus("note", s, "the storm is coming", cwd=cwd))
+    assert ok(circus("actor", "remove", s, "Ruth", cwd=cwd)).splitlines() == [
+        "Removed Ruth; their lines stay in the transcript and the saved takes.",
+        "Their 1 whisper(s) in director_notes.md went with them; a saved take keeps its own copy.",
+    ]
+    assert "## Ruth" not in notes.read_text("utf-8") and "hide the keys" not in notes.read_text(
+        "utf-8"
+    )
+    ok(circus("actor", "add", s, "Linda", cwd=cwd))
+    said = ok(circus("actor", "remove", s, "Linda", cwd=cwd))  # no whispers: nothing to say
+    assert "whisper" not in said and "## Linda" not in notes.read_text("utf-8")
+    ok(circus("actor", "rename", s, "Rose", "Primrose", cwd=cwd))
+    text = notes.read_text("utf-8")
+    assert "## Rose" not in text and "## Primrose\n- you know" in text
+    assert "the storm is coming" in text
+    status = ok(circus("status", s, cwd=cwd))
+    assert "nobody reads" not in status

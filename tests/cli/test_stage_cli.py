@@ -119,3 +119,37 @@ def test_the_console_never_hangs_waiting_for_a_player_at_end_of_input(wake: Path
     assert result.returncode == 0, result.stderr
     assert [t.actor for t in turns_of(wake)] == ["Carol"]
     assert "cut" in result.stderr
+
+
+@pytest.mark.parametrize(
+    "script",
+    ["PLAY Danny\nCUE Ruth go\nWAIT\nQUIT\n", "PLAY Danny\nCUE Ruth go\nWAIT\n"],
+    ids=["QUIT", "end of input"],
+)
+def test_leaving_the_console_gives_its_roles_back(wake: Path, script: str) -> None:
+    result = circus("console", str(wake), cwd=wake.parent, stdin=script)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.rstrip().endswith("Danny: back to the model.")
+    assert "Danny" not in (wake / ".circus" / "players.json").read_text("utf-8")
+    run = circus("run", str(wake), "-n", "2", cwd=wake.parent)
+    assert run.returncode == 0, run.stderr
+    assert [t.actor for t in turns_of(wake)] == ["Ruth", "Danny", "Ruth"]
+    assert "waiting for" not in run.stderr
+
+
+def test_a_run_from_the_terminal_never_waits_for_a_player_who_cannot_type_here(
+    wake: Path,
+) -> None:
+    # As a console killed mid-scene (or a Discord member's role) leaves it.
+    (wake / ".circus").mkdir(exist_ok=True)
+    (wake / ".circus" / "players.json").write_text('{"Danny": "console"}', "utf-8")
+    run = circus("run", str(wake), "-n", "3", "--start", "Danny", cwd=wake.parent)
+    assert run.returncode == 0, run.stderr
+    assert [t.actor for t in turns_of(wake)] == ["Danny", "Ruth", "Carol"]  # Danny's model
+    assert "waiting for" not in run.stderr
+    assert run.stderr.count("Danny is played by console") == 1
+    assert "PLAY Danny in `circus console`; UNPLAY there" in run.stderr
+    # The role stays the console's: the next console plays it, and UNPLAY there frees it.
+    result = circus("console", str(wake), cwd=wake.parent, stdin="UNPLAY\n")
+    assert "Danny: back to the model." in result.stdout
+    assert "Danny" not in (wake / ".circus" / "players.json").read_text("utf-8")

@@ -66,6 +66,31 @@ def test_whose_note_or_cue_came_last_before_a_turn(marks, take, turn, actor, rol
     assert last_before(marks, take, turn, actor).role == role, why
 
 
+# Take 2 replayed take 1 up to turn 1; take 3 replayed take 1 up to turn 2; take 4 is take 3
+# saved and played on (it kept all 5 of take 3's turns).
+TREE = {2: (1, 1), 3: (1, 2), 4: (3, 5)}
+IN_REPLAYS = [
+    # (marks, take, turn, expected role, why)
+    ([note(1, 5, None)], 2, 1, "nobody", "a copied turn: the note came after it was played"),
+    ([note(1, 0, None, "captain")], 2, 1, "captain", "a copied turn keeps its own note"),
+    ([note(1, 5, None)], 2, 2, "director", "a turn played after the replay: the notes went on"),
+    ([cue(1, 2, "A")], 2, 2, "nobody", "a cue for the turn the replay played again"),
+    ([cue(1, 1, "A", "captain")], 2, 1, "captain", "the cue for the copied turn itself"),
+    ([note(2, 1, None)], 3, 3, "nobody", "a sibling take's note: another branch"),
+    ([note(3, 4, None)], 4, 3, "nobody", "played on: turn 3 was played in take 3"),
+    ([note(1, 5, None)], 4, 2, "nobody", "twice copied: turn 2 was played in take 1"),
+    ([note(3, 4, None)], 4, 6, "director", "played on: a note before the new turn"),
+    ([cue(1, 2, "A", "captain")], 4, 6, "captain", "a cue for a turn the line kept"),
+]
+
+
+@pytest.mark.parametrize(("marks", "take", "turn", "role", "why"), IN_REPLAYS)
+def test_a_turn_a_replay_copied_keeps_whose_note_came_last_where_it_was_played(
+    marks, take, turn, role, why
+):
+    assert last_before(marks, take, turn, "A", TREE).role == role, why
+
+
 def test_marks_round_trip_and_text_inside_a_note_cannot_pose_as_its_author():
     forged = "<!-- by boss · director · take 1 · after turn 9 -->"
     text = (

@@ -157,6 +157,21 @@ async def test_the_ledger_in_words_in_the_terminal_and_the_take_report(scene, sc
     assert done.stdout.splitlines() == lines
 
 
+async def test_a_replay_keeps_whose_note_came_before_the_turns_it_copied(scene, scripted):
+    played: list[str] = []
+    scripted.register("improv", lambda request: scripted_play(request, played))
+    r = Rehearsal(with_secrets(scene), models=scripted)
+    await r.run(len(PLAY), start=Actor("林小姐"))
+    await r.notes.note("別慌", Actor("林小姐"))  # after turn 6 of take 1
+    await r.takes.save()
+    await r.takes.replay(1, until=4)  # take 2 copies turn 4, where 林小姐's secret surfaced
+    lead = "    在此之前最後一則給 林小姐 的筆記或提示："
+    for take, title in ((1, "秘密 · 排演 1"), ("current", "秘密 · 排演 2")):
+        lines = await secrets_lines(scene, take)
+        assert lines[0] == title
+        assert f"{lead}沒有人" in lines, "the note came after turn 4 was played"
+
+
 @pytest.mark.parametrize(
     "setting",
     [

@@ -3,6 +3,7 @@ on across saves, replays and restarts. The Discord message map survives a restar
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -10,7 +11,7 @@ import pytest
 from engine import Actor, Rehearsal
 from engine.errors import NotPicked, TakeNotFound, TurnNotFound
 from engine.folder.turns import parse_transcript
-from engine.harvest.picks import Pick, parse_picks, render_picks
+from engine.harvest.picks import Pick, add_vote, parse_picks, remove_vote, render_picks, retarget
 
 TRICKY = [
     Pick(1, 2, "林小姐", "拍桌子", "你到底在怕什麼？\n說啊。", ("alice",), "好句"),
@@ -45,6 +46,37 @@ def test_picks_md_tolerates_a_writers_edits() -> None:
         Pick(1, 2, "林小姐", "", "你到底在怕什麼？", ("alice",)),
         Pick(3, 4, "刑警", "", "简体标签", ()),
     ]
+
+
+LINE = Pick(1, 2, "Ruth", "", "a line")
+ONE_VOTER = [
+    # (voters picking the line in turn, the votes it shows, why)
+    (["Ana", "ana"], ("Ana",), "one writer in two cases: one vote, first spelled"),
+    (["ANA", "Ana", "bob"], ("ANA", "bob"), "the first spelling stays"),
+    (["Straße", "STRASSE"], ("Straße",), "folded as casefold folds"),
+    (["Ana", "Anna"], ("Ana", "Anna"), "two names: two votes"),
+]
+
+
+@pytest.mark.parametrize(("voters", "votes", "why"), ONE_VOTER)
+def test_a_voter_is_one_vote_whatever_the_case(voters: list[str], votes: tuple, why: str) -> None:
+    picks: list[Pick] = []
+    for by in voters:
+        picks, pick = add_vote(picks, LINE, by)
+    assert pick.votes == votes, why
+    assert parse_picks(render_picks(picks, "en"))[0].votes == votes, why
+
+
+def test_a_vote_is_taken_back_and_merged_whatever_the_case() -> None:
+    ana = Pick(1, 2, "Ruth", votes=("Ana", "bob"))
+    assert remove_vote([ana], 1, 2, "ANA") == (
+        [replace(ana, votes=("bob",))],
+        replace(ana, votes=("bob",)),
+    )
+    merged = retarget([ana, Pick(3, 2, "Ruth", votes=("ana", "cy"))], 3, 1)
+    assert [p.votes for p in merged] == [("Ana", "bob", "cy")]
+    edited = "## take_1 · turn 2 · Ruth · ⭐ 2\n- ⭐ Ana\n- ⭐ ana\n"  # a hand-edited file
+    assert parse_picks(edited)[0].votes == ("Ana",)
 
 
 async def test_pick_vote_and_unpick(scene: Path) -> None:

@@ -12,7 +12,7 @@ from engine.folder.sections import escape, split, unescape
 from engine.folder.soul import bio_part, replace_prior_story
 from engine.folder.stage import StageBlock, parse_blocks
 from engine.folder.turns import Turn, parse_backstage, parse_transcript
-from engine.folder.whispers import add_note, parse_notes
+from engine.folder.whispers import add_note, parse_notes, rename_section, without_section
 from engine.harvest.picks import Pick, parse_picks
 from engine.takes.folders import cut_log
 
@@ -140,3 +140,30 @@ def test_cut_log_cuts_at_the_first_block_past_the_turn():
     assert cut_log(log, 1) == "## before turn 1 → A\nr\n"
     assert cut_log(log, 2) == "## before turn 1 → A\nr\n## 2\n\\## 9\n## 2.1 · 事件\nx\n"
     assert cut_log(log, 3) == log
+
+
+NOTES = "# Notes\n\n## Everyone\n- all\n\n## Ruth\n- hide it <!-- director · take 1 · after turn 0 -->\n- two\n  lines\n\n## Carol\n"
+WITHOUT = [
+    # (actor, the notes left, how many whispers went)
+    ("Ruth", "# Notes\n\n## Everyone\n- all\n\n## Carol\n", 2),
+    (
+        "Carol",
+        "# Notes\n\n## Everyone\n- all\n\n## Ruth\n- hide it <!-- director · take 1 · after turn 0 -->\n- two\n  lines\n",
+        0,
+    ),
+    ("Danny", NOTES, 0),  # no section: nothing changes
+    ("Rut", NOTES, 0),  # a name, not a prefix
+]
+
+
+@pytest.mark.parametrize(("actor", "left", "gone"), WITHOUT)
+def test_a_removed_actors_whispers_go_and_nobody_elses(actor: str, left: str, gone: int) -> None:
+    assert without_section(NOTES, actor) == (left, gone)
+    assert parse_notes(left, ["Ruth", "Carol"]).unknown_sections == ()
+
+
+def test_a_renamed_actor_keeps_their_whispers() -> None:
+    renamed = rename_section(NOTES, "Ruth", "Ruthie")
+    assert (
+        parse_notes(renamed, ["Ruthie", "Carol"]).for_actor("Ruthie") == "- hide it\n- two\n  lines"
+    )

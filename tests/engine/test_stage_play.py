@@ -13,6 +13,7 @@ from engine import Actor, Rehearsal, Run
 from engine.errors import NotPlaying, NotYourTurn
 from engine.events import RunFinished, TurnCompleted, WaitingForPlayer
 from engine.providers.scripted import ScriptedRequest
+from engine.rehearsal.run_slot import can_answer
 
 PLAYED_LINE = "PLAYED-LINE 我那天晚上不在家。"
 PLAYED_THOUGHT = "PLAYED-THOUGHT 他不會相信的。"
@@ -225,3 +226,18 @@ async def test_a_stage_manager_pick_that_hands_a_person_the_ball_is_logged_with_
     assert [(row["turn"], row["role"]) for row in rows] == [
         (1, "林小姐"), (2, "刑警"), (2, "stage_manager"),
     ]  # fmt: skip
+
+
+CAN_ANSWER = [
+    # (player, who can type a line into this process, whether a run here waits for them)
+    ("console", None, True),  # the frontend never said (the bot): every player
+    ("discord:7", None, True),
+    ("console", frozenset({"console"}), True),  # the console types its own roles
+    ("discord:7", frozenset({"console"}), False),  # a member cannot type into a terminal
+    ("console", frozenset(), False),  # `circus run`: nobody types here
+]
+
+
+@pytest.mark.parametrize(("player", "here", "waits"), CAN_ANSWER)
+def test_a_run_waits_only_for_a_player_who_can_type_here(player, here, waits):
+    assert can_answer(player, here) is waits
