@@ -227,7 +227,7 @@ COMMANDS: tuple[Command, ...] = (
         arg("--to", dest="last", type=_turn_number, metavar="L", help="cli.arg.read.to"),
         arg("--picks", action="store_true", help="cli.arg.read.picks"),
         arg("--out", metavar="FILE", help="cli.arg.read.out"),
-        arg("--format", default="ogg", choices=["ogg", "mp3", "wav"], metavar="ogg|mp3|wav",
+        arg("--format", default=None, choices=["ogg", "mp3", "wav"], metavar="ogg|mp3|wav",
             help="cli.arg.read.format"),
         arg("--no-cache", action="store_true", help="cli.arg.read.no_cache"),
         arg("--thoughts", action="store_true", help="cli.arg.read.thoughts"),

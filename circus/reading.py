@@ -21,6 +21,24 @@ async def _progress(done: int, total: int) -> None:
         sys.stderr.flush()
 
 
+FORMATS = ("ogg", "mp3", "wav")
+
+
+def audio_format(out: str | None, asked: str | None) -> str:
+    """The format a read writes: --format, else the one --out's name ends in, else ogg; a
+    --format that --out's name contradicts (`--out x.mp3 --format wav`) is a UsageError."""
+    from pathlib import Path
+
+    from circus.exits import UsageError
+
+    named = Path(out).suffix.lower().lstrip(".") if out else ""
+    if named in FORMATS:
+        if asked and asked != named:
+            raise UsageError(t("cli.read.format_clash", out=out, format=asked))
+        return named
+    return asked or "ogg"
+
+
 async def cmd_read(args: argparse.Namespace) -> int:
     from pathlib import Path
 
@@ -34,7 +52,7 @@ async def cmd_read(args: argparse.Namespace) -> int:
         picks=args.picks,
         thoughts=args.thoughts,
         out=Path(args.out) if args.out else None,
-        fmt=args.format,
+        fmt=audio_format(args.out, args.format),
         cache=not args.no_cache,
     )
     result = await rehearsal.read.read(order, _progress)

@@ -53,6 +53,14 @@ def test_wav_to_a_file_of_your_own_with_a_range(wake: Path) -> None:
     assert "turn 2" in sheet and "turn 3" in sheet and "turn 4" not in sheet
 
 
+def test_the_out_files_name_says_its_format(wake: Path) -> None:
+    out = wake.parent / "mine.mp3"
+    result = circus("read", str(wake), "--to", "1", "--out", str(out), cwd=wake.parent)
+    assert result.returncode == 0, result.stderr
+    assert str(out) in result.stdout and not (wake.parent / "mine.ogg").exists()
+    assert out.read_bytes()[:3] == b"ID3" or out.read_bytes()[:2] in (b"\xff\xfb", b"\xff\xf3")
+
+
 @pytest.mark.parametrize(
     ("args", "says"),
     [
@@ -61,6 +69,7 @@ def test_wav_to_a_file_of_your_own_with_a_range(wake: Path) -> None:
         (("--from", "40"), "has no turns in that range"),
         (("--picks",), "Nothing is picked yet"),
         (("--format", "flac"), "invalid choice"),
+        (("--out", "x.mp3", "--format", "wav"), "names another format"),
     ],
 )
 def test_bad_input_is_one_line_and_nothing_is_written(wake: Path, args, says) -> None:
