@@ -116,6 +116,18 @@ def is_private_tag(name: str) -> bool:
     )
 
 
+def _starred(value: str, m: re.Match[str], pos: int, public: list[str], private: list[str]) -> int:
+    """A thought between asterisks to its closing star on the same line (private); a star
+    never closed there is no aside. Returns where reading goes on."""
+    end = value.find("*", m.end())
+    if end < 0 or "\n" in value[m.end() : end]:
+        public.append(value[pos : m.end()])
+        return m.end()
+    public.append(value[pos : m.start()])
+    private.append(value[m.end() : end])
+    return end + 1
+
+
 def _markers(value: str, brackets: bool = True) -> tuple[list[str], list[str], bool]:
     """Public pieces, private pieces, and whether a label made the rest of the field private."""
     public: list[str] = []
@@ -126,14 +138,7 @@ def _markers(value: str, brackets: bool = True) -> tuple[list[str], list[str], b
             public.append(value[pos : m.end()])
             pos = m.end()
         elif m.group("star"):
-            end = value.find("*", m.end())
-            if end < 0 or "\n" in value[m.end() : end]:  # no closing star: not an aside
-                public.append(value[pos : m.end()])
-                pos = m.end()
-                continue
-            public.append(value[pos : m.start()])
-            private.append(value[m.end() : end])
-            pos = end + 1
+            pos = _starred(value, m, pos, public, private)
         elif m.group(0) == "<!--":
             end = value.find("-->", m.end())
             public.append(value[pos : m.start()])

@@ -300,6 +300,23 @@ def _starts_field(row: str, lines: CastLines) -> bool:
     )
 
 
+def _opened(
+    line: str, label: tuple[ReplyField, str, str] | None, own: int, lines: CastLines
+) -> tuple[ReplyField, str, str]:
+    """(field, its first text, the action it opens with or "") of a line that opens a field:
+    a label's, or the speaker's name's — their thought when marked private ("Alice
+    (thinking): …"), else their line, which may act first ("Alice: *leans in* I know.")."""
+    if label is not None:
+        return label[0], label[1], ""
+    first = line[own:].strip()
+    if lines.private_prefix(line):
+        return "thought", first, ""
+    gesture = _GESTURE.match(first)
+    if gesture is not None and not has_private(gesture.group(0)):
+        return "dialogue", first[gesture.end() :], gesture.group(1) or gesture.group(2)
+    return "dialogue", first, ""
+
+
 def read_labels(text: str, lines: CastLines, offset: int = 0) -> tuple[list[Segment], int | None]:
     """The fields `text` opens with labels or the speaker's name, and where a line written for
     another cast member starts (reading stops there), as an offset into the whole reply."""
@@ -340,14 +357,9 @@ def read_labels(text: str, lines: CastLines, offset: int = 0) -> tuple[list[Segm
         own = lines.own_prefix(line) if label is None else 0
         if label is not None or own:
             close()
-            field, first = label[:2] if label is not None else ("dialogue", line[own:].strip())
-            if label is None and lines.private_prefix(line):
-                field = "thought"
-            gesture = _GESTURE.match(first) if label is None and field != "thought" else None
-            if gesture is not None and not has_private(gesture.group(0)):
-                # A script line: "Alice: *leans in* I know." acts, then speaks.
-                out.append(Segment("action", gesture.group(1) or gesture.group(2), offset + at))
-                first = first[gesture.end() :]
+            field, first, acted = _opened(line, label, own, lines)
+            if acted:
+                out.append(Segment("action", acted, offset + at))
             body, start, spoken = [first], offset + at, bool(first.strip())
         elif field is None:
             continue  # prose outside every field is never published
