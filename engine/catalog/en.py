@@ -117,6 +117,7 @@ TEXT: dict[str, str] = {
     "note.dropped": "⚠ {who}'s whispers no longer all fit in the prompt: the oldest {count} are left out (still in director_notes.md) — delete or shorten some there.",
     "note.dropped.everyone": "everyone",
     "error.backstory_empty": "The backstory is empty — give the full text of what really happened to draft from.",
+    "error.take_saved_already": "These turns are saved already, as take {take}: nothing new to save. Play on (run, resume) or replay a take, then save.",
     "error.until_range": "take_{take} has turns 1–{last}; --until must be in that range.",
     "error.turn_count": "The number of turns must be between 1 and {most}, not {turns}.",
     "error.budget.setting": "{key} must be {kind}, not {value!r}",

@@ -118,6 +118,7 @@ TEXT: dict[str, str] = {
     "note.dropped": "⚠ 給{who}的耳語已經放不進提示裡：最舊的 {count} 則沒給模型看（仍留在 director_notes.md）——請到那裡刪掉或縮短幾則。",
     "note.dropped.everyone": "全體",
     "error.backstory_empty": "前情是空的——請給出真正發生了什麼的完整文字，才能擬稿。",
+    "error.take_saved_already": "這些回合已經存成第 {take} 輪排練了：沒有新的東西可存。先繼續排（run、resume）或重演某一輪，再存。",
     "error.until_range": "take_{take} 只有第 1–{last} 輪；until 必須在這個範圍內。",
     "error.turn_count": "輪數必須在 1 到 {most} 之間，不是 {turns}。",
     "error.budget.setting": "{key} 必須是{kind}，不是 {value!r}",

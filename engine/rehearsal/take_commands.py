@@ -55,6 +55,9 @@ class Takes:
         with scene.store.held(scene.name):  # never snapshot another process's half-turn
             scene.files.forget()
             state = await scene.state()
+            same = await scene.is_saved(await scene.store.read(TRANSCRIPT) or "")
+            if same is not None and state.turns:  # a second take of the very same turns
+                raise BadRequest("error.take_saved_already", take=same)
             number = await self._save_locked()
         scene.events.emit(TakeSaved(scene.name, number, len(state.turns)))
         return number

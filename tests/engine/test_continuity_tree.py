@@ -117,3 +117,15 @@ def test_a_thousand_takes_never_replayed_draw_as_one_line_without_recursing() ->
     lines = tree_lines(parents({}, takes), {}, "en")
     assert len(lines) == 1200
     assert lines[0].startswith("take_1") and lines[-1].lstrip(" └─").startswith("take_1200")
+
+
+async def test_saving_the_same_turns_twice_is_refused_and_no_take_is_added(scene, scripted):
+    r = Rehearsal(scene, models=scripted)
+    await r.run(2, start=Actor("林小姐"))
+    assert await r.takes.save() == 1
+    with pytest.raises(BadRequest) as refused:
+        await r.takes.save()  # nothing played since: it would be take 2, the same turns
+    assert "as take 1: nothing new to save" in str(refused.value)
+    assert [t.number for t in await r.takes.saved()] == [1]
+    await r.run(1)
+    assert await r.takes.save() == 2  # a turn more is a take of its own
