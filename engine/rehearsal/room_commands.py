@@ -57,12 +57,12 @@ def author_of(
     if not mine:
         return Author(author_name(name), writer, "director")
     yours = ", ".join(sorted(mine))
+    if cue and not captains_cue:  # first: no character is theirs to cue in this scene
+        raise NotYourCharacter("error.captain.no_cue")
     if target is None:
         raise NotYourCharacter("error.captain.everyone", yours=yours)
     if target not in mine:
         raise NotYourCharacter("error.captain.not_yours", yours=yours, actor=target)
-    if cue and not captains_cue:
-        raise NotYourCharacter("error.captain.no_cue")
     return Author(author_name(name), writer, "captain")
 
 

@@ -135,6 +135,8 @@ AUTHOR = [
     ({"A": ("w",)}, "w", "B", False, False, False, "error.captain.not_yours"),
     ({"A": ("w",)}, "w", None, False, False, False, "error.captain.everyone"),
     ({"A": ("w",)}, "w", "A", False, True, False, "error.captain.no_cue"),
+    ({"A": ("w",)}, "w", "B", False, True, False, "error.captain.no_cue"),  # not "only them"
+    ({"A": ("w",)}, "w", "B", False, True, True, "error.captain.not_yours"),
     ({"A": ("w",)}, "w", "A", False, True, True, "captain"),
     ({"A": ("w",)}, "w", "B", True, True, False, "director"),
     ({"A": ("x", "w"), "B": ("w",)}, "w", "B", False, False, False, "captain"),
