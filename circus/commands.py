@@ -423,8 +423,12 @@ async def cmd_scene(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from bot.server_folders import give_scene, terminal_servers
+    from engine import CircusError
 
-    servers = terminal_servers(args.server)  # CircusError for text that is not an id
+    try:
+        servers = terminal_servers(args.server)
+    except CircusError:  # its words name the environment variable; this was --server
+        servers = frozenset()
     if len(servers) != 1:
         raise UsageError(t("cli.scene.one_server", text=args.server[:40]))
     (server,) = servers

@@ -45,7 +45,7 @@ def test_a_given_scene_moves_whole_into_the_servers_folder_and_runs_there(made: 
     "scene, server, says",
     [
         ("scenes/ops_secret", "1,2", "--server takes one Discord server's id"),
-        ("scenes/ops_secret", "all", "CIRCUS_TERMINAL_SCENE_SERVERS names the Discord servers"),
+        ("scenes/ops_secret", "all", "--server takes one Discord server's id, not 'all'"),
         ("scenes/ops_secret", "0", "not '0'"),
         ("scenes/nowhere", SERVER, "No scene at scenes/nowhere"),
         ("ops_secret", SERVER, "is not a scene at the top of the scenes folder"),
@@ -59,6 +59,7 @@ def test_a_give_that_cannot_be_made_is_one_line_and_moves_nothing(
     assert done.returncode in (1, 2)
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and says in lines[0], done.stderr
+    assert "CIRCUS_TERMINAL_SCENE_SERVERS" not in done.stderr  # the writer typed --server
     assert listing(made) == before
 
 
