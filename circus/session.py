@@ -35,6 +35,13 @@ async def open_scene(
 
     root = Path(path)
     if not is_scene(root):
+        given = sorted(
+            p for p in root.parent.glob(f"*/{root.name}") if p.parent.name.isdigit() and is_scene(p)
+        )  # `circus scene give` moved it into a server's folder: say where it went
+        if given:
+            from circus.exits import UsageError
+
+            raise UsageError(t("cli.scene.given_away", scene=root, dest=given[0]))
         raise SceneNotFound(root)
     rehearsal = Rehearsal(root, config=config, players_here=players_here)
     await rehearsal.view()  # a broken file is reported now, before anything is written

@@ -1055,6 +1055,7 @@ TEXT: dict[str, str] = {
     "cli.arg.scene.server": "the Discord server's id (Developer Mode: right-click the server, Copy Server ID)",
     "cli.scene.given": "Gave {scene} to server {server}: it is now {dest}. Its members with Manage Threads can /scene open {scene} there; `circus run` now finds it at that path.",
     "cli.scene.not_loose": "{scene} is not a scene at the top of the scenes folder ({scenes}, CIRCUS_SCENES_DIR): only the terminal's own scenes there can be given to a server.",
+    "cli.scene.given_away": "No scene at {scene}: it was given to a Discord server and lives at {dest} now — use that path.",
     "cli.scene.one_server": "--server takes one Discord server's id, not {text!r}: give the scene to one server.",
     "cli.arg.bot.shards": "connect only these shards: 0-3, or 0,2,5-7 (needs --shard-count)",
     "cli.arg.bot.shard_count": "how many shards the bot has in all, across every process",

@@ -1054,6 +1054,7 @@ TEXT: dict[str, str] = {
     "cli.arg.scene.server": "Discord 伺服器的 ID（開發者模式：右鍵點伺服器，複製伺服器 ID）",
     "cli.scene.given": "已把 {scene} 交給伺服器 {server}：它現在在 {dest}。那裡有「管理討論串」權限的成員可以 /scene open {scene}；`circus run` 現在要用這個路徑找它。",
     "cli.scene.not_loose": "{scene} 不是場景資料夾（{scenes}，CIRCUS_SCENES_DIR）最上層的場景：只有終端機自己在那裡的場景能交給伺服器。",
+    "cli.scene.given_away": "{scene} 沒有場景：它已交給一個 Discord 伺服器，現在在 {dest}——請用這個路徑。",
     "cli.scene.one_server": "--server 只接受一個 Discord 伺服器的 ID，而不是 {text!r}：把場景交給一個伺服器。",
     "cli.arg.bot.shards": "只連這些分片：0-3，或 0,2,5-7（需要 --shard-count）",
     "cli.arg.bot.shard_count": "機器人全部的分片數（所有行程合計）",

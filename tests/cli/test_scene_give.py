@@ -38,6 +38,9 @@ def test_a_given_scene_moves_whole_into_the_servers_folder_and_runs_there(made: 
     ]
     run = circus("run", f"scenes/{SERVER}/ops_secret", "-n", "1", cwd=made)
     assert run.returncode == 0, run.stderr
+    old_path = circus("status", "scenes/ops_secret", cwd=made)  # the path the writer knew
+    assert old_path.returncode == 2
+    assert f"lives at scenes/{SERVER}/ops_secret now" in old_path.stderr
     assert len(turns_of(dest)) == 1
 
 
