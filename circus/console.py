@@ -133,7 +133,8 @@ class Console:
             t("cli.console.hello", scene=self.rehearsal.name, turns=view.turns, cast=view.cast)
         )
         for warning in await self.rehearsal.cast.warnings():  # a hand-built scene's problems
-            self.renderer.info("circus: " + t("cli.warning", warning=warning.text(LANGUAGE)))
+            said = warning.text(LANGUAGE, view.language)  # parts named as the files name them
+            self.renderer.info("circus: " + t("cli.warning", warning=said))
         try:
             while not self._quit:
                 self._prompt()

@@ -50,7 +50,11 @@ async def open_scene(
 
 async def warning_lines(rehearsal: Rehearsal) -> list[str]:
     """One line per problem of a hand-built scene (engine `warnings()`), for the terminal."""
-    return [t("cli.warning", warning=w.text(LANGUAGE)) for w in await rehearsal.cast.warnings()]
+    files_in = (await rehearsal.view()).language  # part names as the scene's files say them
+    return [
+        t("cli.warning", warning=w.text(LANGUAGE, files_in))
+        for w in await rehearsal.cast.warnings()
+    ]
 
 
 async def print_warnings(rehearsal: Rehearsal) -> None:

@@ -66,8 +66,9 @@ async def cmd_actor(args: argparse.Namespace) -> int:
         actor = await rehearsal.resolve_actor(args.name)
         new = await rehearsal.cast.rename(actor, args.new_name)
         print(t("cli.actor.renamed", actor=actor, new=new))
+    files_in = (await rehearsal.view()).language
     for warning in await rehearsal.cast.warnings():
-        print_error(t("cli.warning", warning=warning.text(LANGUAGE)))
+        print_error(t("cli.warning", warning=warning.text(LANGUAGE, files_in)))
     return EXIT_OK
 
 

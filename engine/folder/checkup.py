@@ -34,10 +34,13 @@ class SceneWarning:
     path: str
     values: tuple[tuple[str, object], ...] = ()
 
-    def text(self, language: object = "en") -> str:
-        """The one line a director reads: `actors/Rose/soul.md: it has no text …`."""
+    def text(self, language: object = "en", names_in: object | None = None) -> str:
+        """The one line a director reads: `actors/Rose/soul.md: it has no text …`. `names_in`:
+        the language the scene's files are written in, in which the parts it names are said
+        (角色小傳 in a Chinese soul, whatever language the sentence around it is in)."""
+        names = language if names_in is None else names_in
         values = {
-            name: tuple(v.render(language) if isinstance(v, Phrase) else v for v in value)
+            name: tuple(v.render(names) if isinstance(v, Phrase) else v for v in value)
             if isinstance(value, tuple)
             else value
             for name, value in self.values

@@ -179,13 +179,15 @@ class DicePrefilter:
         self.indexed = 0  # every earlier line, as a bitset
         self.fewest = 0  # the fewest bigrams of an earlier line
 
-    def passing(self, grams: set) -> int:
+    def passing(self, grams: set, fewest: int = 0) -> int:
+        """`fewest`: the fewest bigrams a line the caller will keep has (it drops the others
+        after): no line shares more than len(held) bigrams, nor has fewer than that, so a
+        line that could not pass with one of them stops here, before any big-integer work."""
         holding, once = self.holding, self.once
         held = [
             h if (h := holding.get(g)) else 1 << once[g] for g in grams if g in holding or g in once
         ]
-        # no earlier line shares more than len(held) bigrams, nor has fewer than the fewest
-        if not held or len(held) << _SHIFT < len(grams) + self.fewest:
+        if not held or len(held) << _SHIFT < len(grams) + max(fewest, self.fewest):
             return 0
         total = _add([0] * _SHIFT + _counts(held), self.spare)
         return _at_least(total, len(grams) + self.big, self.indexed)
@@ -241,6 +243,7 @@ def near_repeats(
     dice = DicePrefilter()
     lengths: dict[int, int] = {}  # token count → bitset of earlier lines of that many tokens
     pairs = _Pairs([toks for _, toks in lines])
+    fewest: dict[int, int] = {}  # token count → the fewest bigrams of a line that long
     out = []
     # A line said word for word before gets that line's answer, or that line itself (a ratio
     # of 1): every test is a function of the two token lists. It is never indexed, for its
@@ -252,7 +255,10 @@ def near_repeats(
             out.append((turn, *(answer or (lines[first][0], 1.0))))
             continue
         grams = set(ngrams(toks, 2))
-        passing = dice.passing(grams)
+        # Only lines of a near length can match (difflib's first bound, applied after): the
+        # fewest bigrams among them is a sharper stop for the prefilter than any line's.
+        near = [fewest[n] for n in _lengths_near(len(toks)) if n in fewest]
+        passing = dice.passing(grams, min(near)) if near else 0
         if passing:
             passing &= _near_in_length(len(toks), lengths)
         found = pairs.first_match(i, _members(passing)) if passing else None
@@ -262,6 +268,7 @@ def near_repeats(
         said[key] = (i, answer)
         dice.index(i, grams)
         lengths[len(toks)] = lengths.get(len(toks), 0) | 1 << i
+        fewest[len(toks)] = min(fewest.get(len(toks), len(grams)), len(grams))
     return out
 
 

@@ -347,3 +347,11 @@ def test_a_removed_actor_takes_their_whispers_and_a_renamed_one_keeps_them(tmp_p
     assert "the storm is coming" in text
     status = ok(circus("status", s, cwd=cwd))
     assert "nobody reads" not in status
+
+
+def test_a_chinese_scenes_warnings_name_its_parts_as_its_files_do(tmp_path) -> None:
+    cwd, s = tmp_path, str(tmp_path / "s")
+    ok(circus("new", s, "--cast", "林小姐, 刑警", cwd=cwd))
+    status = ok(circus("status", s, cwd=cwd))
+    soul = "warning: actors/林小姐/soul.md: still holds the blank soul's guidance under 角色小傳"
+    assert soul in status and "Bio" not in status
