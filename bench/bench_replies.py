@@ -107,6 +107,11 @@ RUNAWAY = {
     "40k open brackets": "(" * N,
     "40k asterisks": "*" * N,
     "40k name prefixes": "Alice:" * (N // 6),
+    "quotes over 13k blank lines": 'Dialogue: "' + '"\n\n' * (N // 3),
+    "a Final: mark in 3k open fields": "<cue>\nFinal:" * (N // 12),
+    "a 1,500-character line": "<thought>t</thought><dialogue>" + "I told you. " * 125,
+    "4k thinking stars": "<thought>t</thought><dialogue>" + ". *thinks " * (N // 10),
+    "13k open brackets before a word": "<thought>t</thought><dialogue>" + "(x " * (N // 3),
 }
 
 

@@ -18,13 +18,15 @@ _EN_WORDS = (
     r"|private(?: notes?| thoughts?)?|notes? to self|note-to-self|thinking|thoughts?"
     r"|reasoning|analysis|scratch ?pad|monologue|reflection|internally|privately|thinks"
 )
+# Words that are also everyday speech ("我有個想法：", "我的分析："): a label only where a
+# label stands (a line's or a sentence's start, in bold, in brackets), never mid-sentence —
+# unless whose or how secret they are comes first (她盤算：, 暗自分析：).
+_ZH_WEAK = r"想法|思考|盤算|盘算|推理|分析|獨白|独白"
 _ZH_STRONG = (
     r"內心\s*OS|内心\s*OS|內心獨白|内心独白|內心|内心|心聲|心声|心想|心裡話|心里话"
     r"|心[裡裏里中]?暗?想|暗想|暗忖|潛台詞|潜台词"
+    rf"|(?:暗自|心中|心裡|心里|暗中|偷偷|私下|[他她我])(?:{_ZH_WEAK})"
 )
-# Words that are also everyday speech ("我有個想法：", "我的分析："): a label only where a
-# label stands (a line's or a sentence's start, in bold, in brackets), never mid-sentence.
-_ZH_WEAK = r"想法|思考|盤算|盘算|推理|分析|獨白|独白"
 _ZH_WORDS = rf"{_ZH_STRONG}|{_ZH_WEAK}"
 # Notes to the reader ("(Note: she is lying)") are out of character and often give the secret
 # away: private when bracketed.
@@ -35,11 +37,23 @@ _NOTE_WORDS = (
 )
 
 _OPEN_BRACKET = r"[（(【\[〔]"
+# A word anywhere inside a bracket that makes all of it private: "(to Bob, thinking he lies)",
+# "(secretly hoping…)", （暗自盤算：…）. A bracket reaches at most 60 characters for it.
+_IN_BRACKET = (
+    r"(?<![A-Za-z])(?:thinking|thinks|thought|secret(?:ly)?|privately|inwardly|silently"
+    r"|mentally|unspoken|hidden|to (?:her|him|my|them|your)sel(?:f|ves))(?![A-Za-z])"
+    r"|暗自|心中|心裡|心里|暗中|偷偷|私下|內心|内心|心想|暗想"
+)
+# Where a thought between asterisks may stand: a line's start, or after a sentence's end, a
+# comma, a colon or a closing quote — never mid-sentence, where stars are emphasis
+# ("Everyone *thinks* you're wrong").
+_AT_ASIDE = r"(?:^|(?<=\n)|(?<=[。！？!?.,，、：:」』”\"])|(?<=[。！？!?.,，、：:」』”\"][ \t])|(?<=\n[ \t]))"
 # A thought between asterisks, where roleplay writes one (`*thinks of the ledger*`, `*心想…*`,
-# `*(inner: …)*`): what a bracket would make private, and a bare wondering, is private starred.
+# `*(inner: …)*`, `*She thinks: …*`): what a bracket would make private, and a wondering.
 _STARRED = (
-    rf"(?:{_EN_WORDS}|wonders|wondering|inner(?=\s*[:：]))(?![A-Za-z])"
-    r"|(?:[A-Za-z.'’]+\s+){1,3}(?:thinks|thinking|wonders)(?![A-Za-z])"
+    rf"(?:{_EN_WORDS}|wonders|wondering|inner(?=\s*[:：])|secret(?:ly)?|inwardly|silently"
+    r"|mentally|to (?:her|him|my|them|your)sel(?:f|ves))(?![A-Za-z])"
+    r"|(?-i:she|he|they|[A-Z][\w'’]*)\s+(?:thinks|wonders)(?![A-Za-z])"
     rf"|{_ZH_STRONG}|想著|想着"
 )
 _MARKER = re.compile(
@@ -48,7 +62,9 @@ _MARKER = re.compile(
     rf"|{_OPEN_BRACKET}\s*(?:(?:{_EN_WORDS}|inner(?=\s*[:：]))(?![A-Za-z])|{_NOTE_WORDS}|{_ZH_WORDS}"
     r"|OS(?=\s*[:：)）\]】])"
     r"|(?:[A-Za-z.'’]+\s+){1,3}(?:thinks|thinking|wonders)(?![A-Za-z]))"
-    rf"|(?<!\*)(?P<star>\*)(?!\*)(?=[ \t]*{_OPEN_BRACKET}?[ \t]*(?:{_STARRED}|{_NOTE_WORDS}))",
+    rf"|{_OPEN_BRACKET}(?=[^()（）\[\]【】〔〕\n]{{0,60}}?(?:{_IN_BRACKET}))"
+    rf"|{_AT_ASIDE}(?<!\*)(?P<star>\*)(?!\*)"
+    rf"(?=[ \t]*{_OPEN_BRACKET}?[ \t]*(?:{_STARRED}|{_NOTE_WORDS}))",
     re.I,
 )
 _BRACKET_CLOSE = re.compile(r"[）)】\]〕]")
@@ -68,14 +84,24 @@ _EMPH = r"[*_]{0,3}"
 _AT_LABEL = (
     r"(?:^|(?<=\n)|(?<=[。！？!?.,，、」』”\"*_（(])|(?<=[。！？!?.,，、」』”\"*_（(][ \t]))"
 )
+_LIST = r"(?:[-+>][ \t]*)?"  # a list's or a quote's mark before a label at a line's start
 _LABEL = re.compile(
     rf"{_EMPH}(?:{_ZH_STRONG})\s*{_EMPH}\s*[:：]"
-    rf"|{_AT_LABEL}[ \t]*{_EMPH}(?:{_ZH_WEAK})\s*{_EMPH}\s*[:：]"
-    rf"|{_AT_LABEL}[ \t]*"
-    rf"{_EMPH}(?:(?i:thoughts?|thinking|thinks|inner (?:thoughts?|voice|monologue)|internal monologue"
-    rf"|private (?:notes?|thoughts?)|notes? to self)|OS)\s*{_EMPH}\s*[:：]"
+    rf"|{_AT_LABEL}[ \t]*{_LIST}{_EMPH}(?:{_ZH_WEAK})\s*{_EMPH}\s*[:：]"
+    rf"|{_AT_LABEL}[ \t]*{_LIST}"
+    rf"{_EMPH}(?:(?i:thoughts?|thinking|thinks|inner (?:thoughts?|voice|monologue)"
+    rf"|internal (?:monologue|thoughts?)|private (?:notes?|thoughts?)|notes? to self)|OS"
+    # whose: "She thinks:", "Alice's thoughts:", "Her inner thoughts:" (not "I'm thinking:")
+    r"|(?:she|he|they|her|his|their|[A-Z][\w'’]*)[ \t]+(?i:thinks|wonders|thoughts"
+    rf"|inner thoughts?|internal thoughts?|private (?:notes?|thoughts?)))\s*{_EMPH}\s*[:：]"
     rf"|(?:^|(?<=\n))[ \t>*_#-]*(?i:reasoning|analysis|scratch ?pad|monologue)\s*{_EMPH}\s*[:：]"
     rf"|(?:^|(?<=\s))\*\*\s*(?i:reasoning|analysis|scratch ?pad)\s*[:：]?\s*\*\*\s*[:：]?",
+)
+# A label word alone between asterisks, bracketed or with a colon or not.
+_STARRED_LABEL = re.compile(
+    rf"[ \t]*{_OPEN_BRACKET}?[ \t]*(?:{_EN_WORDS}|{_ZH_WORDS}|OS|notes?|OOC|inner)[ \t]*"
+    r"[）)】\]〕]?[ \t]*[:：]?[ \t]*",
+    re.I,
 )
 _GAP = re.compile(r"(?<=\S)[ \t]{2,}(?=\S)")
 _PRIVATE_WORDS = {
@@ -118,12 +144,16 @@ def is_private_tag(name: str) -> bool:
 
 def _starred(value: str, m: re.Match[str], pos: int, public: list[str], private: list[str]) -> int:
     """A thought between asterisks to its closing star on the same line (private); a star
-    never closed there is no aside. Returns where reading goes on."""
+    never closed there is no aside. A label alone between them (`*Thought:*`, `*【內心】*`)
+    makes the rest of the field private, as it would bare. Returns where reading goes on."""
     end = value.find("*", m.end())
     if end < 0 or "\n" in value[m.end() : end]:
         public.append(value[pos : m.end()])
         return m.end()
     public.append(value[pos : m.start()])
+    if _STARRED_LABEL.fullmatch(value[m.end() : end]):
+        private.append(value[end + 1 :].lstrip(" \t:："))
+        return len(value)
     private.append(value[m.end() : end])
     return end + 1
 

@@ -12,6 +12,7 @@ string is sanitised (engine.folder.sanitize) and cut at a documented cap. Pure f
 from __future__ import annotations
 
 import re
+from collections import deque
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -87,25 +88,43 @@ _STAR_GESTURE = re.compile(r"\*([^*\n]+)\*[ \t]*(?=[^\sa-z])")
 _CUE_SEPARATORS = " \t,，、.。:：;；()（）[]【】-–—"
 # "(sighs) Fine." acts, then speaks, as a script line does; "\"Lovely tea.\" *smiles*" speaks,
 # then acts; "(silence)" alone is all action.
-_PAREN_GESTURE = re.compile(r"[（(]([^()（）\n]+)[)）][ \t]*(?=\S)")
-_TRAILING_GESTURE = re.compile(r"[ \t]+\*([^*\n]+)\*[ \t]*$")
-_ONLY_GESTURE = re.compile(r"\*([^*\n]+)\*|[（(]([^()（）\n]+)[)）]")
+# A direction reads as one: it starts in lower case or in Chinese and is no sentence of its own
+# ("(sighs)", "(to Bob)", （嘆氣）); "(1) the knife", "(Sorry.) I didn't mean it." are speech.
+_DIRECTION = r"(?:[a-z]|[\u4e00-\u9fff])[^()（）*\n]*?(?<![.!?。！？])"
+_PAREN_GESTURE = re.compile(rf"[（(]({_DIRECTION})[)）][ \t]*(?=\S)")
+_TRAILING_GESTURE = re.compile(rf"[ \t]+\*({_DIRECTION})\*[ \t]*$")
+_ONLY_GESTURE = re.compile(rf"\*({_DIRECTION})\*|[（(]({_DIRECTION})[)）]")
 # What models write in a field they leave empty: not a line anybody says.
 # What models write in a field they leave empty, exactly (no punctuation: "None." and "沒有。"
 # are answers a character gives, and stay).
 _NOTHING = re.compile(
-    r"None|N/A|n/a|NA|null|nil|\((?:none|no dialogue|silent)\)|no dialogue"
+    r"None|N/A|n/a|null|nil|\((?:none|no dialogue|silent)\)|no dialogue"
     r"|無|无|（無）|（无）|無台詞|无台词|（無台詞）|（无台词）"
 )
 _ONLY_MARKS = re.compile(r"[\"“”「」『』＂«»'‘’\s]*")
-# A model stepping out of the play to refuse, in a field: asked again, never published. It must
-# speak of itself as a model or of the role-play, so a character's own "I can't go on" stays.
-_REFUSAL = re.compile(
-    r"(?=.*(?:\bcan(?:no|')t\b|\bunable\b|\bwon't\b|\bnot (?:able|comfortable)\b|無法|无法|不能|不便))"
-    r"(?=.*(?:\bas an ai\b|\blanguage model\b|\bai assistant\b|\brole-?\s?play|\bthis character\b"
-    r"|作為\s*AI|作为\s*AI|AI\s*助[手理]|語言模型|语言模型|角色扮演))",
-    re.I | re.S,
+# A model stepping out of the play to refuse, in a field: asked again, never published. It
+# speaks of itself as a model ("As an AI…", 作為AI), or says sorry for not going on with the
+# role-play — a character's own "I'm sorry, I can't go on" stays. Searched part by part (one
+# pass each), never with lookaheads retried at every position.
+_AS_A_MODEL = re.compile(
+    r"\bas an ai(?: language model| assistant| model)?\b(?![ \t]+[a-z])|\blanguage model\b"
+    r"|\bai assistant\b|作為\s*(?:一個)?\s*AI|作为\s*(?:一个)?\s*AI|我是\s*(?:一個|一个)?\s*AI"
+    r"|語言模型|语言模型|AI\s*助[手理]",
+    re.I,
 )
+_SORRY = re.compile(r"\bsorry\b|\bapologi[sz]e|抱歉|對不起|对不起|很遺憾|很遗憾", re.I)
+_ROLEPLAY = re.compile(r"\brole-?\s?play|角色扮演|this (?:character|role|scenario)\b", re.I)
+_REFUSE = re.compile(
+    r"\bcan(?:no|')t\b|\bunable\b|\bwon't\b|\bnot (?:able|comfortable)\b|無法|无法|不能|不便",
+    re.I,
+)
+
+
+def _refuses(text: str) -> bool:
+    """Whether a field's text is the model refusing, out of the scene."""
+    if not _REFUSE.search(text):
+        return False
+    return bool(_AS_A_MODEL.search(text) or (_SORRY.search(text) and _ROLEPLAY.search(text)))
 
 
 @dataclass(frozen=True)
@@ -291,33 +310,38 @@ _CHANNEL = re.compile(
     re.S,
 )
 _SPECIAL = re.compile(r"<\|[a-z_]+\|>(?:assistant|user|system)?")
-# A reply that drafts first and then says which answer counts ("Final answer:", "最終回覆：").
+# A reply that drafts first and then says which answer counts ("Final answer:", "最終回覆："),
+# the answer's own fields right after it (a tag, a JSON object, a label): any other "Final:"
+# is a line of the scene ("Final answer: Paris.").
 _FINAL = re.compile(
     r"^[ \t>#*_-]*(?:final(?:[ \t]+(?:answer|reply|response|version|turn|output))?"
-    r"|最[終终](?:回[覆复答]|答案|版本|輸出|输出)?)[ \t]*[*_]*[ \t]*[:：][ \t]*[*_]*",
+    r"|最[終终](?:回[覆复答]|答案|版本|輸出|输出)?)[ \t]*[*_]*[ \t]*[:：][ \t]*[*_]*[ \t]*\n?"
+    r"(?=[ \t]*(?:```[\w-]*\s*)?(?:<|\{|[*_#]*[ \t]*[\w\u4e00-\u9fff ]{1,20}[*_]*[ \t]*[:：]))",
     re.I | re.M,
 )
 
 
 def _final_part(text: str) -> tuple[str, str]:
     """(private head, rest): what a model reasoned or drafted before its final answer is
-    private, however it marked the answer — gpt-oss's `final` channel, or a "Final:" line
-    outside every field (the drafts before it must not be read as the reply)."""
-    if "<|channel|>" in text:
-        channels = _CHANNEL.findall(text)
+    private, however it marked the answer — gpt-oss's `final` channel (a reply that opens with
+    its special tokens), or a "Final:" line outside every field, its answer's fields after it
+    (the drafts before it must not be read as the reply)."""
+    if text.lstrip().startswith("<|") and (channels := _CHANNEL.findall(text)):
+        finals = [body for name, body in channels if name.lower() == "final"]
         head = "\n".join(body.strip() for name, body in channels if name.lower() != "final")
-        final = "\n".join(body for name, body in channels if name.lower() == "final")
-        return _SPECIAL.sub("", head).strip(), _SPECIAL.sub("", final)
-    marks = list(_FINAL.finditer(text))
-    for mark in reversed(marks):
-        last = next(reversed(list(_OPEN.finditer(text, 0, mark.start()))), None)
-        if last is not None and not last.group(3):
-            field = _FIELDS[last.group(1).lower()]
-            if _CLOSE[field].search(text, last.end(), mark.start()) is None:
-                continue  # inside an open field: a line of it
-        head = _ANY_CLOSE.sub("", _OPEN.sub("", text[: mark.start()]))
-        return _clean(head), text[mark.end() :]
-    return "", text
+        head += "".join("\n" + body.strip() for body in finals[:-1])  # a final before the last
+        return _SPECIAL.sub("", head).strip(), _SPECIAL.sub("", finals[-1] if finals else "")
+    last = deque(_FINAL.finditer(text), maxlen=1)  # one scan, however many a reply holds
+    mark = last[0] if last else None
+    if mark is None:
+        return "", text
+    opened = [m for m in _OPEN.finditer(text, 0, mark.start())][-1:]
+    if opened and not opened[0].group(3):
+        field = _FIELDS[opened[0].group(1).lower()]
+        if _CLOSE[field].search(text, opened[0].end(), mark.start()) is None:
+            return "", text  # inside an open field: a line of it
+    head = _ANY_CLOSE.sub("", _OPEN.sub("", text[: mark.start()]))
+    return _clean(head), text[mark.end() :]
 
 
 def _bare_cue(cue: str, cast: Mapping[str, Sequence[str]] | None) -> tuple[str, str]:
@@ -424,15 +448,15 @@ def parse_reply(
         values["thought"] = "\n".join([values["thought"], values["cue"]]).strip()
         values["cue"] = ""
     _gestures(values)
-    values["dialogue"] = unquote(values["dialogue"])
-    if says_nothing(values["dialogue"]):
+    if says_nothing(values["dialogue"]):  # before unquoting: `"None"` is a word said
         values["dialogue"] = ""
+    values["dialogue"] = unquote(values["dialogue"])
     for field, cap in CAPS.items():
         values[field], was_cut = clip(values[field], cap, "" if field == "cue" else "…")
         if was_cut:
             cut.append(field)
     problems = _problems(bool(found), values)
-    if _REFUSAL.search(values["dialogue"]) or _REFUSAL.search(values["action"]):
+    if _refuses(values["dialogue"]) or _refuses(values["action"]):
         problems.append("the reply stepped out of the scene to refuse: answer as the character")
     return Reply(
         thought=values["thought"],

@@ -181,9 +181,11 @@ class CastLines:
 
     def private_prefix(self, line: str) -> int:
         """Where the text starts after the speaker's name marked private ("Alice (thinking): …",
-        "林小姐（心想）：…"): that line is their thought, not their line. Else 0."""
+        "林小姐（心想）：…"): that line is their thought, not their line ("thinking aloud" is
+        spoken). Else 0."""
         own = self.own_prefix(line)
-        return own if own and has_private(line[:own]) else 0
+        said_aloud = _ALOUD.search(line[:own])
+        return own if own and has_private(line[:own]) and not said_aloud else 0
 
     def others_line(self, text: str) -> int | None:
         """Where the first line written for another cast member starts in `text`, if any."""
@@ -191,6 +193,7 @@ class CastLines:
         return m.start() if m is not None else None
 
 
+_ALOUD = re.compile(r"aloud|out loud|大聲|大声|說出|说出", re.I)
 _TITLE = r"(?:mr|mrs|ms|miss|dr|sir|madam)\.?"
 _ZH_TITLE = r"先生|小姐|女士|太太|老師|老师"
 
@@ -198,7 +201,8 @@ _ZH_TITLE = r"先生|小姐|女士|太太|老師|老师"
 def _capitals(names: Sequence[str]) -> str:
     """A screenplay's character cue: a Latin name in capitals alone on its line (`BOB`)."""
     upper = [n.strip().upper() for n in names if re.search(r"[A-Za-z]", n) and len(n.strip()) > 1]
-    return rf"|[ \t]*(?-i:{_names(upper)})[ \t]*$" if upper else ""
+    # after a blank line and before the line it cues, as a screenplay sets it (not a shout)
+    return rf"|(?<=\n\n)[ \t]*(?-i:{_names(upper)})[ \t]*$(?=\n[ \t]*\S)" if upper else ""
 
 
 def _names(names: Sequence[str]) -> str:
@@ -267,28 +271,30 @@ class Segment:
 _OPENS, _CLOSES = '"“「『', '"”」』'
 
 
-def _runs_on(body: Sequence[str], after: Sequence[str], lines: CastLines) -> bool:
-    """Whether a public field's line goes on past a blank line: its quote is still open and
-    closes before the next label (`"I loved him once.⏎⏎But that was before the war."`), or its
-    paragraph closed a quote and the next one opens another, which is no label, name or
-    heading. Anything else after a blank line is stray prose, never published."""
-    said = "\n".join(body)
-    rest = []
-    for row in after:
-        if row.strip() and _starts_field(row.strip(), lines):
+def _runs_on(body: Sequence[str], rows: Sequence[str], start: int, lines: CastLines) -> bool:
+    """Whether a public field's line goes on past a blank line into the next paragraph (read
+    only up to the blank line after it, so a reply costs one pass): its quote is still open and
+    that paragraph closes it as its very last character (`"I loved him once.⏎⏎But that was
+    before the war."`), or its paragraph closed a quote and that one is wholly one quote, no
+    label, name or heading. Anything else after a blank line is stray prose, never published."""
+    paragraph: list[str] = []
+    for k in range(start, len(rows)):  # to a blank line, or a label, name or heading
+        row = rows[k]
+        if not row.strip():
+            if paragraph:
+                break
+            continue
+        if _starts_field(row.strip(), lines):
             break
-        rest.append(row)
-    more = "\n".join(rest)
+        paragraph.append(row)
+    if not paragraph:
+        return False
+    said, text = "\n".join(body).rstrip(), "\n".join(paragraph).strip()
     for o, c in zip(_OPENS, _CLOSES, strict=True):
         still_open = said.count(o) % 2 if o == c else said.count(o) > said.count(c)
-        if still_open and c in more:
-            return True
-    following = next((row for row in after if row.strip()), "").strip()
-    return (
-        said.rstrip()[-1:] in _CLOSES
-        and following[:1] in _OPENS
-        and not _starts_field(following, lines)
-    )
+        if still_open:  # the paragraph must close it, at its end, and hold no other quote
+            return text.endswith(c) and text.count(c) == 1 and o not in text[:-1]
+    return said[-1:] in _CLOSES and _quoted(text) is not None
 
 
 def _starts_field(row: str, lines: CastLines) -> bool:
@@ -336,8 +342,8 @@ def read_labels(text: str, lines: CastLines, offset: int = 0) -> tuple[list[Segm
     for k, line in enumerate(rows):
         at, pos = pos, pos + len(line) + 1
         if not line.strip():
-            if field is not None and field != "thought" and spoken:
-                if not _runs_on(body, rows[k + 1 :], lines):
+            if field is not None and field != "thought" and spoken and body[-1].strip():
+                if not _runs_on(body, rows, k + 1, lines):  # once per run of blank lines
                     close()  # a public field ends at a blank line; what follows is stray prose
                     field = None
                     continue
