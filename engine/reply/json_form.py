@@ -42,6 +42,18 @@ _KEYS: dict[str, ReplyField] = {
     ),
 }  # fmt: skip
 _SPEAKER_KEYS = {"speaker", "character", "name", "actor", "role", "角色", "說話者", "说话者"}
+_CUE_NAMES = {
+    "name",
+    "speaker",
+    "character",
+    "actor",
+    "who",
+    "next",
+    "target",
+    "to",
+    "名字",
+    "角色",
+}
 _WRAPPERS = {"reply", "response", "turn", "output", "answer", "result", "json", "data"}
 _CLOSING = {'"': '"', "“": '”"', "'": "'", "‘": "’'", "＂": "＂"}
 _PLAIN = {
@@ -208,6 +220,15 @@ def _segments(obj: dict[str, Any], pos: int, whose: Callable[[str], str]) -> lis
         if field == "cue" and value is None:
             out.append(Segment("cue", "", pos + i))
             continue
+        if field == "cue" and isinstance(value, dict):  # {"name": "Bob", "reason": "…"}
+            named = [v for k, v in value.items() if _key(k) in _CUE_NAMES and isinstance(v, str)]
+            why = [
+                s for k, v in value.items() if _key(k) not in _CUE_NAMES for s in _strings(v, True)
+            ]
+            out.append(Segment("cue", clean_text(named[0]) if named else "", pos + i))
+            if why:  # the reason for a cue often gives a secret away: private
+                out.append(Segment("thought", "\n".join(why), pos + i))
+            continue
         texts = _strings(value, deep=field == "thought")
         if texts or isinstance(value, str | list):
             text = texts[0] if field == "cue" and texts else "\n".join(t.strip() for t in texts)
@@ -220,22 +241,24 @@ def _replies(value: Any, pos: int, whose: Callable[[str], str]) -> list[Segment]
     a character's name, or a list of them. A second reply is marked as written for others."""
     if _is_reply(value):
         return _segments(value, pos, whose)
-    found: list[Segment] = []
     items: list[tuple[str, Any]] = []
     if isinstance(value, dict):
         items = list(value.items())
     elif isinstance(value, list):
         items = [("", v) for v in value]
-    for i, (key, inner) in enumerate(items):
+    mine: list[Segment] = []
+    others = False
+    for key, inner in items:
         if not _is_reply(inner):
             continue
         owner = whose(key) if key else "own"
-        if owner == "other" or found:
-            found.append(Segment("dialogue", "", pos + 100 + i, others=True))
-            break
-        if owner == "own" or _key(key) in _WRAPPERS:
-            found.extend(_segments(inner, pos, whose))
-    return found or None
+        if owner == "other" or mine:  # another's reply, or a second one: never published
+            others = True
+        elif owner == "own" or _key(key) in _WRAPPERS:
+            mine = _segments(inner, pos, whose)  # the speaker's, wherever it stands
+    if others:
+        mine.append(Segment("dialogue", "", pos + 100 + len(items), others=True))
+    return mine or None
 
 
 def read_json(text: str, offset: int, whose: Callable[[str], str]) -> list[Segment] | None:
