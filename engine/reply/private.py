@@ -63,7 +63,7 @@ _MARKER = re.compile(
     r"|OS(?=\s*[:：)）\]】])"
     r"|(?:[A-Za-z.'’]+\s+){1,3}(?:thinks|thinking|wonders)(?![A-Za-z]))"
     rf"|{_OPEN_BRACKET}(?=[^()（）\[\]【】〔〕\n]{{0,60}}?(?:{_IN_BRACKET}))"
-    rf"|{_AT_ASIDE}(?<!\*)(?P<star>\*)(?!\*)"
+    rf"|{_AT_ASIDE}(?<![*_])(?P<star>\*\*\*|\*\*|___|__|\*(?!\*)|_(?!_))"
     rf"(?=[ \t]*{_OPEN_BRACKET}?[ \t]*(?:{_STARRED}|{_NOTE_WORDS}))",
     re.I,
 )
@@ -146,16 +146,17 @@ def _starred(value: str, m: re.Match[str], pos: int, public: list[str], private:
     """A thought between asterisks to its closing star on the same line (private); a star
     never closed there is no aside. A label alone between them (`*Thought:*`, `*【內心】*`)
     makes the rest of the field private, as it would bare. Returns where reading goes on."""
-    end = value.find("*", m.end())
+    mark = m.group("star")  # *, **, _ or __: the aside closes with the same
+    end = value.find(mark, m.end())
     if end < 0 or "\n" in value[m.end() : end]:
         public.append(value[pos : m.end()])
         return m.end()
     public.append(value[pos : m.start()])
     if _STARRED_LABEL.fullmatch(value[m.end() : end]):
-        private.append(value[end + 1 :].lstrip(" \t:："))
+        private.append(value[end + len(mark) :].lstrip(" \t:：*_"))
         return len(value)
     private.append(value[m.end() : end])
-    return end + 1
+    return end + len(mark)
 
 
 def _markers(value: str, brackets: bool = True) -> tuple[list[str], list[str], bool]:
