@@ -309,6 +309,7 @@ _CHANNEL = re.compile(
     r"(?=<\|(?:end|return|call|start|channel)\|>|$)",
     re.S,
 )
+_STRIPPED = re.compile(r"\s*analysis(?=\S)")  # "analysis…assistantfinal…", tokens stripped
 _SPECIAL = re.compile(r"<\|[a-z_]+\|>(?:assistant|user|system)?")
 # A reply that drafts first and then says which answer counts ("Final answer:", "最終回覆："),
 # the answer's own fields right after it (a tag, a JSON object, a label): any other "Final:"
@@ -326,6 +327,10 @@ def _final_part(text: str) -> tuple[str, str]:
     private, however it marked the answer — gpt-oss's `final` channel (a reply that opens with
     its special tokens), or a "Final:" line outside every field, its answer's fields after it
     (the drafts before it must not be read as the reply)."""
+    if _STRIPPED.match(text) and (final := text.rfind("assistantfinal")) > 0:
+        # the same channels with their special tokens stripped by the server
+        head = text[:final].strip().removeprefix("analysis")
+        return head.replace("assistantcommentary", "\n").strip(), text[final + 14 :]
     if text.lstrip().startswith("<|") and (channels := _CHANNEL.findall(text)):
         finals = [body for name, body in channels if name.lower() == "final"]
         head = "\n".join(body.strip() for name, body in channels if name.lower() != "final")
