@@ -59,8 +59,8 @@ async def cmd_read(args: argparse.Namespace) -> int:
     for path in result.audio:
         print(path)
     print(result.cue_sheet)
-    if result.thoughts is not None:
-        print(result.thoughts)
+    for path in result.thoughts_files:  # the thoughts' audio and their own cue sheet
+        print(path)
     minutes, seconds = divmod(round(result.seconds), 60)
     cost = (
         t("cli.read.cost", usd=f"{result.cost_usd:.4f}")

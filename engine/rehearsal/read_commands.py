@@ -57,7 +57,7 @@ class ReadResult:
     take: int
     audio: tuple[Path, ...]
     cue_sheet: Path
-    thoughts: Path | None
+    thoughts: Path | None  # the thoughts' audio (its first part)
     seconds: float
     lines: int
     made: int
@@ -65,6 +65,7 @@ class ReadResult:
     characters: int
     cost_usd: float | None
     engine: str
+    thoughts_files: tuple[Path, ...] = ()  # every thoughts' file: audio parts, then cue sheet
 
 
 @dataclass(frozen=True)
@@ -164,11 +165,11 @@ class Reading:
             extra = await self._files(heard, thought_lines, title, whole, state.language, use)
         stem = self._target(order, view)
         paths, cue_path = await self._write(stem, order.fmt, files.audio, files.cues)
-        thoughts_path = None
+        thoughts_path, thoughts_files = None, ()
         if extra is not None:
             thoughts_stem = stem.with_name(stem.name + ".thoughts")
-            written, _ = await self._write(thoughts_stem, order.fmt, extra.audio, extra.cues)
-            thoughts_path = written[0]
+            written, sheet = await self._write(thoughts_stem, order.fmt, extra.audio, extra.cues)
+            thoughts_path, thoughts_files = written[0], (*written, sheet)
         await asyncio.to_thread(cache.trim)
         made = rendered.made + (heard.made if heard else 0)
         cached = rendered.cached + (heard.cached if heard else 0)
@@ -178,8 +179,9 @@ class Reading:
             audio=tuple(paths),
             cue_sheet=cue_path,
             thoughts=thoughts_path,
+            thoughts_files=thoughts_files,
             seconds=files.seconds,
-            lines=len(lines),
+            lines=total,  # every line read, the thoughts' too: made + from the cache
             made=made,
             cached=cached,
             characters=chars,

@@ -73,6 +73,9 @@ async def test_the_thoughts_read_is_a_file_of_its_own_in_its_own_voice(scene, sc
     assert len(heard) == 6 and {v for v, _ in heard} == {"ballad"}
     cues = result.thoughts.with_suffix(".txt").read_text(encoding="utf-8")
     assert cues.count(THOUGHT) == 6
+    # every file the thoughts' read wrote is named, its cue sheet too, and each line counts once
+    assert result.thoughts_files == (result.thoughts, result.thoughts.with_suffix(".txt"))
+    assert result.made + result.cached == result.lines == len(fake.said())
 
 
 async def test_speech_is_billed_per_character_in_the_scene_and_the_day(scene, scripted) -> None:
