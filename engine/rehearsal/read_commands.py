@@ -165,7 +165,8 @@ class Reading:
             extra = await self._files(heard, thought_lines, title, whole, state.language, use)
         stem = self._target(order, view)
         paths, cue_path = await self._write(stem, order.fmt, files.audio, files.cues)
-        thoughts_path, thoughts_files = None, ()
+        thoughts_path: Path | None = None
+        thoughts_files: tuple[Path, ...] = ()
         if extra is not None:
             thoughts_stem = stem.with_name(stem.name + ".thoughts")
             written, sheet = await self._write(thoughts_stem, order.fmt, extra.audio, extra.cues)
