@@ -1,18 +1,20 @@
 """Who reads with which voice: a soul's `voice:`, the narrator's and the thoughts' in context.md,
 and the defaults when none is set.
 
-Invariant: the voices a read uses are a pure function of (cast, settings, engine, language): no
-two actors of a scene share a default voice while the engine has distinct ones left, a voice a
-writer chose is never handed to another actor as a default, and the narrator and the thoughts
-keep voices of their own. `OFFLINE` (eSpeak NG, bundled by the `voice` extra) speaks the voice
+Invariant: the voices a read uses are a pure function of (cast, settings, engine, language, the
+souls' bios): no two actors of a scene share a default voice while the engine has distinct ones
+left, a voice a writer chose is never handed to another actor as a default, and the narrator
+and the thoughts keep voices of their own. An offline default matches the character's bio: a
+woman's or a man's timbre when the bio calls the character "she" or "he" (她/他) far more. `OFFLINE` (eSpeak NG, bundled by the `voice` extra) speaks the voice
 names of its own; any other engine is a litellm speech model, whose voices are the provider's.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from engine.catalog import is_zh
 from engine.config import Config
@@ -82,6 +84,28 @@ def thoughts_default(engine: str, language: str) -> Voice:
     return Voice(f"{offline_base(language)}+whisper")
 
 
+Leaning = Literal["f", "m"] | None
+_SHE = re.compile(r"\b(?:she|her|hers|herself)\b|她", re.I)
+_HE = re.compile(r"\b(?:he|him|his|himself)\b|他(?![們们])", re.I)
+
+
+def leaning(bio: str) -> Leaning:
+    """ "f" or "m" when a bio says "she" (她) or "he" (他) at least twice and twice as often as
+    the other — who the character is, as the writer wrote them — else None."""
+    she, he = len(_SHE.findall(bio)), len(_HE.findall(bio))
+    if she >= 2 and she >= 2 * he:
+        return "f"
+    if he >= 2 and he >= 2 * she:
+        return "m"
+    return None
+
+
+def _timbre(voice: Voice) -> Leaning:
+    """An offline voice's timbre: eSpeak NG's `+f3` is a woman's, `+m3` a man's."""
+    variant = voice.name.rpartition("+")[2]
+    return "f" if variant.startswith("f") else "m" if variant.startswith("m") else None
+
+
 @dataclass(frozen=True)
 class Casting:
     """The voices of one read: each actor's, the narrator's, the thoughts'."""
@@ -98,20 +122,27 @@ def cast_voices(
     language: str,
     narrator: Voice | None = None,
     thoughts: Voice | None = None,
+    leanings: Mapping[str, Leaning] | None = None,
 ) -> Casting:
     """Each actor's voice: its own `voice:`, else the next default voice nobody chose, in cast
-    order (cycling only when the engine has run out of distinct ones)."""
+    order (cycling only when the engine has run out of distinct ones) — offline, the next of
+    the timbre its bio leans to (`leaning`), when one is left."""
     narrator = narrator or narrator_default(engine, language)
     thoughts = thoughts or thoughts_default(engine, language)
     taken = {v.key for v in chosen.values() if v is not None} | {narrator.key, thoughts.key}
     free = [v for v in _defaults(engine, language) if v.key not in taken]
     free = free or _defaults(engine, language)
     out: dict[str, Voice] = {}
-    n = 0
+    used: set[str] = set()
+    n = 0  # defaults handed out: when none is left, they go round again in order
     for actor in cast:
         mine = chosen.get(actor)
         if mine is None:
-            mine, n = free[n % len(free)], n + 1
+            want = (leanings or {}).get(actor) if engine == OFFLINE else None
+            left = [v for v in free if v.key not in used]
+            fits = [v for v in left if want and _timbre(v) == want]
+            mine, n = (fits or left or [free[n % len(free)]])[0], n + 1
+            used.add(mine.key)
         out[actor] = mine
     return Casting(out, narrator, thoughts)
 

@@ -21,10 +21,11 @@ from engine.clock import utcnow
 from engine.config import Config
 from engine.errors import BadRequest, UnknownFormat
 from engine.folder.scene import SceneState
+from engine.folder.soul import bio_part
 from engine.folder.stage import Item
 from engine.folder.store import SceneStore
 from engine.folder.turns import Turn
-from engine.folder.voices import Casting, cast_voices, voice_of
+from engine.folder.voices import Casting, cast_voices, leaning, voice_of
 from engine.harvest.export import scene_title
 from engine.rehearsal.harvest import Harvest, TakeRef, TakeView
 from engine.rehearsal.scene_access import SceneAccess
@@ -111,6 +112,7 @@ class Reading:
         """The voices of this scene's read, as its files set them now."""
         cast = list(dict.fromkeys([*state.cast, *extra]))
         chosen = {a: voice_of(state.souls[a].settings.get("voice")) for a in state.souls}
+        leanings = {a: leaning(bio_part(state.souls[a].body)) for a in state.souls}
         return cast_voices(
             cast,
             chosen,
@@ -118,6 +120,7 @@ class Reading:
             state.language,
             voice_of(state.settings.get("narrator_voice")),
             voice_of(state.settings.get("thoughts_voice")),
+            leanings,
         )
 
     def checked(self, state: SceneState, engine: Engine, extra: Sequence[str]) -> Casting:

@@ -12,7 +12,7 @@ from readkit import distinct, samples, speech_config
 from engine import BadSceneFile, CircusError, Config, ReadOrder, Rehearsal
 from engine.errors import Refused
 from engine.folder.settings import context_settings, soul_settings
-from engine.folder.voices import OFFLINE, Voice, allowed_voices, cast_voices
+from engine.folder.voices import OFFLINE, Voice, allowed_voices, cast_voices, leaning
 
 CAST12 = [f"A{i}" for i in range(12)]
 
@@ -75,6 +75,48 @@ def test_a_chosen_voice_is_never_another_actors_default() -> None:
     casting = cast_voices(["A", "B", "C"], {"C": taken}, OFFLINE, "en")
     assert casting.actors["C"] == taken
     assert taken not in (casting.actors["A"], casting.actors["B"])
+
+
+@pytest.mark.parametrize(
+    ("bio", "leans"),
+    [
+        ("Ruth, 58. She keeps the house. Her son calls on Sundays; she never calls back.", "f"),
+        ("Danny drinks. He owes money; his sister knows, and he hates that she does.", "m"),
+        ("王志豪，四十八歲。他相信案子要辦乾淨，他的女兒讀高三。", "m"),
+        ("林靜宜，三十四歲，會計。她知道帳冊在哪裡，她不說。", "f"),
+        ("A voice on the phone. Nobody has met them.", None),
+        ("She met him once; he said she was late.", None),  # neither twice as often
+        ("The shelter's heavy door.", None),  # "he" inside a word is no pronoun
+    ],
+)
+def test_a_bio_leans_to_she_or_he_only_clearly(bio, leans) -> None:
+    assert leaning(bio) == leans
+
+
+def test_offline_defaults_match_the_bio_while_such_timbres_are_left() -> None:
+    leans = {"Ruth": "f", "Danny": "m", "Carol": "f", "Vox": None}
+    casting = cast_voices(["Ruth", "Danny", "Carol", "Vox"], {}, OFFLINE, "en", leanings=leans)
+    timbre = {a: v.name.rpartition("+")[2][0] for a, v in casting.actors.items()}
+    assert (timbre["Ruth"], timbre["Danny"], timbre["Carol"]) == ("f", "m", "f")
+    assert len({v.key for v in casting.actors.values()}) == 4  # still all distinct
+    seven = {f"W{i}": "f" for i in range(7)}  # eSpeak has six women's timbres: then pitched
+    many = cast_voices(list(seven), {}, OFFLINE, "en", leanings=seven)
+    assert len({v.key for v in many.actors.values()}) == 7
+    hosted = cast_voices(["Ruth"], {}, "openai/tts-1", "en", leanings={"Ruth": "f"})
+    assert hosted.actors == cast_voices(["Ruth"], {}, "openai/tts-1", "en").actors
+
+
+async def test_the_wake_scenes_women_read_in_womens_voices(tmp_path: Path) -> None:
+    from scenekit import operator_config
+
+    from engine.folder.scene import SceneFiles
+    from engine.folder.templates import new_scene
+
+    scene = new_scene(tmp_path / "wake", "wake", config=operator_config())
+    state = await SceneFiles(scene).load()
+    casting = Rehearsal(scene).read.casting(state, OFFLINE)
+    timbre = {a: v.name.rpartition("+")[2][0] for a, v in casting.actors.items()}
+    assert timbre == {"Ruth": "f", "Danny": "m", "Carol": "f"}
 
 
 @pytest.mark.parametrize(("language", "base"), [("en", "en-us"), ("zh", "cmn"), ("zh-TW", "cmn")])
