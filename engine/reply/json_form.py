@@ -54,7 +54,8 @@ _CUE_NAMES = {
     "名字",
     "角色",
 }
-_WRAPPERS = {"reply", "response", "turn", "output", "answer", "result", "json", "data"}
+_WRAPPERS = {"reply", "response", "turn", "output", "answer", "result", "json", "data",
+             "final", "finalanswer", "finalreply", "finalresponse"}  # fmt: skip
 _CLOSING = {'"': '"', "“": '”"', "'": "'", "‘": "’'", "＂": "＂"}
 _PLAIN = {
     opening: re.compile(rf"[^{re.escape(close)}\\\\]*") for opening, close in _CLOSING.items()

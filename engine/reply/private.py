@@ -47,7 +47,11 @@ _IN_BRACKET = (
 # Where a thought between asterisks may stand: a line's start, or after a sentence's end, a
 # comma, a colon or a closing quote — never mid-sentence, where stars are emphasis
 # ("Everyone *thinks* you're wrong").
-_AT_ASIDE = r"(?:^|(?<=\n)|(?<=[。！？!?.,，、：:」』”\"])|(?<=[。！？!?.,，、：:」』”\"][ \t])|(?<=\n[ \t]))"
+_AFTER = r"[。！？!?.,，、：:;；」』”\"…—>\-]"  # what may come before an aside (then 0–2 spaces)
+_AT_ASIDE = (
+    rf"(?:^|(?<=\n)|(?<={_AFTER})|(?<={_AFTER}[ \t])|(?<={_AFTER}[ \t]{{2}})"
+    r"|(?<=\n[ \t])|(?<=[\u4e00-\u9fff][ \t]))"
+)
 # A thought between asterisks, where roleplay writes one (`*thinks of the ledger*`, `*心想…*`,
 # `*(inner: …)*`, `*She thinks: …*`): what a bracket would make private, and a wondering.
 _STARRED = (
@@ -64,7 +68,7 @@ _MARKER = re.compile(
     r"|(?:[A-Za-z.'’]+\s+){1,3}(?:thinks|thinking|wonders)(?![A-Za-z]))"
     rf"|{_OPEN_BRACKET}(?=[^()（）\[\]【】〔〕\n]{{0,60}}?(?:{_IN_BRACKET}))"
     rf"|{_AT_ASIDE}(?<![*_])(?P<star>\*\*\*|\*\*|___|__|\*(?!\*)|_(?!_))"
-    rf"(?=[ \t]*{_OPEN_BRACKET}?[ \t]*(?:{_STARRED}|{_NOTE_WORDS}))",
+    rf"(?=[*_]{{0,3}}[ \t]*{_OPEN_BRACKET}?[ \t]*(?:{_STARRED}|{_NOTE_WORDS}))",
     re.I,
 )
 _BRACKET_CLOSE = re.compile(r"[）)】\]〕]")
@@ -142,21 +146,49 @@ def is_private_tag(name: str) -> bool:
     )
 
 
+_CLOSING = {
+    "*": re.compile(r"(?<!\*)\*(?!\*)"),
+    "**": re.compile(r"(?<!\*)\*\*(?!\*)"),
+    "***": re.compile(r"\*\*\*"),
+    "_": re.compile(r"(?<!_)_(?![\w])"),  # not inside snake_case
+    "__": re.compile(r"(?<!_)__(?![\w])"),
+    "___": re.compile(r"___(?![\w])"),
+}
+# A label between the marks: it ends in a colon or a trailing mark (`*Thought:*`, `**Subtext:**`,
+# `*Thinking...*`), or is a label word alone (`*[Thought]*`, `*內心*`).
+_LABEL_END = re.compile(r"(?:[:：]|\.\.\.|…|—|-)[ \t]*$")
+# After a word alone between marks, the sentence going on: emphasis ("**Thinking** about it
+# won't help", "_Secretly_, I knew", "**內心**很亂"), not a label or an aside.
+_GOES_ON = re.compile(r"[ \t]*(?:[a-z,;，、]|[\u4e00-\u9fff])")
+
+
 def _starred(value: str, m: re.Match[str], pos: int, public: list[str], private: list[str]) -> int:
-    """A thought between asterisks to its closing star on the same line (private); a star
-    never closed there is no aside. A label alone between them (`*Thought:*`, `*【內心】*`)
-    makes the rest of the field private, as it would bare. Returns where reading goes on."""
-    mark = m.group("star")  # *, **, _ or __: the aside closes with the same
-    end = value.find(mark, m.end())
-    if end < 0 or "\n" in value[m.end() : end]:
-        public.append(value[pos : m.end()])
-        return m.end()
+    """A thought between marks (`*…*`, `**…**`, `_…_`) to its closing mark on the same line, or
+    to the line's end when never closed (private). A label between them (`*Thought:*`,
+    `**She thinks:**`, `*【內心】*`) makes the rest of the field private, as it would bare; a
+    word alone that the sentence goes on after is emphasis. Returns where reading goes on."""
+    mark = m.group("star")
+    line_end = value.find("\n", m.end())
+    line_end = len(value) if line_end < 0 else line_end
+    closing = _CLOSING[mark].search(value, m.end(), line_end)
+    end = closing.start() if closing is not None else line_end
+    after = end + len(mark) if closing is not None else end
+    content, rest = value[m.end() : end], value[after:]
+    word = content.strip(" \t*_")
+    alone = bool(
+        (_STARRED_LABEL.fullmatch(word) or re.fullmatch(r"[A-Za-z'’-]+", word))
+        and not _LABEL_END.search(content)
+    )  # one Latin word, or a label word alone (內心): never a thought written out
+    if alone and _GOES_ON.match(rest) and not re.match(r"[ \t]*[:：]", rest):
+        public.append(value[pos:after])  # emphasis of one word, mid-sentence
+        return after
     public.append(value[pos : m.start()])
-    if _STARRED_LABEL.fullmatch(value[m.end() : end]):
-        private.append(value[end + len(mark) :].lstrip(" \t:：*_"))
+    labelled = _LABEL_END.search(content) or re.match(r"[ \t]*[:：]", rest)
+    if labelled or _STARRED_LABEL.fullmatch(content.strip("*_")):
+        private.append(rest.lstrip(" \t:：*_"))
         return len(value)
-    private.append(value[m.end() : end])
-    return end + len(mark)
+    private.append(content)
+    return after
 
 
 def _markers(value: str, brackets: bool = True) -> tuple[list[str], list[str], bool]:

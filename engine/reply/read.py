@@ -309,7 +309,14 @@ _CHANNEL = re.compile(
     r"(?=<\|(?:end|return|call|start|channel)\|>|$)",
     re.S,
 )
-_STRIPPED = re.compile(r"\s*analysis(?=\S)")  # "analysis…assistantfinal…", tokens stripped
+# gpt-oss with its special tokens stripped: "analysis…assistantfinal…" (spaces between them
+# from some tokenizers); "analysisWe…" glued to its text is reasoning whatever follows.
+_STRIPPED = re.compile(
+    r"\s*analysis(?:(?=[A-Z\u4e00-\u9fff])|[ \t]*\n|[ \t]+(?=.*assistant\s*final))", re.S
+)
+_GLUED = re.compile(r"\s*analysis(?=[A-Z\u4e00-\u9fff])")
+_STRIPPED_FINAL = re.compile(r"assistant\s*(?:final|commentary)", re.I)
+_FIELD_NEXT = re.compile(r"\s*(?:```[\w-]*\s*)?[<{]")
 _SPECIAL = re.compile(r"<\|[a-z_]+\|>(?:assistant|user|system)?")
 # A reply that drafts first and then says which answer counts ("Final answer:", "最終回覆："),
 # the answer's own fields right after it (a tag, a JSON object, a label): any other "Final:"
@@ -327,10 +334,15 @@ def _final_part(text: str) -> tuple[str, str]:
     private, however it marked the answer — gpt-oss's `final` channel (a reply that opens with
     its special tokens), or a "Final:" line outside every field, its answer's fields after it
     (the drafts before it must not be read as the reply)."""
-    if _STRIPPED.match(text) and (final := text.rfind("assistantfinal")) > 0:
-        # the same channels with their special tokens stripped by the server
-        head = text[:final].strip().removeprefix("analysis")
-        return head.replace("assistantcommentary", "\n").strip(), text[final + 14 :]
+    if _STRIPPED.match(text):  # the same channels, their special tokens stripped by a server
+        finals = list(_STRIPPED_FINAL.finditer(text))
+        if not finals:  # reasoning cut off before any answer: all of it private
+            return (text.strip(), "") if _GLUED.match(text) else ("", text)
+        # the answer is after the last "assistantfinal" that a field follows (else the last)
+        fielded = [f for f in finals if _FIELD_NEXT.match(text, f.end())]
+        final = (fielded or finals)[-1]
+        head = _STRIPPED.sub("", text[: final.start()], count=1)
+        return _STRIPPED_FINAL.sub("\n", head).strip(), text[final.end() :]
     if text.lstrip().startswith("<|") and (channels := _CHANNEL.findall(text)):
         finals = [body for name, body in channels if name.lower() == "final"]
         head = "\n".join(body.strip() for name, body in channels if name.lower() != "final")
