@@ -335,12 +335,12 @@ def _final_part(text: str) -> tuple[str, str]:
     its special tokens), or a "Final:" line outside every field, its answer's fields after it
     (the drafts before it must not be read as the reply)."""
     if _STRIPPED.match(text):  # the same channels, their special tokens stripped by a server
-        finals = list(_STRIPPED_FINAL.finditer(text))
-        if not finals:  # reasoning cut off before any answer: all of it private
+        marks = list(_STRIPPED_FINAL.finditer(text))
+        if not marks:  # reasoning cut off before any answer: all of it private
             return (text.strip(), "") if _GLUED.match(text) else ("", text)
         # the answer is after the last "assistantfinal" that a field follows (else the last)
-        fielded = [f for f in finals if _FIELD_NEXT.match(text, f.end())]
-        final = (fielded or finals)[-1]
+        fielded = [f for f in marks if _FIELD_NEXT.match(text, f.end())]
+        final = (fielded or marks)[-1]
         head = _STRIPPED.sub("", text[: final.start()], count=1)
         return _STRIPPED_FINAL.sub("\n", head).strip(), text[final.end() :]
     if text.lstrip().startswith("<|") and (channels := _CHANNEL.findall(text)):
