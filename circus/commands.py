@@ -237,7 +237,7 @@ async def cmd_export(args: argparse.Namespace) -> int:
         return await cmd_splice(args, rehearsal)
     paths = await rehearsal.harvest.export(
         take=args.take,
-        formats=args.format or "fountain,fdx,md,csv",
+        formats="fountain,fdx,md,csv" if args.format is None else args.format,
         picks=args.picks,
         thoughts=args.thoughts,
         out=Path(args.out) if args.out else None,

@@ -175,8 +175,11 @@ class Console:
         from engine import CircusError
 
         try:
+            players = await self.rehearsal.stage.players()
+            if CONSOLE not in players.values():
+                return  # nothing to give back: the folder is left as it was
             freed = await self.rehearsal.stage.unplay(player=CONSOLE)
-        except CircusError as exc:  # a torn players.json: said, never a traceback
+        except (CircusError, OSError) as exc:  # torn or read-only: said, never a traceback
             self.renderer.info(f"circus: {exc}")
             return
         self.playing = None

@@ -22,6 +22,7 @@ async def _progress(done: int, total: int) -> None:
 
 
 FORMATS = ("ogg", "mp3", "wav")
+_OTHER_AUDIO = ("m4a", "aac", "flac", "opus", "oga", "weba", "webm", "aiff", "aif", "wma")
 
 
 def audio_format(out: str | None, asked: str | None) -> str:
@@ -32,6 +33,8 @@ def audio_format(out: str | None, asked: str | None) -> str:
     from circus.exits import UsageError
 
     named = Path(out).suffix.lower().lstrip(".") if out else ""
+    if named in _OTHER_AUDIO:  # a sound file it cannot write is refused, never renamed
+        raise UsageError(t("cli.read.format_clash", out=out, format=asked or "ogg|mp3|wav"))
     if named in FORMATS:
         if asked and asked != named:
             raise UsageError(t("cli.read.format_clash", out=out, format=asked))

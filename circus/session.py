@@ -29,6 +29,7 @@ async def open_scene(
     operator's `config` (engine.Config) read once at startup. `players_here`: who can type a
     played line into this process — nobody in a one-shot command (a run plays a person's role
     by its model rather than wait for a line no one here can give), the console itself."""
+    import glob
     from pathlib import Path
 
     from engine import Rehearsal, SceneNotFound, is_scene
@@ -36,7 +37,9 @@ async def open_scene(
     root = Path(path)
     if not is_scene(root):
         given = sorted(
-            p for p in root.parent.glob(f"*/{root.name}") if p.parent.name.isdigit() and is_scene(p)
+            p
+            for p in root.parent.glob(f"*/{glob.escape(root.name)}")
+            if p.parent.name.isdigit() and is_scene(p)
         )  # `circus scene give` moved it into a server's folder: say where it went
         if given:
             from circus.exits import UsageError

@@ -70,6 +70,7 @@ def test_the_out_files_name_says_its_format(wake: Path) -> None:
         (("--picks",), "Nothing is picked yet"),
         (("--format", "flac"), "invalid choice"),
         (("--out", "x.mp3", "--format", "wav"), "names another format"),
+        (("--out", "x.m4a"), "names another format"),  # never quietly renamed to x.ogg
     ],
 )
 def test_bad_input_is_one_line_and_nothing_is_written(wake: Path, args, says) -> None:

@@ -137,6 +137,13 @@ def test_leaving_the_console_gives_its_roles_back(wake: Path, script: str) -> No
     assert "waiting for" not in run.stderr
 
 
+def test_a_console_that_played_nobody_leaves_the_folder_as_it_was(wake: Path) -> None:
+    before = listing(wake)
+    result = circus("console", str(wake), cwd=wake.parent, stdin="STATUS\nQUIT\n")
+    assert result.returncode == 0, result.stderr
+    assert listing(wake) == before  # no players.json written on the way out
+
+
 def test_a_run_from_the_terminal_never_waits_for_a_player_who_cannot_type_here(
     wake: Path,
 ) -> None:
