@@ -56,8 +56,10 @@ class Takes:
             scene.files.forget()
             state = await scene.state()
             same = await scene.is_saved(await scene.store.read(TRANSCRIPT) or "")
-            if same is not None and state.turns:  # a second take of the very same turns
-                raise BadRequest("error.take_saved_already", take=same)
+            if same is not None:  # a second take of the very same turns is none
+                if not await self._notes_go_with(same):
+                    raise BadRequest("error.take_saved_already", take=same)
+                return same  # what changed since is the room's notes: they join that take
             number = await self._save_locked()
         scene.events.emit(TakeSaved(scene.name, number, len(state.turns)))
         return number
@@ -116,14 +118,17 @@ class Takes:
         await record_parent(store, await scene.current_take(), number, until)  # the tree
         return autosaved
 
-    async def _notes_go_with(self, saved_as: int) -> None:
+    async def _notes_go_with(self, saved_as: int) -> bool:
         """The working take is take `saved_as` already (lock held): notes written on its lines
-        since it was saved go into that take's line-notes.md, as its picks go to it."""
+        since it was saved go into that take's line-notes.md, as its picks go to it. Returns
+        whether there were any."""
         store = self.scene.store
         working = await store.read(LINE_NOTES)
         target = f"{take_dir(saved_as)}/{LINE_NOTES}"
         if working is not None and working != await store.read(target):
             await store.write_atomic(target, working)
+            return True
+        return False
 
     async def _keep_working_take(self, turns: int) -> tuple[int | None, int | None]:
         """(autosaved, saved_as) before a replay (lock held): the working take is saved first

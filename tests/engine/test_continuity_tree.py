@@ -129,3 +129,8 @@ async def test_saving_the_same_turns_twice_is_refused_and_no_take_is_added(scene
     assert [t.number for t in await r.takes.saved()] == [1]
     await r.run(1)
     assert await r.takes.save() == 2  # a turn more is a take of its own
+    await r.line_notes.add(2, "too on the nose", "Ana")  # a note on a line of the saved take
+    assert await r.takes.save() == 2  # no take 3: the note joins take 2, which has the line
+    assert "too on the nose" in (scene / "takes/take_2/line-notes.md").read_text("utf-8")
+    with pytest.raises(BadRequest):
+        await r.takes.save()
