@@ -192,14 +192,16 @@ def _ancestors(lineage: Lineage, take: int) -> dict[int, int | None]:
 
 
 def _reached_before(mark: Mark, take: int, turn: int, ancestors: Mapping[int, int | None]) -> bool:
+    if mark.kind == "note":
+        # Whispers live in director_notes.md, whatever the take (a replay keeps today's), and
+        # take numbers only grow: one written before the turn was played was there to read.
+        return (mark.take, _position(mark)[1]) < (take, 4 * turn)
     if mark.take == take:
         return _position(mark)[1] < 4 * turn
     if mark.take not in ancestors:
-        return False  # a later take, or a sibling: played in another branch
+        return False  # a later take, or a sibling: the cue was for a turn of another branch
     kept = ancestors[mark.take]
-    # A note stays in the notes the take was made with; a cue was for its turn alone, which
-    # this take holds only if it kept it.
-    return mark.kind == "note" or kept is None or mark.turn <= kept
+    return kept is None or mark.turn <= kept  # a cue counts only for a turn the line kept
 
 
 def last_before(
@@ -208,7 +210,8 @@ def last_before(
     """Whose note or cue reached `actor` last before its turn `turn` of take `take` (a cue for
     that very turn included): a captain's, a director's, or nobody's. A turn a take copied from
     its parent (`lineage`) keeps the answer of the take it was played in: only marks made
-    before it was played, in that take or the takes it was made from, count. Pure."""
+    before it was played count — a note from any take (the notes file is the scene's), a cue
+    only in that take or the takes it was made from. Pure."""
     lineage = lineage or {}
     origin = played_in(lineage, take, turn)
     ancestors = _ancestors(lineage, origin)
