@@ -195,7 +195,8 @@ class Renderer:
             self.info(t("cli.waiting", actor=event.actor, player=event.player) + here)
         elif event.actor not in self.away:  # once a run: the way out does not change
             self.away.add(event.actor)
-            self.info(t("cli.player_away", actor=event.actor, player=event.player))
+            key = "cli.player_away" if event.player == CONSOLE else "cli.player_away.discord"
+            self.info(t(key, actor=event.actor, player=event.player))
 
     def __call__(self, event: object) -> None:
         if isinstance(event, RunStarted):

@@ -617,6 +617,7 @@ TEXT: dict[str, str] = {
     "cli.waiting": "waiting for {actor} ({player}) — their line, please",
     "cli.waiting.here": " (type it, UNPLAY to let the model play them, or CUT / CUE someone else)",
     "cli.player_away": "{actor} is played by {player}, who cannot type a line into this run: the model plays {actor} this turn. To play them, PLAY {actor} in `circus console`; UNPLAY there gives them back to the model for good.",
+    "cli.player_away.discord": "{actor} is played by {player} in Discord, who cannot type a line into this run: the model plays {actor} this turn. To give {actor} back to the model for good, they or a director use /unplay in the scene's thread.",
     "cli.still_waiting": "… turn {turn}: still waiting for {actor}'s model ({seconds:.0f} s so far)",
     "cli.error.turn": "turn {turn}",
     "cli.cut": "cut — turn {turn} is the last on record; the turn in flight was dropped, nothing half-made was written.",

@@ -616,6 +616,7 @@ TEXT: dict[str, str] = {
     "cli.waiting": "等待 {actor}（{player}）——請給他的台詞",
     "cli.waiting.here": "（打出來，UNPLAY 交還給模型，或 CUT／CUE 其他人）",
     "cli.player_away": "{actor} 由 {player} 扮演，但他無法在這次演出裡打台詞：這一輪由模型演 {actor}。要親自演，在 `circus console` 裡 PLAY {actor}；在那裡 UNPLAY 就永久交還給模型。",
+    "cli.player_away.discord": "{actor} 由 Discord 上的 {player} 扮演，他無法在這次演出裡打台詞：這一輪由模型演 {actor}。要永久交還給模型，請他本人或導演在這場戲的討論串用 /unplay。",
     "cli.still_waiting": "… 第 {turn} 回合：仍在等 {actor} 的模型（已 {seconds:.0f} 秒）",
     "cli.error.turn": "第 {turn} 回合",
     "cli.cut": "卡——第 {turn} 回合是紀錄上的最後一回合；進行中的回合已丟棄，沒有寫下任何半成品。",

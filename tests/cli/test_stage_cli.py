@@ -160,3 +160,15 @@ def test_a_run_from_the_terminal_never_waits_for_a_player_who_cannot_type_here(
     result = circus("console", str(wake), cwd=wake.parent, stdin="UNPLAY\n")
     assert "Danny: back to the model." in result.stdout
     assert "Danny" not in (wake / ".circus" / "players.json").read_text("utf-8")
+
+
+def test_a_discord_members_role_is_played_by_the_model_here_and_points_to_unplay(
+    wake: Path,
+) -> None:
+    (wake / ".circus").mkdir(exist_ok=True)
+    (wake / ".circus" / "players.json").write_text('{"Danny": "discord:7"}', "utf-8")
+    run = circus("run", str(wake), "-n", "1", "--start", "Danny", cwd=wake.parent)
+    assert run.returncode == 0, run.stderr
+    assert "Danny is played by discord:7 in Discord" in run.stderr
+    assert "/unplay" in run.stderr and "circus console" not in run.stderr
+    assert "discord:7" in (wake / ".circus" / "players.json").read_text("utf-8")  # still theirs
