@@ -90,12 +90,15 @@ class Cast:
         self.slot.refuse_if_running()
         await plan(await self.scene.state())
         with self.scene.store.held(self.scene.name):
-            self.scene.files.forget()
-            try:
-                files, apply = await plan(await self.scene.state())
-                return await apply(files)
-            finally:
+            # and the notes' lock: a whisper landing while director_notes.md is rewritten (an
+            # actor's section removed or renamed) would otherwise be lost
+            async with self.scene.store.file_lock("notes"):
                 self.scene.files.forget()
+                try:
+                    files, apply = await plan(await self.scene.state())
+                    return await apply(files)
+                finally:
+                    self.scene.files.forget()
 
     async def add(
         self, name: str, soul_text: str | None = None, *, origin: Origin = "operator"
