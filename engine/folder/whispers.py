@@ -108,11 +108,17 @@ def rename_section(text: str, old: str, new: str) -> str:
     return "\n".join(out)
 
 
+_COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.S)
+
+
 def without_section(text: str, actor: str) -> tuple[str, int]:
     """(director_notes.md without the whispers headed `## actor`, how many notes they held):
     a removed actor's whispers go with them, rather than sit in a section nobody reads."""
     lines = text.split("\n")
-    gone = [s for s in split(text, _SECTION) if s.match.group(1) == actor]
+    # Sections as the prompts read them: a heading inside an HTML comment is none, so the
+    # removed range never ends inside a comment and leaves its rest live.
+    blanked = _COMMENT.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), text)
+    gone = [s for s in split(blanked, _SECTION) if s.match.group(1) == actor]
     notes = sum(len(note_items(strip_comments("\n".join(s.lines)))) for s in gone)
     for section in reversed(gone):
         del lines[section.start : section.end]

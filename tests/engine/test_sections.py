@@ -162,6 +162,17 @@ def test_a_removed_actors_whispers_go_and_nobody_elses(actor: str, left: str, go
     assert parse_notes(left, ["Ruth", "Carol"]).unknown_sections == ()
 
 
+def test_removing_a_section_never_opens_a_comment_that_ran_past_its_heading() -> None:
+    hidden = (
+        "## Ruth\n- ruth private\n\n## Danny\n- d <!-- disabled:\n## 全體\n"
+        "- Ruth secretly sold the house\n-->\n\n## Carol\n- c\n"
+    )
+    left, _ = without_section(hidden, "Danny")
+    notes = parse_notes(left, ["Ruth", "Carol"])
+    assert "sold the house" not in notes.everyone and "sold the house" not in left
+    assert notes.for_actor("Carol") == "- c" and notes.for_actor("Ruth") == "- ruth private"
+
+
 def test_a_renamed_actor_keeps_their_whispers() -> None:
     renamed = rename_section(NOTES, "Ruth", "Ruthie")
     assert (
