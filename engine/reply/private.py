@@ -39,9 +39,11 @@ _NOTE_WORDS = (
 _OPEN_BRACKET = r"[（(【\[〔]"
 # A word anywhere inside a bracket that makes all of it private: "(to Bob, thinking he lies)",
 # "(secretly hoping…)", （暗自盤算：…）. A bracket reaches at most 60 characters for it.
+_SECRETLY = (
+    r"secret(?:ly)?|privately|inwardly|silently|mentally|to (?:her|him|my|them|your)sel(?:f|ves)"
+)
 _IN_BRACKET = (
-    r"(?<![A-Za-z])(?:thinking|thinks|thought|secret(?:ly)?|privately|inwardly|silently"
-    r"|mentally|unspoken|hidden|to (?:her|him|my|them|your)sel(?:f|ves))(?![A-Za-z])"
+    rf"(?<![A-Za-z])(?:thinking|thinks|thought|unspoken|hidden|{_SECRETLY})(?![A-Za-z])"
     r"|暗自|心中|心裡|心里|暗中|偷偷|私下|內心|内心|心想|暗想"
 )
 # Where a thought between asterisks may stand: a line's start, or after a sentence's end, a
@@ -55,8 +57,7 @@ _AT_ASIDE = (
 # A thought between asterisks, where roleplay writes one (`*thinks of the ledger*`, `*心想…*`,
 # `*(inner: …)*`, `*She thinks: …*`): what a bracket would make private, and a wondering.
 _STARRED = (
-    rf"(?:{_EN_WORDS}|wonders|wondering|inner(?=\s*[:：])|secret(?:ly)?|inwardly|silently"
-    r"|mentally|to (?:her|him|my|them|your)sel(?:f|ves))(?![A-Za-z])"
+    rf"(?:{_EN_WORDS}|wonders|wondering|inner(?=\s*[:：])|{_SECRETLY})(?![A-Za-z])"
     r"|(?-i:she|he|they|[A-Z][\w'’]*)\s+(?:thinks|wonders)(?![A-Za-z])"
     rf"|{_ZH_STRONG}|想著|想着"
 )
@@ -159,6 +160,7 @@ _CLOSING = {
 _LABEL_END = re.compile(r"(?:[:：]|\.\.\.|…|—|-)[ \t]*$")
 # After a word alone between marks, the sentence going on: emphasis ("**Thinking** about it
 # won't help", "_Secretly_, I knew", "**內心**很亂"), not a label or an aside.
+_COLON_NEXT = re.compile(r"[ \t]*[:：]")
 _GOES_ON = re.compile(r"[ \t]*(?:[a-z,;，、]|[\u4e00-\u9fff])")
 
 
@@ -179,12 +181,12 @@ def _starred(value: str, m: re.Match[str], pos: int, public: list[str], private:
         (_STARRED_LABEL.fullmatch(word) or re.fullmatch(r"[A-Za-z'’-]+", word))
         and not _LABEL_END.search(content)
     )  # one Latin word, or a label word alone (內心): never a thought written out
-    if alone and _GOES_ON.match(rest) and not re.match(r"[ \t]*[:：]", rest):
+    colon_next = _COLON_NEXT.match(rest)
+    if alone and _GOES_ON.match(rest) and not colon_next:
         public.append(value[pos:after])  # emphasis of one word, mid-sentence
         return after
     public.append(value[pos : m.start()])
-    labelled = _LABEL_END.search(content) or re.match(r"[ \t]*[:：]", rest)
-    if labelled or _STARRED_LABEL.fullmatch(content.strip("*_")):
+    if _LABEL_END.search(content) or colon_next or _STARRED_LABEL.fullmatch(word):
         private.append(rest.lstrip(" \t:：*_"))
         return len(value)
     private.append(content)

@@ -23,6 +23,7 @@ from engine.reply.cue import match_cue
 from engine.reply.json_form import read_json
 from engine.reply.private import is_private_tag, remove_markers, split_private
 from engine.reply.styles import (
+    DIRECTION,
     CastLines,
     Segment,
     cast_lines,
@@ -87,14 +88,10 @@ _AT = re.compile(r"^[@＠][ \t]*")
 _STAR_GESTURE = re.compile(r"\*([^*\n]+)\*[ \t]*(?=[^\sa-z])")
 _CUE_SEPARATORS = " \t,，、.。:：;；()（）[]【】-–—"
 # "(sighs) Fine." acts, then speaks, as a script line does; "\"Lovely tea.\" *smiles*" speaks,
-# then acts; "(silence)" alone is all action.
-# A direction reads as one: it starts in lower case or in Chinese and is no sentence of its own
-# ("(sighs)", "(to Bob)", （嘆氣）); "(1) the knife", "(Sorry.) I didn't mean it." are speech.
-_DIRECTION = r"(?:[a-z]|[\u4e00-\u9fff])[^()（）*\n]*?(?<![.!?。！？])"
-_PAREN_GESTURE = re.compile(rf"[（(]({_DIRECTION})[)）][ \t]*(?=\S)")
-_TRAILING_GESTURE = re.compile(rf"[ \t]+\*({_DIRECTION})\*[ \t]*$")
-_ONLY_GESTURE = re.compile(rf"\*({_DIRECTION})\*|[（(]({_DIRECTION})[)）]")
-# What models write in a field they leave empty: not a line anybody says.
+# then acts; "(silence)" alone is all action (DIRECTION: what reads as a stage direction).
+_PAREN_GESTURE = re.compile(rf"[（(]({DIRECTION})[)）][ \t]*(?=\S)")
+_TRAILING_GESTURE = re.compile(rf"[ \t]+\*({DIRECTION})\*[ \t]*$")
+_ONLY_GESTURE = re.compile(rf"\*({DIRECTION})\*|[（(]({DIRECTION})[)）]")
 # What models write in a field they leave empty, exactly (no punctuation: "None." and "沒有。"
 # are answers a character gives, and stay).
 _NOTHING = re.compile(
@@ -295,12 +292,23 @@ def _unopened_thought(text: str) -> tuple[str, str]:
     for last in _OPEN.finditer(text, 0, closing.start()):
         if _FIELDS[last.group(1).lower()] == "thought":
             return "", text
-    if last is not None and not last.group(3):
-        field = _FIELDS[last.group(1).lower()]
-        if _CLOSE[field].search(text, last.end(), closing.start()) is None:
-            return "", text  # inside an open field: split_private reads the stray closing there
-    head = _ANY_CLOSE.sub("", _OPEN.sub("", text[: closing.start()]))
-    return _clean(head), text[closing.end() :]
+    if _inside_open_field(text, last, closing.start()):
+        return "", text  # split_private reads the stray closing there
+    return _private_before(text, closing.start(), closing.end())
+
+
+def _inside_open_field(text: str, opening: re.Match[str] | None, at: int) -> bool:
+    """Whether `at` lies inside the field `opening` (the last opening tag before it) opened
+    and did not close: a line of that field, not a mark between fields."""
+    if opening is None or opening.group(3):
+        return False
+    return _CLOSE[_FIELDS[opening.group(1).lower()]].search(text, opening.end(), at) is None
+
+
+def _private_before(text: str, start: int, end: int) -> tuple[str, str]:
+    """(private head, rest): all before `start`, its tags dropped, is private; reading goes on
+    at `end`."""
+    return _clean(_ANY_CLOSE.sub("", _OPEN.sub("", text[:start]))), text[end:]
 
 
 # gpt-oss's own channels, when a server passes them through unsplit: only `final` is the answer.
@@ -352,13 +360,10 @@ def _final_part(text: str) -> tuple[str, str]:
     mark = last[0] if last else None
     if mark is None:
         return "", text
-    opened = [m for m in _OPEN.finditer(text, 0, mark.start())][-1:]
-    if opened and not opened[0].group(3):
-        field = _FIELDS[opened[0].group(1).lower()]
-        if _CLOSE[field].search(text, opened[0].end(), mark.start()) is None:
-            return "", text  # inside an open field: a line of it
-    head = _ANY_CLOSE.sub("", _OPEN.sub("", text[: mark.start()]))
-    return _clean(head), text[mark.end() :]
+    opened = deque(_OPEN.finditer(text, 0, mark.start()), maxlen=1)
+    if _inside_open_field(text, opened[0] if opened else None, mark.start()):
+        return "", text
+    return _private_before(text, mark.start(), mark.end())
 
 
 def _bare_cue(cue: str, cast: Mapping[str, Sequence[str]] | None) -> tuple[str, str]:

@@ -77,7 +77,11 @@ _SECTION = re.compile(
     rf"|[*_]{{0,2}}(?:{_SECTION_WORDS})[*_]{{0,2}}[ \t]*[:：][*_]{{0,2}})[ \t]*",
     re.I,
 )
-_GESTURE = re.compile(r"\*([^*\n]+)\*[ \t]*|[（(]([^()（）\n]+)[)）][ \t]*(?=\S)")
+# A direction reads as one: it starts in lower case or in Chinese and is no sentence of its own
+# ("(sighs)", "(to Bob)", （嘆氣）); "(1) the knife", "(Sorry.) I didn't mean it." are speech.
+# One rule for a script line and a line's field (engine.reply.read) alike.
+DIRECTION = r"(?:[a-z]|[\u4e00-\u9fff])[^()（）*\n]*?(?<![.!?。！？])"
+_GESTURE = re.compile(rf"\*([^*\n]+)\*[ \t]*|[（(]({DIRECTION})[)）][ \t]*(?=\S)")
 
 
 def label_of(line: str) -> tuple[ReplyField, str, str] | None:
@@ -222,15 +226,15 @@ def _cast_lines(speaker: str, cast: tuple[tuple[str, tuple[str, ...]], ...]) -> 
 
     def named(names: str) -> str:
         return (
-            rf"{dash}(?:{_TITLE}[ \t]+)?(?P<b{{}}>[\[【(（][ \t]*)?(?:{names})"
-            rf"(?:{_ZH_TITLE})?(?(b{{}})[ \t]*[\]】)）])"
+            rf"{dash}(?:{_TITLE}[ \t]+)?(?P<b>[\[【(（][ \t]*)?(?:{names})"
+            rf"(?:{_ZH_TITLE})?(?(b)[ \t]*[\]】)）])"
         )
 
     # After the colon, emphasis is the name's own closing (`**Alice:**`) when the name opened
     # it, else the line's (`Alice: *smiles*`), which stays.
     own = (
         re.compile(
-            rf"{_LEAD}(?P<o1>[*_]{{1,3}})?[ \t]*{named(_names(mine)).format(1, 1)}"
+            rf"{_LEAD}(?P<o1>[*_]{{1,3}})?[ \t]*{named(_names(mine))}"
             rf"(?P<o2>[*_]{{1,3}})?[ \t]*"
             rf"{_PAREN}{_EMPH}[ \t]*[:：][ \t]*(?(o1)(?(o2)(?:[*_]{{1,3}}(?=\s|$))?|[*_]{{0,3}})"
             rf"|(?:[*_]{{1,3}}(?=\s|$))?)[ \t]*",
@@ -242,7 +246,7 @@ def _cast_lines(speaker: str, cast: tuple[tuple[str, tuple[str, ...]], ...]) -> 
     # Another's line: their name and a colon, or their name alone as a heading or in bold.
     other = (
         re.compile(
-            rf"^{_LEAD}(?:{_EMPH}[ \t]*{named(_names(others)).format(1, 1)}{said}"
+            rf"^{_LEAD}(?:{_EMPH}[ \t]*{named(_names(others))}{said}"
             rf"|(?:#{{1,6}}[ \t]*{_EMPH}|[*_]{{1,3}})[ \t]*(?:{_names(others)})[ \t]*{_EMPH}[ \t]*$"
             rf"{_capitals(others)})",
             re.I | re.M,
