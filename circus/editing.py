@@ -9,6 +9,8 @@ the Rehearsal only.
 from __future__ import annotations
 
 import os
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from circus.exits import EXIT_FAILURE, EXIT_OK, EXIT_USAGE, UsageError, print_error
@@ -59,62 +61,73 @@ def edit_text(text: str, name: str = "text.md") -> str | None:
             return f.read()
 
 
-async def edit_soul(rehearsal: Rehearsal, actor: Actor) -> int:
-    """$EDITOR on the soul; an edit that cannot be used is kept in drafts/, never lost, and
-    the next edit starts from it."""
+@dataclass(frozen=True)
+class _Edited:
+    """One file edited with a draft kept on refusal: its name for the editor, the catalog's
+    sentences for it (from a draft, kept, updated; filled with `values`), and the Rehearsal's
+    calls that read, set, keep, read back and drop it."""
+
+    name: str
+    words: tuple[str, str, str]
+    values: Mapping[str, object]
+    text: Callable[[], Awaitable[str]]
+    set: Callable[[str], Awaitable[object]]
+    keep: Callable[[str], Awaitable[str]]  # the kept draft's path inside the scene
+    draft: Callable[[], Awaitable[str | None]]
+    drop: Callable[[], Awaitable[None]]
+
+
+async def _edit(rehearsal: Rehearsal, file: _Edited) -> int:
+    """$EDITOR on `file`; an edit that cannot be used is kept in drafts/, never lost, and the
+    next edit starts from it."""
     from engine import CircusError
 
-    before = await rehearsal.souls.text(actor)
-    draft = await rehearsal.souls.draft(actor)
+    from_draft, kept_in, updated = file.words
+
+    def say(key: str, **values: object) -> str:
+        return t(key, **file.values, **values)
+
+    before, draft = await file.text(), await file.draft()
     if draft is not None:
-        print(t("cli.soul.from_draft", actor=actor))
-    after = edit_text(draft if draft is not None else before, "soul.md")
+        print(say(from_draft))
+    after = edit_text(draft if draft is not None else before, file.name)
     if after is None:
         return EXIT_FAILURE
-    if after == before:
-        if draft is not None:
-            await rehearsal.souls.drop_draft(actor)
-        print(t("cli.no_change"))
-        return EXIT_OK
-    try:
-        await rehearsal.souls.set(actor, after)
-    except CircusError as exc:
-        rel = await rehearsal.souls.save_draft(actor, after)
-        kept = rehearsal.root / rel
-        print_error(
-            t("cli.soul.kept", why=exc, kept=kept, me=me(), root=rehearsal.root, actor=actor)
-        )
-        return EXIT_USAGE
+    if after != before:
+        try:
+            await file.set(after)
+        except CircusError as exc:
+            kept = rehearsal.root / await file.keep(after)
+            print_error(say(kept_in, why=exc, kept=kept, me=me(), root=rehearsal.root))
+            return EXIT_USAGE
     if draft is not None:
-        await rehearsal.souls.drop_draft(actor)
-    print(t("cli.soul.updated", actor=actor))
+        await file.drop()
+    print(say(updated) if after != before else t("cli.no_change"))
     return EXIT_OK
+
+
+async def edit_soul(rehearsal: Rehearsal, actor: Actor) -> int:
+    """$EDITOR on the actor's soul.md (see _edit)."""
+    souls = rehearsal.souls
+    return await _edit(
+        rehearsal,
+        _Edited(
+            "soul.md", ("cli.soul.from_draft", "cli.soul.kept", "cli.soul.updated"), {"actor": actor},
+            lambda: souls.text(actor), lambda text: souls.set(actor, text),
+            lambda text: souls.save_draft(actor, text), lambda: souls.draft(actor),
+            lambda: souls.drop_draft(actor),
+        ),
+    )  # fmt: skip
 
 
 async def edit_context(rehearsal: Rehearsal) -> int:
-    """$EDITOR on context.md; an edit that cannot be used is kept in drafts/context.md, never
-    lost, and the next edit starts from it."""
-    from engine import CircusError
-
-    before = await rehearsal.cast.context_text()
-    draft = await rehearsal.cast.context_draft()
-    if draft is not None:
-        print(t("cli.context.from_draft"))
-    after = edit_text(draft if draft is not None else before, "context.md")
-    if after is None:
-        return EXIT_FAILURE
-    if after == before:
-        if draft is not None:
-            await rehearsal.cast.drop_context_draft()
-        print(t("cli.no_change"))
-        return EXIT_OK
-    try:
-        await rehearsal.cast.set_context(after)
-    except CircusError as exc:
-        kept = rehearsal.root / await rehearsal.cast.save_context_draft(after)
-        print_error(t("cli.context.kept", why=exc, kept=kept, me=me(), root=rehearsal.root))
-        return EXIT_USAGE
-    if draft is not None:
-        await rehearsal.cast.drop_context_draft()
-    print(t("cli.context.updated"))
-    return EXIT_OK
+    """$EDITOR on context.md (see _edit)."""
+    cast = rehearsal.cast
+    return await _edit(
+        rehearsal,
+        _Edited(
+            "context.md", ("cli.context.from_draft", "cli.context.kept", "cli.context.updated"), {},
+            cast.context_text, cast.set_context, cast.save_context_draft, cast.context_draft,
+            cast.drop_context_draft,
+        ),
+    )  # fmt: skip
