@@ -124,6 +124,16 @@ def circus_process(
     )
 
 
+def refused(result, *says: str) -> str:
+    """Exit 2 with one `circus:` line on stderr that says each of `says`; that line."""
+    assert result.returncode == 2, (result.stdout, result.stderr)
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("circus: "), result.stderr
+    for text in says:
+        assert text in lines[0], lines[0]
+    return lines[0]
+
+
 def listing(root: Path) -> list[tuple[str, int, int]]:
     """Every path under root with its size and mtime: equal listings mean nothing was written."""
     out = []

@@ -7,17 +7,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from clikit import circus, cli_env, listing
-
-
-def refused(result, *says: str) -> str:
-    """Exit 2 with one `circus:` line on stderr that says each of `says`."""
-    assert result.returncode == 2, (result.stdout, result.stderr)
-    lines = result.stderr.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("circus: "), result.stderr
-    for text in says:
-        assert text in lines[0], lines[0]
-    return lines[0]
+from clikit import circus, cli_env, listing, refused
 
 
 @pytest.fixture

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from clikit import check_backstage_complete, circus, cli_env, listing, turns_of
+from clikit import check_backstage_complete, circus, cli_env, listing, refused, turns_of
 from fakeproviders.openai import FakeOpenAI
 from scenekit import operator_config
 
@@ -18,16 +18,6 @@ from engine import templates_dir
 def ok(result) -> str:
     assert result.returncode == 0, result.stderr
     return result.stdout
-
-
-def refused(result, *says: str) -> str:
-    """Exit 2 with one `circus:` line on stderr that says each of `says`."""
-    assert result.returncode == 2, (result.stdout, result.stderr)
-    lines = result.stderr.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("circus: "), result.stderr
-    for text in says:
-        assert text in lines[0], lines[0]
-    return lines[0]
 
 
 SOUL_EN = """---

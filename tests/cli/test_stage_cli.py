@@ -137,6 +137,12 @@ def test_leaving_the_console_gives_its_roles_back(wake: Path, script: str) -> No
     assert "waiting for" not in run.stderr
 
 
+def claimed(scene: Path, player: str) -> None:
+    """Danny left claimed by `player` in players.json, as that frontend wrote it."""
+    (scene / ".circus").mkdir(exist_ok=True)
+    (scene / ".circus" / "players.json").write_text(f'{{"Danny": "{player}"}}', "utf-8")
+
+
 def test_a_console_that_played_nobody_leaves_the_folder_as_it_was(wake: Path) -> None:
     before = listing(wake)
     result = circus("console", str(wake), cwd=wake.parent, stdin="STATUS\nQUIT\n")
@@ -147,9 +153,7 @@ def test_a_console_that_played_nobody_leaves_the_folder_as_it_was(wake: Path) ->
 def test_a_run_from_the_terminal_never_waits_for_a_player_who_cannot_type_here(
     wake: Path,
 ) -> None:
-    # As a console killed mid-scene (or a Discord member's role) leaves it.
-    (wake / ".circus").mkdir(exist_ok=True)
-    (wake / ".circus" / "players.json").write_text('{"Danny": "console"}', "utf-8")
+    claimed(wake, "console")  # as a console killed mid-scene leaves it
     run = circus("run", str(wake), "-n", "3", "--start", "Danny", cwd=wake.parent)
     assert run.returncode == 0, run.stderr
     assert [t.actor for t in turns_of(wake)] == ["Danny", "Ruth", "Carol"]  # Danny's model
@@ -165,8 +169,7 @@ def test_a_run_from_the_terminal_never_waits_for_a_player_who_cannot_type_here(
 def test_a_discord_members_role_is_played_by_the_model_here_and_points_to_unplay(
     wake: Path,
 ) -> None:
-    (wake / ".circus").mkdir(exist_ok=True)
-    (wake / ".circus" / "players.json").write_text('{"Danny": "discord:7"}', "utf-8")
+    claimed(wake, "discord:7")
     run = circus("run", str(wake), "-n", "1", "--start", "Danny", cwd=wake.parent)
     assert run.returncode == 0, run.stderr
     assert "Danny is played by discord:7 in Discord" in run.stderr
