@@ -14,8 +14,10 @@ from clikit import circus, listing
 from scenekit import CAST, SOUL_MARKER, WHISPER_MARKER, write_scene
 
 from engine import Actor, Rehearsal, start_next
+from engine.catalog import say
 from engine.continuity.next_scene import context_text, next_soul, unheaded
 from engine.errors import BadName, BadRequest, SceneExists, TakeNotFound
+from engine.folder.checkup import check_scene
 from engine.folder.soul import bio_part
 from engine.folder.stage import StageBlock
 from engine.folder.turns import Turn, parse_transcript
@@ -331,3 +333,14 @@ async def test_a_draft_that_fails_leaves_the_witnessed_record_and_says_why(tmp_p
     for actor in CAST:
         section = carried(tmp_path / "two", actor, HEADING["zh"].format(scene="one", take=1))
         assert section and "DRAFT-OF-RECORD" not in section  # the record itself, as without --draft
+
+
+@pytest.mark.parametrize("language", ["en", "zh"])
+def test_the_context_circus_next_drafts_is_flagged_until_it_is_written(language) -> None:
+    drafted = say("next.context", language, title="Dawn", scene="s1", take=2)
+    context = f"---\ncast: [Ruth]\n---\n{drafted}\n"
+    warned = {(w.path, w.key) for w in check_scene(context, {"Ruth": "## Bio\nx"})}
+    assert ("context.md", "warning.context_guidance") in warned
+    written = context.replace(drafted, "# Dawn\n\nThe pier, before the boats go out.")
+    warned = {(w.path, w.key) for w in check_scene(written, {"Ruth": "## Bio\nx"})}
+    assert ("context.md", "warning.context_guidance") not in warned

@@ -611,16 +611,3 @@ async def test_a_cue_direction_is_logged_for_the_director_and_used_once(scene, m
     assert later is not with_direction[0]
     state = await SceneFiles(scene).load()
     assert DIRECTION not in state.context and DIRECTION not in str(state.whispers)
-
-
-@pytest.mark.parametrize("language", ["en", "zh"])
-def test_the_context_circus_next_drafts_is_flagged_until_it_is_written(language) -> None:
-    from engine.folder.checkup import check_scene
-
-    drafted = say("next.context", language, title="Dawn", scene="s1", take=2)
-    context = f"---\ncast: [Ruth]\n---\n{drafted}\n"
-    warned = {(w.path, w.key) for w in check_scene(context, {"Ruth": "## Bio\nx"})}
-    assert ("context.md", "warning.context_guidance") in warned
-    written = context.replace(drafted, "# Dawn\n\nThe pier, before the boats go out.")
-    warned = {(w.path, w.key) for w in check_scene(written, {"Ruth": "## Bio\nx"})}
-    assert ("context.md", "warning.context_guidance") not in warned
